@@ -1,0 +1,1 @@
+"""agentddl.checks: lint, live database checks, audit and prove; also hosts the CLI."""

@@ -1,0 +1,1 @@
+"""The `agentddl` command line: one module per subcommand, thin over the library."""

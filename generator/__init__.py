@@ -1,0 +1,1 @@
+"""agentddl.generator: profile -> schema model -> rendered artifacts."""

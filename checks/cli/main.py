@@ -1,0 +1,53 @@
+"""Entry point: builds the Typer app from one module per subcommand."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from agentddl.generator.errors import AgentDDLError
+
+app = typer.Typer(
+    name="agentddl",
+    help="Schema, migrations and safety checks for durable agent runtimes on PostgreSQL.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register() -> None:
+    # Imported here so each subcommand module stays independent and `lint` never
+    # pulls in a database driver.
+    from agentddl.checks.cli import generate, lint
+
+    for module in (generate, lint):
+        module.register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; user mistakes become one line on stderr and exit code 2."""
+    _register()
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except AgentDDLError as error:
+        print(f"agentddl: {error}", file=sys.stderr)
+        return error.exit_code
+    except typer.Exit as done:
+        return done.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        print("agentddl: aborted", file=sys.stderr)
+        return 130
+    except Exception as error:  # click usage errors arrive as ClickException
+        import click
+
+        if isinstance(error, click.ClickException):
+            error.show(file=sys.stderr)
+            return 2
+        raise
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

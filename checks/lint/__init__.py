@@ -1,0 +1,1 @@
+"""Static migration linter: pglast AST rules that know the target version and runner."""

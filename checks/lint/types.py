@@ -1,0 +1,106 @@
+"""The linter's core types: what a rule reads and what it reports.
+
+A rule never parses SQL and never touches a database. The framework parses a
+migration once, walks it in order and hands each rule one `Statement` plus the
+frozen `Context` that was in force *before* that statement ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+Severity = Literal["error", "warning", "info"]
+Runner = Literal["psql", "alembic"]
+
+
+@dataclass(frozen=True, order=True)
+class RelationName:
+    """A schema-qualified relation name, already case-folded as PostgreSQL does."""
+
+    schema: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.schema}.{self.name}"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One top-level SQL statement of a migration (or one found inside a DO block)."""
+
+    node: Any  # the pglast.ast node inside the RawStmt (e.g. ast.IndexStmt)
+    sql: str  # the statement's own text
+    file: str
+    line: int  # 1-based line of the statement's first character
+    column: int  # 1-based column of the statement's first character
+    offset: int  # 0-based character offset of the statement in its file
+    index: int  # position in the migration, 0-based
+    transaction: int  # statements sharing this id run in one transaction
+    in_transaction_block: bool  # runs inside BEGIN..COMMIT or the runner's implicit transaction
+    in_do_block: bool = False  # extracted from a DO $$ ... $$ body (or EXECUTE string)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What is known before a statement runs. Built by the walker; never mutated."""
+
+    pg_version: int  # target server major version
+    runner: Runner
+    search_path: tuple[str, ...] = ("public",)
+    created_relations: frozenset[RelationName] = frozenset()  # new, empty: no lock hazard
+    lock_timeout_ms: int = 0  # 0 = no timeout in force
+    statement_timeout_ms: int = 0
+    earlier: tuple[Statement, ...] = ()  # every earlier statement of this migration
+    options: dict[str, Any] = field(default_factory=dict)  # per-rule config from [tool.agentddl]
+
+    def is_new(self, relation: RelationName) -> bool:
+        """True when the relation was created earlier in this migration."""
+        return relation in self.created_relations
+
+    def same_transaction(self, statement: Statement) -> tuple[Statement, ...]:
+        """Earlier statements that share `statement`'s transaction."""
+        if not statement.in_transaction_block:
+            return ()
+        return tuple(s for s in self.earlier if s.transaction == statement.transaction)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """What a rule reports; the framework adds file, line, code and severity."""
+
+    message: str  # the consequence, one sentence: "Building this index blocks writes to agent.runs."
+    help: str  # the action, one sentence: "Use CREATE INDEX CONCURRENTLY outside a transaction."
+    location: int | None = None  # character offset inside the statement's sql, if narrower
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A located, coded violation as reporters print it."""
+
+    file: str
+    line: int
+    column: int
+    code: str
+    rule: str
+    severity: Severity
+    message: str
+    help: str
+
+
+class Rule:
+    """Base of every lint rule: one subclass per module in `agentddl.checks.lint.rules`.
+
+    The class docstring is the rule's documentation and must have the sections
+    What it does / Why is this bad? / Example / Use instead / In an Alembic migration /
+    References; `docs/rules/` is generated from it.
+    """
+
+    code: ClassVar[str]  # "ADL101"; stable forever once released
+    name: ClassVar[str]  # "require-concurrent-index-creation"; used in ignore comments
+    severity: ClassVar[Severity] = "error"
+    enabled_by_default: ClassVar[bool] = True
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        raise NotImplementedError

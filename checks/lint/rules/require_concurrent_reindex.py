@@ -1,0 +1,143 @@
+"""ADL301 require-concurrent-reindex."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.lint.ast_helpers import const_value, is_new_relation, relation_name
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from pglast import ast
+from pglast.enums import ReindexObjectType
+
+CONCURRENT_REINDEX_SINCE = 12
+
+_CONCURRENT_HELP = (
+    "Use REINDEX {kind} CONCURRENTLY outside a transaction block "
+    "(op.get_context().autocommit_block() in Alembic)."
+)
+# Before 12 the only online rebuild is by hand: build a twin, drop the old, rename.
+_SWAP_HELP = (
+    "Before PostgreSQL 12 rebuild online by hand: CREATE INDEX CONCURRENTLY a twin, "
+    "DROP INDEX CONCURRENTLY the old one, then rename the twin."
+)
+_SYSTEM_HELP = "Run REINDEX SYSTEM in a maintenance window, not in a migration."
+
+
+class RequireConcurrentReindex(Rule):
+    """Rebuilding indexes with a plain `REINDEX` blocks the table while it runs.
+
+    ## What it does
+    Flags `REINDEX INDEX|TABLE|SCHEMA|DATABASE|SYSTEM` without `CONCURRENTLY` on
+    relations that existed before this migration. On PostgreSQL 12 and later it asks
+    for `REINDEX ... CONCURRENTLY`; before 12, where that option does not exist, it
+    still reports the statement (the hazard is the same) and suggests the
+    rebuild-and-swap alternative. A relation created earlier in the same migration is
+    new and empty and is not reported.
+
+    ## Why is this bad?
+    A plain `REINDEX INDEX` takes an ACCESS EXCLUSIVE lock on the index, so every
+    query whose plan would consider that index waits, and a SHARE lock on the table,
+    so every write waits; `REINDEX TABLE` does the same for all of the table's
+    indexes. The lock is held for the whole rebuild, which on a large table takes
+    minutes. `REINDEX ... CONCURRENTLY` (PostgreSQL 12+) builds the new index next to
+    the old one under a SHARE UPDATE EXCLUSIVE lock and swaps them at the end.
+
+    ## Example
+    ```sql
+    REINDEX INDEX agent.runs_status_idx;
+    ```
+
+    ## Use instead
+    ```sql
+    REINDEX INDEX CONCURRENTLY agent.runs_status_idx;  -- outside a transaction block
+    ```
+    Before PostgreSQL 12:
+    ```sql
+    CREATE INDEX CONCURRENTLY runs_status_idx_new ON agent.runs (status);
+    DROP INDEX CONCURRENTLY agent.runs_status_idx;
+    ALTER INDEX agent.runs_status_idx_new RENAME TO runs_status_idx;
+    ```
+
+    ## In an Alembic migration
+    `REINDEX ... CONCURRENTLY` cannot run inside a transaction block, so run it in an
+    autocommit block:
+    ```python
+    with op.get_context().autocommit_block():
+        op.execute("REINDEX INDEX CONCURRENTLY agent.runs_status_idx")
+    ```
+
+    ## References
+    - https://www.postgresql.org/docs/current/sql-reindex.html
+    - https://www.postgresql.org/docs/current/sql-reindex.html#SQL-REINDEX-CONCURRENTLY
+    """
+
+    code = "ADL301"
+    name = "require-concurrent-reindex"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        node = statement.node
+        if not isinstance(node, ast.ReindexStmt) or _is_concurrent(node):
+            return
+        target = _target(node, context)
+        if target is None:
+            return
+        kind = _KIND_WORDS.get(node.kind, "TABLE")
+        yield Violation(
+            message=_MESSAGES.get(kind, _MESSAGES["SCHEMA"]).format(kind=kind, target=target),
+            help=_help(node, kind, context),
+        )
+
+
+_KIND_WORDS: dict[ReindexObjectType | None, str] = {
+    ReindexObjectType.REINDEX_OBJECT_INDEX: "INDEX",
+    ReindexObjectType.REINDEX_OBJECT_TABLE: "TABLE",
+    ReindexObjectType.REINDEX_OBJECT_SCHEMA: "SCHEMA",
+    ReindexObjectType.REINDEX_OBJECT_DATABASE: "DATABASE",
+    ReindexObjectType.REINDEX_OBJECT_SYSTEM: "SYSTEM",
+}
+
+
+_MESSAGES = {
+    "INDEX": "REINDEX INDEX {target} blocks writes to its table, and reads that would use "
+    "the index, until the rebuild finishes.",
+    "TABLE": "REINDEX TABLE {target} blocks writes to it, and reads that would use its "
+    "indexes, until all of them are rebuilt.",
+    "SCHEMA": "REINDEX {kind} {target} blocks writes to each of its tables, and reads that "
+    "would use their indexes, while that table's indexes are rebuilt.",
+}
+
+
+def _is_concurrent(node: ast.ReindexStmt) -> bool:
+    for param in node.params or ():
+        if isinstance(param, ast.DefElem) and param.defname == "concurrently":
+            # `(CONCURRENTLY false)` switches it off again
+            value = True if param.arg is None else const_value(param.arg)
+            return str(value).lower() not in ("false", "off", "0", "no")
+    return False
+
+
+def _target(node: ast.ReindexStmt, context: Context) -> str | None:
+    """The object's display name, or None when it was created in this migration."""
+    if node.relation is not None:
+        if is_new_relation(node.relation, context):
+            return None
+        return str(relation_name(node.relation, context))
+    if node.kind == ReindexObjectType.REINDEX_OBJECT_SCHEMA and node.name:
+        return None if _schema_created_earlier(node.name, context) else node.name
+    return node.name or "(current database)"
+
+
+def _schema_created_earlier(schema: str, context: Context) -> bool:
+    return any(
+        isinstance(s.node, ast.CreateSchemaStmt) and s.node.schemaname == schema
+        for s in context.earlier
+    )
+
+
+def _help(node: ast.ReindexStmt, kind: str, context: Context) -> str:
+    if node.kind == ReindexObjectType.REINDEX_OBJECT_SYSTEM:
+        return _SYSTEM_HELP
+    if context.pg_version < CONCURRENT_REINDEX_SINCE:
+        return _SWAP_HELP
+    return _CONCURRENT_HELP.format(kind=kind)

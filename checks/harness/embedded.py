@@ -57,6 +57,28 @@ def _free_port() -> int:
         return port
 
 
+def _pid_alive(pid_file: Path) -> bool:
+    try:
+        os.kill(int(pid_file.read_text().split()[0]), 0)
+    except (OSError, ValueError, IndexError):
+        return False  # no pid file, garbage in it, or nobody with that pid
+    return True
+
+
+def remove_stale_dirs(min_age_seconds: float = 600) -> None:
+    """Temp dirs left by a process that was killed before it could clean up (SIGKILL).
+
+    Only old dirs whose postmaster is gone: a young dir may be mid-initdb in another process.
+    """
+    for root in Path(tempfile.gettempdir()).glob("agentddl-pg*-*"):
+        try:
+            age = time.time() - root.stat().st_mtime
+        except OSError:
+            continue
+        if age > min_age_seconds and not _pid_alive(root / "data" / "postmaster.pid"):
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def _tail(path: Path, lines: int = 20) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
@@ -70,6 +92,7 @@ class EmbeddedCluster:
     def __init__(self, bin_dir: Path, major: int) -> None:
         self.bin_dir, self.major = bin_dir, major
         self.user = server_user()
+        remove_stale_dirs()
         self.root = Path(tempfile.mkdtemp(prefix=f"agentddl-pg{major}-"))
         self.log_path = self.root / "postgres.log"
         self.process: subprocess.Popen[bytes] | None = None

@@ -73,7 +73,7 @@ class PostgresServer:
 
     def create_database(self, name: str | None = None) -> str:
         """Create an empty database (from template0, which nobody can be connected to)."""
-        name = validate_database_name(name or f"agentddl_{secrets.token_hex(6)}")
+        name = validate_database_name(f"agentddl_{secrets.token_hex(6)}" if name is None else name)
         with self._connect() as conn:
             conn.execute(
                 sql.SQL("CREATE DATABASE {} TEMPLATE template0").format(sql.Identifier(name))

@@ -14,7 +14,6 @@ import os
 from collections.abc import Iterator
 
 import pytest
-
 from agentddl.checks.harness import PostgresServer, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
 
@@ -36,10 +35,14 @@ def tested_majors() -> tuple[int | None, ...]:
     if not requested:
         majors = tuple(m for m in installed if m in SUPPORTED_MAJORS)
         if not majors:
-            raise pytest.UsageError(f"no PostgreSQL {SUPPORTED_MAJORS[0]}..18 found: {INSTALL_HINT}")
+            raise pytest.UsageError(
+                f"no PostgreSQL {SUPPORTED_MAJORS[0]}..18 found: {INSTALL_HINT}"
+            )
         return majors
     if not all(word.isdigit() for word in requested):
-        raise pytest.UsageError(f"{VERSIONS_ENV}={os.environ[VERSIONS_ENV]!r}: expected e.g. 14,15,18")
+        raise pytest.UsageError(
+            f"{VERSIONS_ENV}={os.environ[VERSIONS_ENV]!r}: expected e.g. 14,15,18"
+        )
     missing = [int(w) for w in requested if int(w) not in installed]
     if missing:
         raise pytest.UsageError(

@@ -40,7 +40,10 @@ def start_container(version: int | None) -> tuple[str, Callable[[], None]]:
         ) from error
     major = version or DEFAULT_IMAGE_MAJOR
     container = PostgresContainer(
-        f"postgres:{major}", username="postgres", password="agentddl", dbname="postgres",
+        f"postgres:{major}",
+        username="postgres",
+        password="agentddl",
+        dbname="postgres",
         driver=None,
     )
     try:

@@ -43,9 +43,16 @@ def server_user() -> pwd.struct_passwd | None:
         return pwd.getpwnam(SERVER_USER)
     except KeyError:
         subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-             SERVER_USER],
-            check=True, capture_output=True,
+            [
+                "useradd",
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                SERVER_USER,
+            ],
+            check=True,
+            capture_output=True,
         )
         return pwd.getpwnam(SERVER_USER)
 
@@ -108,15 +115,28 @@ class EmbeddedCluster:
         """Popen as the server user, in the temp dir, with the binaries' library path."""
         user = self.user
         return subprocess.Popen(
-            command, cwd=self.root, env=library_env(self.bin_dir), stdin=subprocess.DEVNULL,
-            user=user.pw_uid if user else None, group=user.pw_gid if user else None,
-            extra_groups=[] if user else None, **kwargs,
+            command,
+            cwd=self.root,
+            env=library_env(self.bin_dir),
+            stdin=subprocess.DEVNULL,
+            user=user.pw_uid if user else None,
+            group=user.pw_gid if user else None,
+            extra_groups=[] if user else None,
+            **kwargs,
         )
 
     def _initdb(self) -> None:
-        command = [str(self.bin_dir / "initdb"), "-D", str(self.root / "data"),
-                   "--auth=trust", "-U", "postgres", "--encoding=UTF8", "--no-locale",
-                   "--no-sync"]
+        command = [
+            str(self.bin_dir / "initdb"),
+            "-D",
+            str(self.root / "data"),
+            "--auth=trust",
+            "-U",
+            "postgres",
+            "--encoding=UTF8",
+            "--no-locale",
+            "--no-sync",
+        ]
         initdb = self._run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         output, _ = initdb.communicate(timeout=STARTUP_TIMEOUT_SECONDS)
         if initdb.returncode != 0:
@@ -127,8 +147,11 @@ class EmbeddedCluster:
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         self.port = _free_port()
-        settings = {**SERVER_SETTINGS, "port": str(self.port),
-                    "unix_socket_directories": str(self.root)}
+        settings = {
+            **SERVER_SETTINGS,
+            "port": str(self.port),
+            "unix_socket_directories": str(self.root),
+        }
         command = [str(self.bin_dir / "postgres"), "-D", str(self.root / "data")]
         for name, value in settings.items():
             command += ["-c", f"{name}={value}"]
@@ -137,9 +160,7 @@ class EmbeddedCluster:
         if threading.current_thread() is threading.main_thread() and shutil.which("setpriv"):
             command = ["setpriv", "--pdeathsig", "QUIT", "--", *command]
         with self.log_path.open("ab") as log:
-            return self._run(
-                command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
+            return self._run(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def _wait_ready(self, process: subprocess.Popen[bytes]) -> bool:
         """True once it accepts connections; False if it exited (e.g. lost the port race)."""

@@ -49,7 +49,11 @@ def read_major(bin_dir: Path) -> int | None:
     try:
         result = subprocess.run(
             [str(bin_dir / "postgres"), "--version"],
-            capture_output=True, text=True, timeout=10, env=library_env(bin_dir), check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env=library_env(bin_dir),
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict
-
 from agentddl.checks.harness import PostgresServer, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
+from psycopg.conninfo import conninfo_to_dict
 
 DEBIAN_15_BIN = Path("/usr/lib/postgresql/15/bin")
 
@@ -36,7 +35,9 @@ def alive(pid: int) -> bool:
     return True
 
 
-def test_server_reports_its_major(pg_server: PostgresServer, request: pytest.FixtureRequest) -> None:
+def test_server_reports_its_major(
+    pg_server: PostgresServer, request: pytest.FixtureRequest
+) -> None:
     with psycopg.connect(pg_server.admin_dsn) as conn:
         row = conn.execute("SELECT current_setting('server_version_num')::int").fetchone()
     assert row is not None
@@ -93,9 +94,13 @@ def test_scratch_dsn_is_a_fresh_database(scratch_dsn: str, pg_server: PostgresSe
 def test_two_majors_run_at_once() -> None:
     majors = sorted(find_installations())
     assert len(majors) >= 2, f"need two installed majors, found {majors}"
-    with open_server(version=majors[0]) as old, open_server(version=majors[-1]) as new:
-        with psycopg.connect(old.admin_dsn) as a, psycopg.connect(new.admin_dsn) as b:
-            versions = [c.execute("SHOW server_version_num").fetchone() for c in (a, b)]
+    with (
+        open_server(version=majors[0]) as old,
+        open_server(version=majors[-1]) as new,
+        psycopg.connect(old.admin_dsn) as a,
+        psycopg.connect(new.admin_dsn) as b,
+    ):
+        versions = [c.execute("SHOW server_version_num").fetchone() for c in (a, b)]
     assert (old.version, new.version) == (majors[0], majors[-1])
     assert [int(v[0]) // 10000 for v in versions if v] == [majors[0], majors[-1]]
 
@@ -125,9 +130,10 @@ def test_external_dsn_is_used_and_never_stopped(
 
 @pytest.mark.usefixtures("embedded_only")
 def test_close_leaves_no_process_and_no_files() -> None:
-    with open_server(version=min(find_installations())) as server, psycopg.connect(
-        server.admin_dsn
-    ) as conn:
+    with (
+        open_server(version=min(find_installations())) as server,
+        psycopg.connect(server.admin_dsn) as conn,
+    ):
         data_dir = Path(str(conn.execute("SHOW data_directory").fetchone()[0]))  # type: ignore[index]
         pids = [int(r[0]) for r in conn.execute("SELECT pid FROM pg_stat_activity")]
         pids.append(int((data_dir / "postmaster.pid").read_text().split()[0]))

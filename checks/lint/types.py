@@ -3,6 +3,22 @@
 A rule never parses SQL and never touches a database. The framework parses a
 migration once, walks it in order and hands each rule one `Statement` plus the
 frozen `Context` that was in force *before* that statement ran.
+
+For rule authors (framework modules you can import):
+- `ast_helpers`: relation_name(range_var, ctx), is_new_relation(range_var, ctx),
+  resolve(schema, name, ctx), qualified_name(names, ctx), name_list, const_value,
+  iter_nodes, function_name, expression_volatility(expr).
+- `locks`: locks_taken(statement, ctx) -> [(RelationName, LockMode)], lock strengths.
+- `walk.walk(text, file, pg_version, runner)` / `engine.lint(text, file, config, only=)`.
+- DO blocks: inner statements arrive as their own Statement (in_do_block=True) right
+  after the DoStmt, located at the DO; `Violation.location` is ignored for them.
+- Transactions: `in_transaction_block` follows the runner's real model (psql:
+  autocommit unless BEGIN..COMMIT; alembic: explicit BEGIN/COMMIT of the offline SQL,
+  or one implicit transaction when the SQL has none). `transaction` ids are equal for
+  statements that commit together (`Context.same_transaction`).
+- `Context.options[rule-name]` is the rule's `[tool.agentddl.options.<rule-name>]`
+  table; `Context.options["lock_timeout"]` is `[tool.agentddl] lock_timeout = {...}`.
+- Fixtures: tests/fixtures/lint/<rule-name>/*.sql, see tests/unit/lint/test_fixtures.py.
 """
 
 from __future__ import annotations
@@ -70,7 +86,7 @@ class Context:
 class Violation:
     """What a rule reports; the framework adds file, line, code and severity."""
 
-    message: str  # the consequence, one sentence: "Building this index blocks writes to agent.runs."
+    message: str  # the consequence, one sentence: "Building this index blocks writes to t."
     help: str  # the action, one sentence: "Use CREATE INDEX CONCURRENTLY outside a transaction."
     location: int | None = None  # character offset inside the statement's sql, if narrower
 

@@ -1,0 +1,194 @@
+"""`[tool.agentddl]` in pyproject.toml or an `agentddl.toml`: typed, unknown keys rejected.
+
+```toml
+[tool.agentddl]
+pg_version = 16            # target server major version (default 16)
+runner = "psql"            # or "alembic": whose transaction model the SQL runs under
+lock_timeout = { required = true, max_ms = 10000 }
+
+[tool.agentddl.rules]
+require-lock-timeout = "warning"   # "off" | "info" | "warning" | "error"
+
+[tool.agentddl.options.some-rule-name]  # free-form per-rule options, read by that rule
+```
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, cast
+
+from agentddl.checks.lint.types import Rule, Runner, Severity
+from agentddl.generator.errors import AgentDDLError
+
+DEFAULT_PG_VERSION = 16
+SUPPORTED_PG_VERSIONS = range(9, 19)
+SEVERITY_CHOICES = ("off", "info", "warning", "error")
+TOP_LEVEL_KEYS = ("pg_version", "runner", "rules", "lock_timeout", "options")
+LOCK_TIMEOUT_KEYS = ("required", "max_ms")
+
+
+class ConfigError(AgentDDLError):
+    """A configuration file or flag the linter cannot use (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    """Everything a lint run needs besides the SQL. CLI flags override file values."""
+
+    pg_version: int = DEFAULT_PG_VERSION
+    runner: Runner = "psql"
+    severities: dict[str, str] = field(default_factory=dict)  # rule name -> SEVERITY_CHOICES
+    options: dict[str, Any] = field(default_factory=dict)  # handed to rules as Context.options
+    source: str | None = None  # the file it came from, for messages
+
+    def severity(self, rule: type[Rule]) -> Severity | None:
+        """The rule's severity in this run, None when it is off."""
+        chosen = self.severities.get(rule.name)
+        if chosen is None:
+            return rule.severity if rule.enabled_by_default else None
+        return None if chosen == "off" else cast(Severity, chosen)
+
+    def with_overrides(self, pg_version: int | None, runner: str | None) -> LintConfig:
+        """This config with command-line flags applied on top."""
+        config = self
+        if pg_version is not None:
+            config = replace(config, pg_version=_check_version(pg_version, "--pg-version"))
+        if runner is not None:
+            config = replace(config, runner=_check_runner(runner, "--runner"))
+        return config
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest agentddl.toml, or pyproject.toml with [tool.agentddl], upward from start."""
+    for directory in (start.resolve(), *start.resolve().parents):
+        candidate = directory / "agentddl.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file() and "agentddl" in _read_toml(pyproject).get("tool", {}):
+            return pyproject
+    return None
+
+
+def load_config(path: Path | None, known_rules: dict[str, type[Rule]]) -> LintConfig:
+    """Read and validate a config file (None: defaults)."""
+    if path is None:
+        return LintConfig()
+    data = _read_toml(path)
+    prefix = "tool.agentddl." if path.name == "pyproject.toml" else ""
+    table = data.get("tool", {}).get("agentddl", {}) if prefix else data
+    return _validated(table, _Where(path, prefix), known_rules)
+
+
+@dataclass(frozen=True)
+class _Where:
+    path: Path
+    prefix: str
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        line, column = _locate_key(self.path, key.rsplit(".", 1)[-1])
+        return ConfigError(f"{self.path}:{line}:{column}: {self.prefix}{key}: {message}")
+
+    def unknown(self, key: str, choices: tuple[str, ...] | list[str]) -> ConfigError:
+        leaf = key.rsplit(".", 1)[-1]
+        close = difflib.get_close_matches(leaf, choices, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return self.fail(key, f"unknown key{hint}")
+
+
+def _validated(table: dict[str, Any], where: _Where, known: dict[str, type[Rule]]) -> LintConfig:
+    for key in table:
+        if key not in TOP_LEVEL_KEYS:
+            raise where.unknown(key, TOP_LEVEL_KEYS)
+    config = LintConfig(source=str(where.path))
+    if "pg_version" in table:
+        config = replace(config, pg_version=_check_version(table["pg_version"], where))
+    if "runner" in table:
+        config = replace(config, runner=_check_runner(table["runner"], where))
+    severities = _severities(table.get("rules", {}), where, known)
+    options = _options(table, where, known)
+    return replace(config, severities=severities, options=options)
+
+
+def _severities(rules: Any, where: _Where, known: dict[str, type[Rule]]) -> dict[str, str]:
+    if not isinstance(rules, dict):
+        raise where.fail("rules", "must be a table of rule-name = severity")
+    for name, value in rules.items():
+        if name not in known:
+            raise where.unknown(f"rules.{name}", sorted(known))
+        if value not in SEVERITY_CHOICES:
+            raise where.fail(f"rules.{name}", f"must be one of {', '.join(SEVERITY_CHOICES)}")
+    return dict(rules)
+
+
+def _options(table: dict[str, Any], where: _Where, known: dict[str, type[Rule]]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    per_rule = table.get("options", {})
+    if not isinstance(per_rule, dict):
+        raise where.fail("options", "must be a table of rule-name = {...}")
+    for name, value in per_rule.items():
+        if name not in known:
+            raise where.unknown(f"options.{name}", sorted(known))
+        options[name] = value
+    if "lock_timeout" in table:
+        options["lock_timeout"] = _lock_timeout(table["lock_timeout"], where)
+    return options
+
+
+def _lock_timeout(value: Any, where: _Where) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise where.fail("lock_timeout", "must be a table like { required = true, max_ms = 10000 }")
+    for key, item in value.items():
+        if key not in LOCK_TIMEOUT_KEYS:
+            raise where.unknown(f"lock_timeout.{key}", LOCK_TIMEOUT_KEYS)
+        valid = isinstance(item, bool) if key == "required" else _positive_int(item)
+        if not valid:
+            expected = "true or false" if key == "required" else "a positive integer"
+            raise where.fail(f"lock_timeout.{key}", f"must be {expected}")
+    return dict(value)
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _check_version(value: Any, where: _Where | str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value in SUPPORTED_PG_VERSIONS:
+        return value
+    low, high = SUPPORTED_PG_VERSIONS[0], SUPPORTED_PG_VERSIONS[-1]
+    message = f"must be a PostgreSQL major version {low}-{high}"
+    if isinstance(where, str):
+        raise ConfigError(f"{where}: {message}, not {value!r}")
+    raise where.fail("pg_version", message)
+
+
+def _check_runner(value: Any, where: _Where | str) -> Runner:
+    if value in ("psql", "alembic"):
+        return cast(Runner, value)
+    if isinstance(where, str):
+        raise ConfigError(f"{where}: must be 'psql' or 'alembic', not {value!r}")
+    raise where.fail("runner", "must be 'psql' or 'alembic'")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _locate_key(path: Path, key: str) -> tuple[int, int]:
+    """Best-effort line and column of `key` in the file (tomllib gives no positions)."""
+    pattern = re.compile(rf'(^|[\s{{,])"?{re.escape(key)}"?\s*=')
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = pattern.search(line)
+        if match:
+            return number, match.start() + len(match.group(1)) + 1
+    return 1, 1

@@ -1,0 +1,166 @@
+"""Run the enabled rules over a walked migration and turn violations into findings,
+applying severities and suppressions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agentddl.checks.lint.config import LintConfig
+from agentddl.checks.lint.rules import all_rules
+from agentddl.checks.lint.source import SourceMap
+from agentddl.checks.lint.suppress import Suppression, find_suppressions
+from agentddl.checks.lint.types import Finding, Rule, Severity, Statement
+from agentddl.checks.lint.walk import Migration, SyntaxProblem, walk
+
+SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
+    "syntax-error",
+    "unused-ignore",
+    "ignore-without-reason",
+)
+FRAMEWORK_RULES = (SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON)
+
+
+def lint(
+    text: str, file: str, config: LintConfig, only: Iterable[str] | None = None
+) -> list[Finding]:
+    """Lint one migration's SQL. `only` restricts the rules run (plus the framework's)."""
+    migration = walk(text, file, config.pg_version, config.runner, config.options)
+    return lint_migration(migration, config, only)
+
+
+def lint_migration(
+    migration: Migration, config: LintConfig, only: Iterable[str] | None = None
+) -> list[Finding]:
+    """Findings for an already walked migration, sorted by position."""
+    rules = _enabled(config, only)
+    if migration.syntax_error is not None:
+        return _syntax_findings(migration, migration.syntax_error, rules)
+    raw = list(_raw_findings(migration, rules))
+    suppressions = find_suppressions(migration.text, migration.source)
+    findings = _apply_suppressions(raw, suppressions, migration.file, rules)
+    return sorted(findings, key=lambda f: (f.line, f.column, f.code))
+
+
+_Enabled = dict[str, tuple[type[Rule], Severity]]
+
+
+def _syntax_findings(migration: Migration, error: SyntaxProblem, rules: _Enabled) -> list[Finding]:
+    if SYNTAX_ERROR not in rules:
+        return []
+    rule, severity = rules[SYNTAX_ERROR]
+    line, column = migration.source.position(error.offset)
+    message = f"This file cannot be parsed ({error.message}); nothing in it was linted."
+    help = "Fix the SQL so PostgreSQL can parse it."
+    return [Finding(migration.file, line, column, rule.code, rule.name, severity, message, help)]
+
+
+def _enabled(config: LintConfig, only: Iterable[str] | None) -> _Enabled:
+    selected = None if only is None else {*only, *FRAMEWORK_RULES}
+    enabled: _Enabled = {}
+    for rule in all_rules():
+        severity = config.severity(rule)
+        if severity is not None and (selected is None or rule.name in selected):
+            enabled[rule.name] = (rule, severity)
+    return enabled
+
+
+def _raw_findings(migration: Migration, rules: _Enabled) -> Iterable[tuple[Finding, Statement]]:
+    instances = [
+        (rule(), severity)
+        for name, (rule, severity) in rules.items()
+        if name not in FRAMEWORK_RULES
+    ]
+    for statement, context in migration.steps:
+        for rule, severity in instances:
+            for violation in rule.check(statement, context):
+                offset = statement.offset
+                if violation.location is not None and not statement.in_do_block:
+                    offset += violation.location
+                line, column = migration.source.position(offset)
+                yield (
+                    Finding(
+                        migration.file,
+                        line,
+                        column,
+                        rule.code,
+                        rule.name,
+                        severity,
+                        violation.message,
+                        violation.help,
+                    ),
+                    statement,
+                )
+
+
+def _apply_suppressions(
+    raw: list[tuple[Finding, Statement]],
+    suppressions: list[Suppression],
+    file: str,
+    rules: _Enabled,
+) -> list[Finding]:
+    used: set[int] = set()
+    kept = []
+    for finding, statement in raw:
+        first, last = _statement_lines(statement)
+        hits = [i for i, s in enumerate(suppressions) if s.covers(finding.rule, first, last)]
+        used.update(hits)
+        if not hits:
+            kept.append(finding)
+    kept.extend(_suppression_findings(suppressions, used, file, rules))
+    return kept
+
+
+def _statement_lines(statement: Statement) -> tuple[int, int]:
+    if statement.in_do_block:
+        return statement.line, statement.line
+    return statement.line, statement.line + statement.sql.count("\n")
+
+
+def _suppression_findings(
+    suppressions: list[Suppression], used: set[int], file: str, rules: _Enabled
+) -> Iterable[Finding]:
+    for index, suppression in enumerate(suppressions):
+        if not suppression.reason and IGNORE_WITHOUT_REASON in rules:
+            rule, severity = rules[IGNORE_WITHOUT_REASON]
+            yield Finding(
+                file,
+                suppression.line,
+                suppression.column,
+                rule.code,
+                rule.name,
+                severity,
+                "This ignore comment does not say why the hazard is acceptable.",
+                "Add a reason after the bracket: -- agentddl: ignore[rule-name] reason.",
+            )
+        if index in used or UNUSED_IGNORE not in rules:
+            continue
+        unused = _unused_names(suppression, rules)
+        if unused:
+            rule, severity = rules[UNUSED_IGNORE]
+            yield Finding(
+                file,
+                suppression.line,
+                suppression.column,
+                rule.code,
+                rule.name,
+                severity,
+                f"This ignore comment suppresses nothing ({unused}).",
+                "Remove the comment, or fix the rule name in the brackets.",
+            )
+
+
+def _unused_names(suppression: Suppression, rules: _Enabled) -> str:
+    """Why the suppression is unused; '' when its rules are merely disabled in this run."""
+    from agentddl.checks.lint.rules import rules_by_name
+
+    known = rules_by_name()
+    unknown = [name for name in suppression.rules if name not in known]
+    if unknown:
+        return "unknown rule " + ", ".join(unknown)
+    enabled = [name for name in suppression.rules if name in rules]
+    return "no " + ", ".join(enabled) + " finding here" if enabled else ""
+
+
+def source_map(text: str) -> SourceMap:
+    """A SourceMap for reporters that need to print a finding's line."""
+    return SourceMap(text)

@@ -1,0 +1,270 @@
+"""Parse a migration once and walk it in order, building each statement's Context.
+
+The transaction model is the runner's real one:
+- psql: every statement autocommits on its own unless inside an explicit
+  BEGIN/START TRANSACTION ... COMMIT/ROLLBACK block.
+- alembic: `alembic upgrade --sql` prints explicit BEGIN; ... COMMIT; around each
+  revision and turns `autocommit_block()` into COMMIT; ... BEGIN;, so explicit
+  statements are the truth. A file with no transaction statement at all (a bare SQL
+  snippet as `op.execute` would run it) runs inside Alembic's one transaction.
+A DO block runs in one transaction; its inner statements are yielded after it with
+`in_do_block=True`, located at the DO statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pglast
+from agentddl.checks.lint import settings
+from agentddl.checks.lint.ast_helpers import resolve
+from agentddl.checks.lint.plpgsql import do_block_sql
+from agentddl.checks.lint.source import SourceMap, skip_trivia
+from agentddl.checks.lint.types import Context, RelationName, Runner, Statement
+from pglast import ast, enums
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """Why a file could not be parsed, and where (0-based character offset)."""
+
+    message: str
+    offset: int
+
+
+@dataclass
+class Migration:
+    """A parsed migration: (statement, context before it) pairs, or a syntax problem."""
+
+    file: str
+    text: str
+    source: SourceMap
+    steps: list[tuple[Statement, Context]] = field(default_factory=list)
+    syntax_error: SyntaxProblem | None = None
+
+
+_META_COMMAND = re.compile(r"^[ \t]*\\[^\n]*", re.MULTILINE)
+
+
+def walk(
+    text: str,
+    file: str,
+    pg_version: int,
+    runner: Runner,
+    options: dict[str, Any] | None = None,
+) -> Migration:
+    """Parse `text` and build every statement with the Context in force before it."""
+    migration = Migration(file=file, text=text, source=SourceMap(text))
+    if runner == "psql":
+        # psql meta-commands (\set, \connect) are not SQL; blank them, keeping offsets.
+        text = _META_COMMAND.sub(lambda m: " " * len(m.group(0)), text)
+    try:
+        raw_statements = pglast.parse_sql(text)
+    except pglast.parser.ParseError as error:
+        offset = error.args[1] if len(error.args) > 1 and error.args[1] else 0
+        migration.syntax_error = SyntaxProblem(str(error.args[0]), int(offset))
+        return migration
+    base = Context(pg_version=pg_version, runner=runner, options=dict(options or {}))
+    state = _State(base, implicit_transaction=runner == "alembic" and not _has_tcl(raw_statements))
+    for raw in raw_statements:
+        for statement in state.statements(raw, text, migration.source, file):
+            migration.steps.append((statement, state.context()))
+            state.after(statement)
+    return migration
+
+
+def _has_tcl(raw_statements: tuple[ast.RawStmt, ...]) -> bool:
+    return any(isinstance(raw.stmt, ast.TransactionStmt) for raw in raw_statements)
+
+
+class _State:
+    """The walker's mutable view of the session; `context()` freezes it."""
+
+    def __init__(self, base: Context, implicit_transaction: bool) -> None:
+        self.base = base
+        self.implicit = implicit_transaction
+        self.in_block = implicit_transaction
+        self.transaction = 1 if implicit_transaction else 0
+        self.session: dict[str, Any] = dict(settings.DEFAULTS)
+        self.local: dict[str, Any] = {}
+        self.created: set[RelationName] = set()
+        self.saved: tuple[dict[str, Any], set[RelationName]] | None = None
+        self.earlier: list[Statement] = []
+        self.index = 0
+        self._pending_transaction = False
+
+    # -- building statements -------------------------------------------------------
+
+    def statements(
+        self, raw: ast.RawStmt, text: str, source: SourceMap, file: str
+    ) -> Iterator[Statement]:
+        start, end = span(raw, text)
+        line, column = source.position(start)
+        node = raw.stmt
+        self._begin_statement(node)
+        top = Statement(
+            node=node,
+            sql=text[start:end].rstrip(),
+            file=file,
+            line=line,
+            column=column,
+            offset=start,
+            index=self.index,
+            transaction=self.transaction,
+            in_transaction_block=self.in_block or isinstance(node, ast.TransactionStmt),
+        )
+        yield top
+        if isinstance(node, ast.DoStmt):
+            for inner_sql in do_block_sql(node):
+                for inner in _parse_quietly(inner_sql):
+                    yield replace(
+                        top,
+                        node=inner.stmt,
+                        sql=_raw_text(inner, inner_sql),
+                        index=self.index,
+                        in_transaction_block=True,
+                        in_do_block=True,
+                    )
+        self._end_statement()
+
+    def _begin_statement(self, node: Any) -> None:
+        if isinstance(node, ast.TransactionStmt):
+            starts = (
+                enums.TransactionStmtKind.TRANS_STMT_BEGIN,
+                enums.TransactionStmtKind.TRANS_STMT_START,
+            )
+            if node.kind in starts and not self.in_block:
+                self._open_block()  # BEGIN belongs to the transaction it opens
+            return
+        if not self.in_block:
+            self.transaction += 1  # autocommit: a transaction of its own
+
+    def _end_statement(self) -> None:
+        if not self.in_block:
+            self.local.clear()  # SET LOCAL (e.g. inside a DO) ends with the statement
+
+    # -- state changes ------------------------------------------------------------------
+
+    def context(self) -> Context:
+        effective = {**self.session, **self.local}
+        return replace(
+            self.context_for_names(),
+            created_relations=frozenset(self.created),
+            lock_timeout_ms=int(effective["lock_timeout"]),
+            statement_timeout_ms=int(effective["statement_timeout"]),
+            earlier=tuple(self.earlier),
+        )
+
+    def after(self, statement: Statement) -> None:
+        """Apply what `statement` did to the session, then remember it."""
+        self.index += 1
+        node = statement.node
+        if isinstance(node, ast.TransactionStmt):
+            self._transaction_statement(node)
+        else:
+            self._apply_settings(node, statement.in_transaction_block)
+            self._record_created(node)
+        self.earlier.append(statement)
+
+    def _transaction_statement(self, node: ast.TransactionStmt) -> None:
+        kind = enums.TransactionStmtKind
+        if node.kind in (kind.TRANS_STMT_COMMIT, kind.TRANS_STMT_PREPARE):
+            self._close_block(commit=True, chain=bool(node.chain))
+        elif node.kind == kind.TRANS_STMT_ROLLBACK:
+            self._close_block(commit=False, chain=bool(node.chain))
+
+    def _open_block(self) -> None:
+        self.in_block = True
+        self.transaction += 1
+        self.saved = (dict(self.session), set(self.created))
+
+    def _close_block(self, commit: bool, chain: bool) -> None:
+        if not commit and self.saved is not None:
+            self.session, self.created = dict(self.saved[0]), set(self.saved[1])
+        self.local.clear()
+        self.in_block, self.saved = False, None
+        if chain:
+            self._open_block()
+
+    def _apply_settings(self, node: Any, in_block: bool) -> None:
+        for change in settings.changes(node):
+            if change.name == "all":
+                self.session, self.local = dict(settings.DEFAULTS), {}
+            elif change.is_local:
+                if in_block:  # SET LOCAL outside a transaction block does nothing
+                    self.local[change.name] = _or_default(change)
+            else:
+                self.session[change.name] = _or_default(change)
+                self.local.pop(change.name, None)
+
+    def _record_created(self, node: Any) -> None:
+        context = self.context_for_names()
+        if isinstance(node, ast.RenameStmt) and node.relation is not None and node.newname:
+            old = resolve(node.relation.schemaname, node.relation.relname or "", context)
+            if old in self.created and node.subname is None:
+                self.created.add(RelationName(old.schema, node.newname))
+        for schema, name in created_names(node):
+            if schema == "pg_temp" or (schema is None and _is_temp(node)):
+                self.created.add(RelationName("pg_temp", name))
+            else:
+                self.created.add(resolve(schema, name, context))
+
+    def context_for_names(self) -> Context:
+        """The base context with the search_path in force (for resolving names)."""
+        effective = {**self.session, **self.local}
+        path = tuple(s for s in effective["search_path"] if s not in ("$user", "pg_catalog"))
+        return replace(self.base, search_path=path or ("public",))
+
+
+def _or_default(change: settings.SettingChange) -> Any:
+    return settings.DEFAULTS[change.name] if change.value is None else change.value
+
+
+def _is_temp(node: Any) -> bool:
+    relation = getattr(node, "relation", None) or getattr(getattr(node, "into", None), "rel", None)
+    return getattr(relation, "relpersistence", "p") == "t"
+
+
+def created_names(node: Any) -> list[tuple[str | None, str]]:
+    """(schema or None, name) of every relation a CREATE statement makes."""
+    if isinstance(node, ast.IndexStmt):
+        if node.idxname and node.relation is not None:
+            return [(node.relation.schemaname, node.idxname)]
+        return []
+    if isinstance(node, ast.CreateTableAsStmt):
+        relation = node.into.rel if node.into is not None else None
+    else:
+        field_name = _CREATED_FIELD.get(type(node))
+        relation = getattr(node, field_name) if field_name else None
+    if isinstance(relation, ast.RangeVar) and relation.relname:
+        return [(relation.schemaname, relation.relname)]
+    return []
+
+
+_CREATED_FIELD: dict[type, str] = {
+    ast.CreateStmt: "relation",
+    ast.ViewStmt: "view",
+    ast.CreateSeqStmt: "sequence",
+}
+
+
+def _parse_quietly(sql: str) -> tuple[ast.RawStmt, ...]:
+    try:
+        return tuple(pglast.parse_sql(sql))
+    except pglast.parser.ParseError:
+        return ()
+
+
+def _raw_text(raw: ast.RawStmt, sql: str) -> str:
+    start, end = span(raw, sql)
+    return sql[start:end].strip()
+
+
+def span(raw: ast.RawStmt, text: str) -> tuple[int, int]:
+    """Start (first word, past comments) and end offsets of a RawStmt in `text`."""
+    location = raw.stmt_location or 0
+    end = location + raw.stmt_len if raw.stmt_len else len(text)
+    return skip_trivia(text, location), end

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentddl.checks.lint.ast_helpers import const_value, is_new_relation, relation_name
+from agentddl.checks.lint.ast_helpers import const_value, relation_name
+from agentddl.checks.lint.rules._earlier import is_new, schema_created_earlier
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast
 from pglast.enums import ReindexObjectType
@@ -120,19 +121,12 @@ def _is_concurrent(node: ast.ReindexStmt) -> bool:
 def _target(node: ast.ReindexStmt, context: Context) -> str | None:
     """The object's display name, or None when it was created in this migration."""
     if node.relation is not None:
-        if is_new_relation(node.relation, context):
+        if is_new(node.relation, context):
             return None
         return str(relation_name(node.relation, context))
     if node.kind == ReindexObjectType.REINDEX_OBJECT_SCHEMA and node.name:
-        return None if _schema_created_earlier(node.name, context) else node.name
+        return None if schema_created_earlier(node.name, context) else node.name
     return node.name or "(current database)"
-
-
-def _schema_created_earlier(schema: str, context: Context) -> bool:
-    return any(
-        isinstance(s.node, ast.CreateSchemaStmt) and s.node.schemaname == schema
-        for s in context.earlier
-    )
 
 
 def _help(node: ast.ReindexStmt, kind: str, context: Context) -> str:

@@ -1,0 +1,151 @@
+"""ADL305 rename-breaks-running-code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.lint.ast_helpers import name_list, relation_name
+from agentddl.checks.lint.rules._earlier import (
+    column_added_earlier,
+    enum_value_added_earlier,
+    is_new,
+    schema_created_earlier,
+    type_created_earlier,
+)
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from pglast import ast
+from pglast.enums import ObjectType
+
+# Relations application code names in queries; renaming an index, constraint,
+# sequence or trigger does not change any query text.
+_RELATION_KINDS = {
+    ObjectType.OBJECT_TABLE: "table",
+    ObjectType.OBJECT_VIEW: "view",
+    ObjectType.OBJECT_MATVIEW: "materialized view",
+    ObjectType.OBJECT_FOREIGN_TABLE: "foreign table",
+}
+_COLUMN_HELP = (
+    "Expand and contract: add the new column, write both and backfill, move readers, "
+    "then drop the old column in a later release."
+)
+_RELATION_HELP = (
+    "Keep the old name working: rename and CREATE VIEW {old} AS SELECT * FROM {new} in the "
+    "same transaction, then drop the view once no code uses the old name."
+)
+_SCHEMA_HELP = "Create the new schema and move objects while code uses both, or deploy code first."
+_ENUM_HELP = (
+    "Add the new value, migrate rows and code to it, and stop using the old one; "
+    "renaming in place breaks code that still sends the old value."
+)
+
+
+class RenameBreaksRunningCode(Rule):
+    """Renaming a column, table, view, schema or enum value breaks the running release.
+
+    ## What it does
+    Flags `ALTER TABLE|VIEW|MATERIALIZED VIEW|FOREIGN TABLE ... RENAME [COLUMN] ... TO`,
+    `ALTER SCHEMA ... RENAME TO` and `ALTER TYPE ... RENAME VALUE` on objects that
+    existed before this migration. Not flagged: objects created earlier in the same
+    migration (a table, a schema, an enum type, a column added by `ADD COLUMN`, an enum
+    value added by `ADD VALUE`), and renames application queries never mention: indexes,
+    constraints, sequences, triggers, functions and types themselves.
+
+    ## Why is this bad?
+    A migration runs while the previous release of the application is still serving
+    traffic (and keeps serving it during a rolling deploy or a rollback). That code
+    still writes the old name: every query naming the old column, table or schema fails
+    with "does not exist" from the moment the rename commits, and every insert of the
+    old enum label fails with "invalid input value for enum".
+
+    ## Example
+    ```sql
+    ALTER TABLE agent.runs RENAME COLUMN wake_at TO next_wake_at;
+    ALTER TABLE agent.events RENAME TO run_events;
+    ALTER TYPE agent.run_status RENAME VALUE 'done' TO 'succeeded';
+    ```
+
+    ## Use instead
+    Expand and contract over several releases: add the new column, write both, backfill,
+    switch reads, then drop the old one. For a table, keep the old name alive with a
+    view in the same transaction (simple views are updatable):
+    ```sql
+    BEGIN;
+    ALTER TABLE agent.events RENAME TO run_events;
+    CREATE VIEW agent.events AS SELECT * FROM agent.run_events;
+    COMMIT;
+    ```
+    This rule only sees what comes before a statement, so that pattern is still
+    reported: suppress it with `-- agentddl: ignore[rename-breaks-running-code] compat
+    view follows`.
+
+    ## In an Alembic migration
+    `op.alter_column("runs", "wake_at", new_column_name="next_wake_at")` and
+    `op.rename_table(...)` emit these statements. Split the change into an expand
+    revision (`op.add_column`) and, a release later, a contract revision
+    (`op.drop_column`).
+
+    ## References
+    - https://www.postgresql.org/docs/current/sql-altertable.html
+    - https://www.postgresql.org/docs/current/sql-altertype.html
+    - https://github.com/ankane/strong_migrations#renaming-a-column
+    """
+
+    code = "ADL305"
+    name = "rename-breaks-running-code"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        node = statement.node
+        if isinstance(node, ast.RenameStmt):
+            yield from _rename(node, context)
+        elif isinstance(node, ast.AlterEnumStmt) and node.oldVal is not None:
+            yield from _rename_value(node, context)
+
+
+def _rename(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
+    if node.renameType == ObjectType.OBJECT_SCHEMA and node.subname:
+        if not schema_created_earlier(node.subname, context):
+            yield Violation(
+                f"Renaming schema {node.subname} to {node.newname} breaks running code "
+                "that still uses the old name.",
+                _SCHEMA_HELP,
+            )
+    elif node.renameType == ObjectType.OBJECT_COLUMN:
+        yield from _rename_column(node, context)
+    elif node.renameType in _RELATION_KINDS and node.relation is not None:
+        if is_new(node.relation, context):
+            return
+        old = relation_name(node.relation, context)
+        yield Violation(
+            f"Renaming {_RELATION_KINDS[node.renameType]} {old} to {node.newname} breaks "
+            "running code that still queries the old name.",
+            _RELATION_HELP.format(old=old, new=f"{old.schema}.{node.newname}"),
+        )
+
+
+def _rename_column(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
+    if node.relationType not in _RELATION_KINDS or node.relation is None or not node.subname:
+        return
+    if is_new(node.relation, context):
+        return
+    relation = relation_name(node.relation, context)
+    if column_added_earlier(relation, node.subname, context):
+        return
+    yield Violation(
+        f"Renaming column {relation}.{node.subname} to {node.newname} breaks running code "
+        "that still uses the old name.",
+        _COLUMN_HELP,
+    )
+
+
+def _rename_value(node: ast.AlterEnumStmt, context: Context) -> Iterator[Violation]:
+    if type_created_earlier(node.typeName, context):
+        return
+    if enum_value_added_earlier(node.typeName, str(node.oldVal), context):
+        return
+    type_name = ".".join(name_list(node.typeName))
+    yield Violation(
+        f"Renaming enum value {node.oldVal!r} of {type_name} breaks running code that "
+        "still reads or writes the old label.",
+        _ENUM_HELP,
+    )

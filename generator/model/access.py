@@ -1,0 +1,52 @@
+"""The declared access paths: every query the runtime runs, and the index serving it."""
+
+from __future__ import annotations
+
+from agentddl.generator.model.types import AccessPath
+
+_PATHS: tuple[tuple[str, str, str, str, str | None], ...] = (
+    # name, table, kind, index, description
+    ("start_run", "runs", "write", "runs_run_key_key", "Start a run; a repeated run_key returns the first."),
+    ("get_run", "runs", "read", "runs_pkey", "Read one run by key."),
+    ("child_runs", "runs", "read", "runs_parent_idx", "Children of a run in a multi-agent tree."),
+    ("claim_run", "runs", "claim", "runs_claim_idx", "Claim the next due queued run and open an attempt."),
+    ("expire_leases", "attempts", "maintenance", "attempts_lease_expiry_idx",
+     "Close attempts whose lease ran out and requeue (or fail) their runs."),
+    ("heartbeat", "attempts", "write", "attempts_one_active_key", "Renew the active attempt's lease."),
+    ("complete_attempt", "attempts", "write", "attempts_one_active_key", "Finish the attempt and the run."),
+    ("fail_attempt", "attempts", "write", "attempts_one_active_key", "Fail the attempt; retry or fail the run."),
+    ("interrupt_attempt", "attempts", "write", "attempts_one_active_key",
+     "Give the run back (shutdown, preemption) with a reason."),
+    ("transition_run", "runs", "write", "runs_pkey", "Change a run's status with a version check."),
+    ("save_checkpoint", "checkpoints", "write", "checkpoints_pkey", "Insert the next checkpoint (fenced)."),
+    ("latest_checkpoint", "checkpoints", "read", "checkpoints_pkey", "The newest checkpoint of a run."),
+    ("append_event", "events", "write", "events_pkey", "Append the next event of a run (fenced)."),
+    ("run_events", "events", "read", "events_pkey", "A run's history in order."),
+    ("events_since", "events", "read", "events_since_idx", "A tenant's events after a known id."),
+    ("events_in_window", "events", "read", "events_created_at_idx", "Events in a time window (export)."),
+    ("reserve_operation", "operations", "write", "operations_pkey",
+     "Reserve an idempotent effect, or return the earlier one (conflict on another input)."),
+    ("complete_operation", "operations", "write", "operations_pkey", "Record an effect's result."),
+    ("run_operations", "operations", "read", "operations_run_idx", "A run's effects."),
+    ("enqueue_outbox", "outbox", "write", "outbox_pkey", "Write a message with the state change."),
+    ("relay_claim", "outbox", "claim", "outbox_pending_idx", "The relay claims pending messages."),
+    ("mark_delivered", "outbox", "write", "outbox_pkey", "The relay acknowledges a delivery."),
+    ("purge_finished_runs", "runs", "maintenance", "runs_finished_idx",
+     "Retention: delete one batch of finished runs past the window."),
+    ("purge_outbox", "outbox", "maintenance", "outbox_delivered_idx",
+     "Retention: delete one batch of delivered messages past the window."),
+    ("maintain_partitions", "events", "maintenance", None,
+     "Create future partitions; drop expired ones."),
+    ("health_stuck_runs", "runs", "health", "runs_stuck_idx", "Runs with no progress for too long."),
+    ("health_expired_leases", "attempts", "health", "attempts_lease_expiry_idx",
+     "Active attempts past their lease."),
+    ("health_outbox_lag", "outbox", "health", "outbox_pending_idx", "Age of the oldest pending message."),
+    ("health_partition_runway", "events", "health", None, "How far ahead partitions exist."),
+)
+
+
+def access_paths() -> tuple[AccessPath, ...]:
+    return tuple(
+        AccessPath(name=name, table=table, description=description, kind=kind, index=index)  # type: ignore[arg-type]
+        for name, table, kind, index, description in _PATHS
+    )

@@ -1,0 +1,97 @@
+"""DDL the table model can't express: roles, grants, policies, triggers, partitions.
+
+Names here come from the validated profile (lower-case identifiers) and are quoted
+with quote(); nothing else from input reaches SQL.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.dialects import postgresql
+
+from agentddl.generator.model import features
+from agentddl.generator.model.scope import Scope
+from agentddl.generator.model.types import SqlBlock, Table
+
+ROLE_KINDS = ("owner", "app", "relay", "readonly")
+
+
+_PREPARER = postgresql.dialect().identifier_preparer  # type: ignore[no-untyped-call]
+
+
+def quote(name: str) -> str:
+    """Quote an identifier the way SQLAlchemy does for the tables: only when needed."""
+    return str(_PREPARER.quote(name))
+
+
+def roles(s: Scope) -> SqlBlock:
+    # Roles are cluster-wide: create each only if missing, so a second database on the
+    # same cluster (or a re-run) does not fail.
+    lines = "\n".join(
+        f"    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = '{s.profile.role(k)}') THEN\n"
+        f"        CREATE ROLE {quote(s.profile.role(k))} NOLOGIN;\n    END IF;"
+        for k in ROLE_KINDS
+    )
+    return SqlBlock("roles", f"DO $$\nBEGIN\n{lines}\nEND\n$$", "group roles: owner, app, relay, read-only")
+
+
+def schema(s: Scope) -> SqlBlock:
+    name = quote(s.profile.schema_name)
+    return SqlBlock("schema", f"CREATE SCHEMA {name}", "every object lives in one schema",
+                    drop=f"DROP SCHEMA {name} CASCADE")
+
+
+def event_sequence(s: Scope) -> SqlBlock | None:
+    if features.has(s.version, "partitioned_identity"):
+        return None
+    return SqlBlock(
+        "events_event_id_seq",
+        f"CREATE SEQUENCE {quote(s.profile.schema_name)}.events_event_id_seq AS bigint",
+        "monotonic event ids (identity columns on partitioned tables need PostgreSQL 17)",
+    )
+
+
+def sequence_owner(s: Scope) -> SqlBlock | None:
+    if features.has(s.version, "partitioned_identity"):
+        return None
+    q = quote(s.profile.schema_name)
+    return SqlBlock("events_event_id_seq_owner",
+                    f"ALTER SEQUENCE {q}.events_event_id_seq OWNED BY {q}.events.event_id",
+                    "the sequence goes away with its column")
+
+
+def storage(s: Scope, table: Table) -> SqlBlock | None:
+    if not table.storage:
+        return None
+    options = ", ".join(f"{k} = {v}" for k, v in table.storage)
+    return SqlBlock(f"{table.name}_storage",
+                    f"ALTER TABLE {quote(s.profile.schema_name)}.{table.name} SET ({options})",
+                    "hot-updated table: room for HOT updates and eager autovacuum")
+
+
+def compression(s: Scope, table: Table) -> SqlBlock | None:
+    columns = [c for c in table.columns if c.compression]
+    if not columns:
+        return None
+    q = quote(s.profile.schema_name)
+    actions = ", ".join(f"ALTER COLUMN {c.name} SET COMPRESSION {c.compression}" for c in columns)
+    return SqlBlock(f"{table.name}_compression", f"ALTER TABLE {q}.{table.name} {actions}",
+                    f"payload columns compressed with {columns[0].compression}")
+
+
+def append_only(s: Scope, table: Table) -> tuple[SqlBlock, ...]:
+    q = quote(s.profile.schema_name)
+    function = SqlBlock(
+        "forbid_update",
+        f"CREATE FUNCTION {q}.forbid_update() RETURNS trigger\n"
+        "LANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $$\nBEGIN\n"
+        "    RAISE EXCEPTION 'table %.% is append-only', TG_TABLE_SCHEMA, TG_TABLE_NAME\n"
+        "        USING ERRCODE = 'insufficient_privilege';\nEND\n$$",
+        "append-only history: UPDATE is refused for every role, owner included",
+    )
+    trigger = SqlBlock(
+        f"{table.name}_append_only",
+        f"CREATE TRIGGER {table.name}_append_only BEFORE UPDATE ON {q}.{table.name}\n"
+        f"FOR EACH ROW EXECUTE FUNCTION {q}.forbid_update()",
+        f"{table.name} rows are never updated",
+    )
+    return function, trigger

@@ -1,0 +1,59 @@
+"""derive(): Profile -> SchemaModel. Pure: no I/O, same input, same output."""
+
+from __future__ import annotations
+
+from agentddl.generator.model import blocks, effects, features, history, partitions, privileges
+from agentddl.generator.model.access import access_paths
+from agentddl.generator.model.scope import Scope
+from agentddl.generator.model.tables import attempts, runs, tenants
+from agentddl.generator.model.types import SchemaModel, SqlBlock, Table
+from agentddl.generator.profile import Profile
+
+
+def derive(profile: Profile) -> SchemaModel:
+    scope = Scope(profile)
+    tables = _tables(scope)
+    return SchemaModel(
+        profile=profile,
+        schema=profile.schema_name,
+        tables=tables,
+        access_paths=access_paths(),
+        before=_present(blocks.roles(scope), blocks.schema(scope), blocks.event_sequence(scope)),
+        after=_after(scope, tables),
+        features=features.used(profile.engine.version),
+    )
+
+
+def _tables(scope: Scope) -> tuple[Table, ...]:
+    core = (
+        runs(scope),
+        attempts(scope),
+        history.checkpoints(scope),
+        history.events(scope),
+        effects.operations(scope),
+        effects.outbox(scope),
+    )
+    return (tenants(scope), *core) if scope.tenant else core
+
+
+def _after(scope: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
+    partitioned = tuple(t for t in tables if t.partitioning)
+    manager = (
+        partitions.partman(scope, partitioned)
+        if scope.profile.retention.partition_manager == "pg_partman"
+        else (partitions.maintenance_function(scope, partitioned),)
+    )
+    return _present(
+        blocks.sequence_owner(scope),
+        *(blocks.storage(scope, t) for t in tables),
+        *(blocks.compression(scope, t) for t in tables),
+        *(b for t in tables if t.append_only for b in blocks.append_only(scope, t)),
+        *manager,
+        partitions.bootstrap(scope),
+        privileges.grants(scope, tables),
+        *privileges.row_level_security(scope, tables),
+    )
+
+
+def _present(*items: SqlBlock | None) -> tuple[SqlBlock, ...]:
+    return tuple(item for item in items if item is not None)

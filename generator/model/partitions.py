@@ -1,0 +1,112 @@
+"""Partition lifecycle: a generated maintenance function, or pg_partman's configuration."""
+
+from __future__ import annotations
+
+from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.scope import Scope
+from agentddl.generator.model.types import SqlBlock, Table
+
+_LOCK_TIMEOUT = "5s"  # maintenance waits briefly for locks, then retries on its next run
+
+
+def _specs(tables: tuple[Table, ...]) -> str:
+    rows = []
+    for table in tables:
+        part = table.partitioning
+        if part:
+            keep = f"{part.retention_seconds} seconds"
+            rows.append(f"('{table.name}', '{part.granularity}', interval '{keep}', {part.runway})")
+    return ",\n            ".join(rows)
+
+
+def maintenance_function(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
+    schema = s.profile.schema_name
+    q = quote(schema)
+    body = f"""CREATE FUNCTION {q}.maintain_partitions(p_now timestamptz DEFAULT now())
+RETURNS TABLE (action text, partition_name text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec record;
+    part record;
+    lower_bound timestamptz;
+    upper_bound timestamptz;
+BEGIN
+    PERFORM set_config('lock_timeout', '{_LOCK_TIMEOUT}', true);
+    FOR spec IN
+        SELECT * FROM (VALUES
+            {_specs(tables)}
+        ) AS specs (table_name, unit, keep, runway)
+    LOOP
+        FOR step IN 0 .. spec.runway LOOP
+            lower_bound := (date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')
+                + step * ('1 ' || spec.unit)::interval;
+            upper_bound := lower_bound + ('1 ' || spec.unit)::interval;
+            partition_name := spec.table_name || '_p'
+                || to_char(lower_bound AT TIME ZONE 'UTC', 'YYYYMMDD');
+            IF to_regclass(format('%I.%I', '{schema}', partition_name)) IS NULL THEN
+                EXECUTE format(
+                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
+                    '{schema}', partition_name, '{schema}', spec.table_name,
+                    lower_bound, upper_bound);
+                action := 'created';
+                RETURN NEXT;
+            END IF;
+        END LOOP;
+        FOR part IN
+            SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
+            FROM pg_inherits AS inh
+            JOIN pg_class AS child ON child.oid = inh.inhrelid
+            WHERE inh.inhparent = format('%I.%I', '{schema}', spec.table_name)::regclass
+            ORDER BY child.relname
+        LOOP
+            upper_bound := substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz;
+            IF upper_bound <= p_now - spec.keep THEN
+                EXECUTE format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
+                    '{schema}', spec.table_name, '{schema}', part.relname);
+                EXECUTE format('DROP TABLE %I.%I', '{schema}', part.relname);
+                action := 'dropped';
+                partition_name := part.relname;
+                RETURN NEXT;
+            END IF;
+        END LOOP;
+    END LOOP;
+END
+$$"""
+    return SqlBlock("maintain_partitions", body,
+                    "creates partitions ahead of now and drops those past retention")
+
+
+def bootstrap(s: Scope) -> SqlBlock:
+    q = quote(s.profile.schema_name)
+    if s.profile.retention.partition_manager == "pg_partman":
+        return SqlBlock("partitions_bootstrap", f"SELECT partman.run_maintenance()",
+                        "pg_partman creates the first partitions")
+    return SqlBlock("partitions_bootstrap", f"SELECT count(*) FROM {q}.maintain_partitions()",
+                    "the current and future partitions exist before the first write")
+
+
+def partman(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
+    """pg_partman 5 takes over creation and retention (its own maintenance job)."""
+    schema = s.profile.schema_name
+    blocks = [SqlBlock("partman_extension",
+                       "CREATE SCHEMA IF NOT EXISTS partman;\n"
+                       "CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman",
+                       "pg_partman manages partitions (profile: retention.partition_manager)")]
+    for table in tables:
+        part = table.partitioning
+        if not part:
+            continue
+        parent = f"{schema}.{table.name}"
+        blocks.append(SqlBlock(
+            f"{table.name}_partman",
+            f"SELECT partman.create_parent(p_parent_table := '{parent}', "
+            f"p_control := '{part.column}', p_interval := '1 {part.granularity}', "
+            f"p_premake := {part.runway}, p_default_table := false);\n"
+            f"UPDATE partman.part_config SET retention = '{part.retention_seconds} seconds', "
+            f"retention_keep_table = false WHERE parent_table = '{parent}'",
+            f"pg_partman keeps {part.runway} partitions ahead and drops expired ones",
+            drop=f"DELETE FROM partman.part_config WHERE parent_table = '{parent}'",
+        ))
+    return tuple(blocks)

@@ -1,0 +1,59 @@
+"""Grants per role and optional row-level security policies."""
+
+from __future__ import annotations
+
+from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.scope import Scope
+from agentddl.generator.model.types import SqlBlock, Table
+
+# What the app (workers) may do per table. Events: INSERT and SELECT only — history is
+# append-only, and retention drops partitions as the owner, not as the app.
+APP_PRIVILEGES = {
+    "tenants": "SELECT",
+    "runs": "SELECT, INSERT, UPDATE",
+    "attempts": "SELECT, INSERT, UPDATE",
+    "checkpoints": "SELECT, INSERT",
+    "events": "SELECT, INSERT",
+    "operations": "SELECT, INSERT, UPDATE",
+    "outbox": "SELECT, INSERT",
+}
+RELAY_PRIVILEGES = {"outbox": "SELECT, UPDATE"}
+
+
+def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
+    q = quote(s.profile.schema_name)
+    owner, app, relay, readonly = (quote(s.profile.role(k)) for k in ("owner", "app", "relay", "readonly"))
+    lines = [
+        f"GRANT USAGE ON SCHEMA {q} TO {owner}, {app}, {relay}, {readonly}",
+        f"GRANT ALL ON ALL TABLES IN SCHEMA {q} TO {owner}",
+        f"GRANT ALL ON ALL SEQUENCES IN SCHEMA {q} TO {owner}",
+        f"GRANT SELECT ON ALL TABLES IN SCHEMA {q} TO {readonly}",
+        f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {q} TO {app}",
+    ]
+    for table in tables:
+        if table.name in APP_PRIVILEGES:
+            lines.append(f"GRANT {APP_PRIVILEGES[table.name]} ON {q}.{table.name} TO {app}")
+        if table.name in RELAY_PRIVILEGES:
+            lines.append(f"GRANT {RELAY_PRIVILEGES[table.name]} ON {q}.{table.name} TO {relay}")
+    return SqlBlock("grants", ";\n".join(lines), "least privilege per role; events not updatable by the app")
+
+
+def row_level_security(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
+    """Tenant isolation for the app role: it sees rows of the tenant named in the session
+    setting `agentddl.tenant` (SET agentddl.tenant = '...'). The relay reads all outbox rows."""
+    if not (s.profile.tenancy.row_level_security and s.tenant):
+        return ()
+    q = quote(s.profile.schema_name)
+    app, relay = quote(s.profile.role("app")), quote(s.profile.role("relay"))
+    current = f"NULLIF(current_setting('agentddl.tenant', true), '')::{s.profile.tenancy.type}"
+    blocks = []
+    for table in tables:
+        sql = (
+            f"ALTER TABLE {q}.{table.name} ENABLE ROW LEVEL SECURITY;\n"
+            f"CREATE POLICY {table.name}_tenant_isolation ON {q}.{table.name} TO {app}\n"
+            f"    USING ({s.tenant} = {current})\n    WITH CHECK ({s.tenant} = {current})"
+        )
+        if table.name == "outbox":
+            sql += f";\nCREATE POLICY outbox_relay ON {q}.outbox TO {relay} USING (true)"
+        blocks.append(SqlBlock(f"{table.name}_rls", sql, "tenant isolation enforced by the database"))
+    return tuple(blocks)

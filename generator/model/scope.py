@@ -1,0 +1,53 @@
+"""Profile-derived helpers every table builder uses: tenant keys, defaults, types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentddl.generator.model import features
+from agentddl.generator.model.types import Column
+from agentddl.generator.profile import Profile
+
+RUN_STATUSES = ("queued", "running", "waiting", "succeeded", "failed", "cancelled")
+TERMINAL_RUN_STATUSES = ("succeeded", "failed", "cancelled")
+ATTEMPT_STATUSES = ("active", "succeeded", "failed", "interrupted", "expired")
+OPERATION_STATUSES = ("pending", "succeeded", "failed")
+
+
+def sql_list(values: tuple[str, ...]) -> str:
+    """A literal list for IN (...): values are our own constants, never user input."""
+    return ", ".join(f"'{v}'" for v in values)
+
+
+@dataclass(frozen=True)
+class Scope:
+    profile: Profile
+
+    @property
+    def version(self) -> int:
+        return self.profile.engine.version
+
+    @property
+    def tenant(self) -> str | None:
+        return self.profile.tenancy.column
+
+    def keyed(self, *columns: str) -> tuple[str, ...]:
+        """Prefix a key with the tenant column: every key is tenant-scoped."""
+        return (self.tenant, *columns) if self.tenant else columns
+
+    def tenant_columns(self) -> tuple[Column, ...]:
+        if not self.tenant:
+            return ()
+        return (Column(self.tenant, self.profile.tenancy.type, comment="Owning tenant."),)
+
+    @property
+    def uuid_default(self) -> str:
+        return "uuidv7()" if features.has(self.version, "uuidv7") else "gen_random_uuid()"
+
+    @property
+    def compression(self) -> str | None:
+        method = self.profile.payload.compression
+        return None if method == "none" else method
+
+    def name(self, *parts: str) -> str:
+        return "_".join(parts)

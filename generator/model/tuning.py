@@ -1,0 +1,65 @@
+"""Volume -> physical design: partition size, fillfactor, autovacuum, BRIN or B-tree.
+
+Pure arithmetic on the profile, so PLAN.md can show the reasoning next to the result.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agentddl.generator.profile import Profile
+
+Granularity = Literal["day", "week", "month"]
+_DAYS: dict[Granularity, int] = {"month": 30, "week": 7, "day": 1}
+TARGET_ROWS_PER_PARTITION = 50_000_000  # keeps a partition's indexes cache-friendly
+BRIN_MIN_ROWS_PER_DAY = 1_000_000  # below this a B-tree on the time column is cheap enough
+DAY = 86400
+
+
+def event_rows_per_day(profile: Profile) -> int:
+    return profile.volume.steps_per_second * profile.volume.events_per_step * DAY
+
+
+def checkpoint_rows_per_day(profile: Profile) -> int:
+    return profile.volume.steps_per_second * DAY  # at most one checkpoint per step
+
+
+def granularity(rows_per_day: int, retention_seconds: int) -> Granularity:
+    """The coarsest period whose partitions stay under the target size and that keeps
+    at least two partitions inside the retention window (so dropping one is cheap)."""
+    retention_days = max(1, retention_seconds // DAY)
+    for period in ("month", "week"):
+        days = _DAYS[period]  # type: ignore[index]
+        if rows_per_day * days <= TARGET_ROWS_PER_PARTITION and days * 2 <= retention_days:
+            return period  # type: ignore[return-value]
+    return "day"
+
+
+def time_index_method(rows_per_day: int) -> Literal["btree", "brin"]:
+    return "brin" if rows_per_day >= BRIN_MIN_ROWS_PER_DAY else "btree"
+
+
+def hot_table_storage(profile: Profile, updates_per_step: float) -> tuple[tuple[str, str], ...]:
+    """Reloptions for a table whose rows are updated in place on the step path.
+
+    Lower fillfactor leaves room for HOT updates (no index maintenance); a small
+    vacuum scale factor keeps dead tuples from piling up between autovacuum runs.
+    """
+    updates_per_second = profile.volume.steps_per_second * updates_per_step
+    if updates_per_second >= 1000:
+        fillfactor, scale, cost_limit = 70, "0.01", 2000
+    elif updates_per_second >= 100:
+        fillfactor, scale, cost_limit = 80, "0.02", 1000
+    else:
+        fillfactor, scale, cost_limit = 90, "0.05", 400
+    return (
+        ("fillfactor", str(fillfactor)),
+        ("autovacuum_vacuum_scale_factor", scale),
+        ("autovacuum_analyze_scale_factor", scale),
+        ("autovacuum_vacuum_cost_limit", str(cost_limit)),
+    )
+
+
+def batch_size(profile: Profile) -> int:
+    """Rows per batched retention delete: small enough to keep locks and WAL bursts short."""
+    return 1000 if profile.volume.steps_per_second >= 1000 else 5000

@@ -1,0 +1,132 @@
+"""Plain, frozen data describing the schema. Renderers and checks read only this."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agentddl.generator.profile import Profile
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # SQL type as PostgreSQL prints it: uuid, bigint, text, timestamptz, jsonb, ...
+    nullable: bool = False
+    default: str | None = None  # SQL expression
+    identity: bool = False  # GENERATED ALWAYS AS IDENTITY
+    compression: str | None = None  # lz4 | pglz
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    expression: str
+    why: str  # the invariant it enforces
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    name: str
+    columns: tuple[str, ...]
+    ref_table: str
+    ref_columns: tuple[str, ...]
+    on_delete: Literal["CASCADE", "RESTRICT", "NO ACTION", "SET NULL"] = "NO ACTION"
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Unique:
+    name: str
+    columns: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True)
+class Index:
+    name: str
+    table: str
+    columns: tuple[str, ...]  # column names, optionally with " DESC", or "(expression)"
+    serves: tuple[str, ...]  # access path names and/or constraint names this index serves
+    why: str
+    unique: bool = False
+    where: str | None = None
+    method: Literal["btree", "brin"] = "btree"
+    nulls_not_distinct: bool = False
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        """Plain column names of the key, in order (expressions and DESC stripped)."""
+        return tuple(c.split()[0] for c in self.columns if not c.startswith("("))
+
+
+@dataclass(frozen=True)
+class Partitioning:
+    column: str
+    granularity: Literal["day", "week", "month"]
+    retention_seconds: int
+    runway: int  # future partitions kept created ahead of now
+    why: str
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    comment: str
+    columns: tuple[Column, ...]
+    primary_key: tuple[str, ...]
+    checks: tuple[Check, ...] = ()
+    foreign_keys: tuple[ForeignKey, ...] = ()
+    uniques: tuple[Unique, ...] = ()
+    indexes: tuple[Index, ...] = ()
+    partitioning: Partitioning | None = None
+    storage: tuple[tuple[str, str], ...] = ()  # reloptions for hot-updated tables
+    tenant_owned: bool = True
+    append_only: bool = False
+
+    def column(self, name: str) -> Column:
+        return next(c for c in self.columns if c.name == name)
+
+    @property
+    def pk_name(self) -> str:
+        return f"{self.name}_pkey"
+
+
+@dataclass(frozen=True)
+class AccessPath:
+    """A query the runtime runs; `queries.sql` holds it under the same name."""
+
+    name: str
+    table: str
+    description: str
+    kind: Literal["read", "write", "claim", "maintenance", "health"]
+    index: str | None  # the index whose leading columns serve it (None: by primary key / none)
+
+
+@dataclass(frozen=True)
+class SqlBlock:
+    """DDL the table model can't express (roles, grants, functions, policies)."""
+
+    name: str
+    sql: str
+    why: str
+    drop: str = ""  # how the downgrade removes it, when dropping the schema does not
+
+
+@dataclass(frozen=True)
+class SchemaModel:
+    profile: Profile
+    schema: str
+    tables: tuple[Table, ...]
+    access_paths: tuple[AccessPath, ...]
+    before: tuple[SqlBlock, ...]  # roles, schema, helper functions: before tables
+    after: tuple[SqlBlock, ...]  # triggers, grants, policies, partitions: after tables
+    features: tuple[str, ...] = field(default=())  # version-gated features in use, for PLAN.md
+
+    def table(self, name: str) -> Table:
+        return next(t for t in self.tables if t.name == name)
+
+    @property
+    def indexes(self) -> tuple[Index, ...]:
+        return tuple(i for t in self.tables for i in t.indexes)

@@ -1,0 +1,141 @@
+"""The typed profile. Every field has a default except what identifies the profile.
+
+Field descriptions become the published JSON Schema (schemas/profile.schema.json), so
+they are written for the person editing a profile.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from agentddl.generator.profile.units import ByteSize, Duration
+
+SUPPORTED_MAJORS = (14, 15, 16, 17, 18)
+_RESERVED = {"user", "table", "select", "order", "group", "public", "pg_catalog", "all"}
+
+
+def _identifier(value: str) -> str:
+    # Lower-case, unquoted-safe names only: nothing from input is pasted into SQL,
+    # and a name that needs quoting is a trap for every hand-written query later.
+    if not value or len(value) > 48 or not value.replace("_", "a").isalnum():
+        raise ValueError(f"expected a lower-case SQL name (a-z, 0-9, _; at most 48), got {value!r}")
+    if value != value.lower() or value[0].isdigit() or not value.isascii():
+        raise ValueError(f"expected a lower-case SQL name starting with a letter, got {value!r}")
+    if value in _RESERVED or value.startswith("pg_"):
+        raise ValueError(f"{value!r} is reserved in PostgreSQL; choose another name")
+    return value
+
+
+Identifier = Annotated[str, AfterValidator(_identifier)]
+
+
+class LockStrategy(str, Enum):
+    skip_locked = "skip_locked"
+    lease = "lease"
+    optimistic = "optimistic"
+    advisory = "advisory"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Engine(_Section):
+    version: int = Field(16, description="PostgreSQL major version the schema targets (14..18).")
+
+    @field_validator("version")
+    @classmethod
+    def _supported(cls, version: int) -> int:
+        if version not in SUPPORTED_MAJORS:
+            raise ValueError(f"expected a PostgreSQL major 14..18, got {version}")
+        return version
+
+
+class Tenancy(_Section):
+    column: Identifier | None = Field(
+        "tenant_id", description="Tenant key column on every table; null = single-tenant."
+    )
+    type: Literal["uuid", "bigint", "text"] = Field("uuid", description="Type of the tenant key.")
+    row_level_security: bool = Field(
+        False, description="Enable RLS: the app role sees only rows of the tenant in its session."
+    )
+    on_tenant_delete: Literal["cascade", "restrict"] = Field(
+        "cascade",
+        description="Deleting a tenant removes its runs and everything under them (cascade), "
+        "or is refused while it has runs (restrict).",
+    )
+
+
+class Volume(_Section):
+    steps_per_second: int = Field(200, ge=1, description="Peak agent steps per second.")
+    runs_per_day: int = Field(100_000, ge=1, description="New runs per day.")
+    checkpoint_bytes: ByteSize = Field(16384, description="Typical checkpoint payload size.")
+    events_per_step: int = Field(2, ge=1, le=100, description="Events appended per step.")
+
+
+class Retention(_Section):
+    events: Duration = Field(30 * 86400, description="Keep events of runs created this recently.")
+    checkpoints: Duration = Field(14 * 86400, description="Keep checkpoints this long.")
+    outbox_delivered: Duration = Field(3 * 86400, description="Keep delivered outbox rows.")
+    runs: Duration = Field(365 * 86400, description="Keep finished runs (and their operations).")
+    partition_manager: Literal["builtin", "pg_partman"] = Field(
+        "builtin",
+        description="Who creates and drops partitions: generated SQL functions, or pg_partman.",
+    )
+    scheduler: Literal["external", "pg_cron"] = Field(
+        "external", description="What runs the maintenance: your cron/Kubernetes job, or pg_cron."
+    )
+    runway: int = Field(4, ge=2, le=60, description="Future partitions kept created ahead.")
+
+
+class Lease(_Section):
+    duration: Duration = Field(60, description="How long a claim lasts without a heartbeat.")
+    max_attempts: int = Field(5, ge=1, le=1000, description="Attempts before a run fails.")
+
+
+class Payload(_Section):
+    compression: Literal["lz4", "pglz", "none"] = Field(
+        "lz4", description="TOAST compression of checkpoint/event/outbox payload columns."
+    )
+    inline_limit: ByteSize = Field(
+        64 * 1024, description="Checkpoints larger than this are stored out of line (payload_ref)."
+    )
+    event_limit: ByteSize = Field(8 * 1024, description="Maximum size of one event's payload.")
+    outbox_limit: ByteSize = Field(64 * 1024, description="Maximum size of one outbox message.")
+
+
+class Roles(_Section):
+    owner: Identifier | None = Field(None, description="Owner role; default <schema>_owner.")
+    app: Identifier | None = Field(None, description="Workers' role; default <schema>_app.")
+    relay: Identifier | None = Field(None, description="Outbox relay's role; default <schema>_relay.")
+    readonly: Identifier | None = Field(None, description="Read-only role; default <schema>_readonly.")
+
+
+class Profile(_Section):
+    """An agentddl profile (version 1)."""
+
+    profile: Literal[1] = Field(description="Profile format version; always 1.")
+    name: Identifier = Field(description="Name of this profile.")
+    engine: Engine = Engine()
+    schema_name: Identifier = Field("agent", alias="schema", description="PostgreSQL schema.")
+    tenancy: Tenancy = Tenancy()
+    volume: Volume = Volume()
+    retention: Retention = Retention()
+    lock_strategy: LockStrategy = Field(
+        LockStrategy.skip_locked, description="How workers claim runs."
+    )
+    lease: Lease = Lease()
+    payload: Payload = Payload()
+    roles: Roles = Roles()
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @property
+    def tenant(self) -> str | None:
+        return self.tenancy.column
+
+    def role(self, kind: Literal["owner", "app", "relay", "readonly"]) -> str:
+        return getattr(self.roles, kind) or f"{self.schema_name}_{kind}"

@@ -1,0 +1,1 @@
+"""Renderers: SchemaModel -> text artifacts. Pure functions returning strings."""

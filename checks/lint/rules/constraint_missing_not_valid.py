@@ -1,0 +1,114 @@
+"""ADL201: ADD FOREIGN KEY / CHECK on an existing table without NOT VALID."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.lint.ast_helpers import relation_name
+from agentddl.checks.lint.columns import (
+    added_columns,
+    added_constraints,
+    altered_table,
+    column_constraints,
+    is_validating,
+)
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from pglast import ast
+from pglast.enums import ConstrType
+
+_KINDS = (ConstrType.CONSTR_FOREIGN, ConstrType.CONSTR_CHECK)
+
+
+class ConstraintMissingNotValid(Rule):
+    """
+    ## What it does
+    Flags `ALTER TABLE ... ADD FOREIGN KEY` and `ADD CHECK` (also as part of
+    `ADD COLUMN ... REFERENCES` / `CHECK`) on a table that existed before this
+    migration, when the constraint is not added `NOT VALID`. Tables created earlier in
+    the same migration are new and empty and are not flagged.
+
+    ## Why is this bad?
+    Adding a validated constraint checks every existing row while holding the lock
+    the add takes: for a CHECK an ACCESS EXCLUSIVE lock (no reads, no writes), for a
+    foreign key a SHARE ROW EXCLUSIVE lock on both the table and the referenced table
+    (no writes to either). On a large table that is minutes of downtime. Added
+    `NOT VALID`, the constraint is enforced for new rows at once and the add is
+    instant; `VALIDATE CONSTRAINT`, run later in its own transaction, checks the old
+    rows under a SHARE UPDATE EXCLUSIVE lock that lets reads and writes continue.
+
+    ## Example
+    ```sql
+    ALTER TABLE agent.events
+        ADD CONSTRAINT events_run_fk FOREIGN KEY (run_id) REFERENCES agent.runs (id);
+    ```
+
+    ## Use instead
+    ```sql
+    ALTER TABLE agent.events
+        ADD CONSTRAINT events_run_fk FOREIGN KEY (run_id) REFERENCES agent.runs (id)
+        NOT VALID;
+    COMMIT;  -- or a separate migration
+    ALTER TABLE agent.events VALIDATE CONSTRAINT events_run_fk;
+    ```
+
+    ## In an Alembic migration
+    ```python
+    op.create_foreign_key("events_run_fk", "events", "runs", ["run_id"], ["id"],
+                          source_schema="agent", referent_schema="agent",
+                          postgresql_not_valid=True)
+    # in the next revision (or after COMMIT in an autocommit_block()):
+    op.execute("ALTER TABLE agent.events VALIDATE CONSTRAINT events_run_fk")
+    ```
+    For a CHECK: `op.create_check_constraint(..., postgresql_not_valid=True)`.
+
+    ## References
+    - https://www.postgresql.org/docs/current/sql-altertable.html#SQL-ALTERTABLE-DESC-ADD-TABLE-CONSTRAINT
+    - https://www.postgresql.org/docs/current/sql-altertable.html#SQL-ALTERTABLE-NOTES
+    """
+
+    code = "ADL201"
+    name = "constraint-missing-not-valid"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        node, table = statement.node, altered_table(statement, context)
+        if table is None or context.is_new(table):
+            return
+        for constraint in added_constraints(node, *_KINDS):
+            if is_validating(constraint):
+                yield _violation(constraint, table, context, _HELP)
+        for column in added_columns(node):
+            for constraint in column_constraints(column, *_KINDS):
+                if is_validating(constraint):
+                    yield _violation(constraint, table, context, _INLINE_HELP)
+
+
+_HELP = "Add it with NOT VALID, then VALIDATE CONSTRAINT in a later transaction."
+_INLINE_HELP = (
+    "Add the column without the constraint, then ADD CONSTRAINT ... NOT VALID, then "
+    "VALIDATE CONSTRAINT in a later transaction."
+)
+
+
+def _violation(
+    constraint: ast.Constraint, table: RelationName, context: Context, action: str
+) -> Violation:
+    label = f" {constraint.conname}" if constraint.conname else ""
+    if constraint.contype == ConstrType.CONSTR_FOREIGN:
+        pktable = constraint.pktable
+        referenced = relation_name(pktable, context) if pktable is not None else table
+        others = "" if referenced == table else f" and {referenced}"
+        return Violation(
+            message=(
+                f"Adding foreign key{label} scans {table} while holding a lock that "
+                f"blocks writes to {table}{others}."
+            ),
+            help=action,
+        )
+    return Violation(
+        message=(
+            f"Adding CHECK constraint{label} scans {table} while holding an ACCESS "
+            f"EXCLUSIVE lock that blocks reads and writes."
+        ),
+        help=action,
+    )

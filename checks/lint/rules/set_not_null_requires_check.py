@@ -1,0 +1,163 @@
+"""ADL205: SET NOT NULL on an existing table without a validated CHECK (col IS NOT NULL)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from agentddl.checks.lint.columns import (
+    added_constraint,
+    altered_table,
+    earlier_commands,
+    implies_not_null,
+    is_validating,
+    table_commands,
+)
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from pglast import ast
+from pglast.enums import AlterTableType, ConstrType
+
+CHECK_SKIPS_SCAN_SINCE = 12  # SET NOT NULL uses a validated CHECK (col IS NOT NULL)
+NOT_NULL_NOT_VALID_SINCE = 18  # ADD CONSTRAINT ... NOT NULL col NOT VALID
+
+
+class SetNotNullRequiresCheck(Rule):
+    """
+    ## What it does
+    Flags `ALTER TABLE ... ALTER COLUMN c SET NOT NULL` (and, on PostgreSQL 18,
+    `ADD CONSTRAINT ... NOT NULL c` without `NOT VALID`) on a table that existed
+    before this migration, unless earlier in this migration a `CHECK (c IS NOT NULL)`
+    constraint on that table was validated: added without `NOT VALID`, or added
+    `NOT VALID` and then `VALIDATE`d. Before PostgreSQL 12 it is always flagged,
+    because those versions ignore such a CHECK and scan anyway.
+
+    ## Why is this bad?
+    `SET NOT NULL` takes an ACCESS EXCLUSIVE lock and then reads every row to prove
+    there is no NULL: no reads and no writes for the length of a full table scan.
+    Since PostgreSQL 12 the scan is skipped when a valid CHECK constraint already
+    proves the column is not null; that CHECK can be added `NOT VALID` (instantly) and
+    validated under a lock that lets traffic continue. PostgreSQL 18 can do this
+    directly with a `NOT NULL ... NOT VALID` constraint.
+
+    ## Example
+    ```sql
+    ALTER TABLE agent.events ALTER COLUMN run_id SET NOT NULL;
+    ```
+
+    ## Use instead
+    PostgreSQL 12 to 17:
+    ```sql
+    ALTER TABLE agent.events
+        ADD CONSTRAINT events_run_id_not_null CHECK (run_id IS NOT NULL) NOT VALID;
+    COMMIT;
+    ALTER TABLE agent.events VALIDATE CONSTRAINT events_run_id_not_null;
+    ALTER TABLE agent.events ALTER COLUMN run_id SET NOT NULL;  -- no scan now
+    ALTER TABLE agent.events DROP CONSTRAINT events_run_id_not_null;
+    ```
+    PostgreSQL 18:
+    ```sql
+    ALTER TABLE agent.events
+        ADD CONSTRAINT events_run_id_not_null NOT NULL run_id NOT VALID;
+    COMMIT;
+    ALTER TABLE agent.events VALIDATE CONSTRAINT events_run_id_not_null;
+    ```
+
+    ## In an Alembic migration
+    ```python
+    op.create_check_constraint("events_run_id_not_null", "events", "run_id IS NOT NULL",
+                               schema="agent", postgresql_not_valid=True)
+    with op.get_context().autocommit_block():
+        op.execute("ALTER TABLE agent.events VALIDATE CONSTRAINT events_run_id_not_null")
+    op.alter_column("events", "run_id", nullable=False, schema="agent")
+    op.drop_constraint("events_run_id_not_null", "events", schema="agent")
+    ```
+
+    ## References
+    - https://www.postgresql.org/docs/current/sql-altertable.html#SQL-ALTERTABLE-DESC-SET-DROP-NOT-NULL
+    - https://www.postgresql.org/docs/release/12.0/ (SET NOT NULL skips the scan)
+    """
+
+    code = "ADL205"
+    name = "set-not-null-requires-check"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        table = altered_table(statement, context)
+        if table is None or context.is_new(table):
+            return
+        commands = table_commands(statement.node)
+        for position, command in enumerate(commands):
+            column = _column_made_not_null(command, context)
+            if column is None or _proven(table, column, context, commands[:position]):
+                continue
+            yield Violation(
+                message=(
+                    f"Setting {table}.{column} NOT NULL scans all of {table} under an "
+                    "ACCESS EXCLUSIVE lock that blocks reads and writes."
+                ),
+                help=_help(column, context),
+            )
+
+
+def _column_made_not_null(command: ast.AlterTableCmd, context: Context) -> str | None:
+    if command.subtype == AlterTableType.AT_SetNotNull:
+        return str(command.name)
+    constraint = command.def_
+    if (
+        command.subtype == AlterTableType.AT_AddConstraint
+        and context.pg_version >= NOT_NULL_NOT_VALID_SINCE  # older: a syntax error
+        and isinstance(constraint, ast.Constraint)
+        and constraint.contype == ConstrType.CONSTR_NOTNULL
+        and is_validating(constraint)
+        and constraint.keys
+    ):
+        return str(constraint.keys[0].sval)
+    return None
+
+
+def _proven(
+    table: RelationName, column: str, context: Context, same: Iterable[ast.AlterTableCmd]
+) -> bool:
+    """A valid constraint proving `column` not null exists when this command runs."""
+    if context.pg_version < CHECK_SKIPS_SCAN_SINCE:
+        return False
+    earlier = [cmd for _, cmd in earlier_commands(table, context)]
+    valid: set[str | None] = set()
+    pending: set[str] = set()
+    for command in (*earlier, *same):
+        constraint = added_constraint(command)
+        if constraint is not None and _proves(constraint, column):
+            if is_validating(constraint):
+                valid.add(constraint.conname)
+            elif constraint.conname:
+                pending.add(constraint.conname)
+        elif command.subtype == AlterTableType.AT_ValidateConstraint and command.name in pending:
+            valid.add(command.name)
+        elif command.subtype == AlterTableType.AT_DropConstraint:
+            valid.discard(command.name)
+            pending.discard(str(command.name))
+    return bool(valid)
+
+
+def _proves(constraint: ast.Constraint, column: str) -> bool:
+    if constraint.contype == ConstrType.CONSTR_CHECK:  # NOT ENFORCED proves nothing
+        return bool(constraint.is_enforced) and implies_not_null(constraint.raw_expr, column)
+    keys = [key.sval for key in constraint.keys or ()]
+    return constraint.contype == ConstrType.CONSTR_NOTNULL and keys == [column]
+
+
+def _help(column: str, context: Context) -> str:
+    if context.pg_version < CHECK_SKIPS_SCAN_SINCE:
+        return (
+            "Before PostgreSQL 12 the scan cannot be skipped: run this in a maintenance "
+            f"window, or keep a CHECK ({column} IS NOT NULL) constraint added NOT VALID "
+            "and validated separately instead."
+        )
+    if context.pg_version >= NOT_NULL_NOT_VALID_SINCE:
+        return (
+            f"ADD CONSTRAINT ... NOT NULL {column} NOT VALID, then VALIDATE CONSTRAINT "
+            "in a separate transaction."
+        )
+    return (
+        f"ADD CONSTRAINT ... CHECK ({column} IS NOT NULL) NOT VALID, VALIDATE it in a "
+        "separate transaction, then SET NOT NULL (no scan) and drop the CHECK."
+    )

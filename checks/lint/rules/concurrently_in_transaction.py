@@ -1,0 +1,104 @@
+"""ADL103: a statement that cannot run inside a transaction block, inside one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from pglast import ast, enums
+
+
+class ConcurrentlyInTransaction(Rule):
+    """
+    ## What it does
+    Flags statements PostgreSQL refuses to run inside a transaction block when the
+    runner's real transaction model puts them in one: `CREATE INDEX CONCURRENTLY`,
+    `DROP INDEX CONCURRENTLY`, `REINDEX ... CONCURRENTLY`, `DETACH PARTITION
+    CONCURRENTLY`, `VACUUM`, and `ALTER TYPE ... ADD VALUE` before PostgreSQL 12. A DO
+    block always runs in a transaction. With `--runner psql` a statement is in a block
+    only between BEGIN and COMMIT; with `--runner alembic` Alembic's own transaction
+    (or the explicit BEGIN/COMMIT of `alembic upgrade --sql`) counts.
+
+    ## Why is this bad?
+    The statement fails with "cannot run inside a transaction block" and the migration
+    stops: at deploy time, not in review. Before PostgreSQL 12, `ALTER TYPE ... ADD
+    VALUE` fails the same way.
+
+    ## Example
+    ```sql
+    BEGIN;
+    CREATE INDEX CONCURRENTLY idx_runs_status ON agent.runs (status);
+    COMMIT;
+    ```
+
+    ## Use instead
+    ```sql
+    CREATE INDEX CONCURRENTLY idx_runs_status ON agent.runs (status);
+    ```
+
+    ## In an Alembic migration
+    Alembic runs each revision in a transaction; step out of it for this statement:
+    ```python
+    with op.get_context().autocommit_block():
+        op.create_index("idx_runs_status", "runs", ["status"], schema="agent",
+                        postgresql_concurrently=True)
+    ```
+
+    ## References
+    - https://www.postgresql.org/docs/current/sql-createindex.html#SQL-CREATEINDEX-CONCURRENTLY
+    - https://www.postgresql.org/docs/11/sql-altertype.html#id-1.9.3.42.7
+    - https://alembic.sqlalchemy.org/en/latest/api/runtime.html#alembic.runtime.migration.MigrationContext.autocommit_block
+    """
+
+    code = "ADL103"
+    name = "concurrently-in-transaction"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        if not statement.in_transaction_block:
+            return
+        what = no_transaction_block(statement.node, context.pg_version)
+        if what is None:
+            return
+        where = "a DO block (a function)" if statement.in_do_block else "a transaction block"
+        yield Violation(
+            message=f"{what} cannot run inside {where}: the migration fails here.",
+            help=_help(context, statement),
+        )
+
+
+def no_transaction_block(node: object, pg_version: int) -> str | None:
+    """What the statement is, if PostgreSQL refuses to run it in a transaction block."""
+    if isinstance(node, ast.IndexStmt) and node.concurrent:
+        return "CREATE INDEX CONCURRENTLY"
+    if isinstance(node, ast.DropStmt) and node.concurrent:
+        return "DROP INDEX CONCURRENTLY"
+    if isinstance(node, ast.ReindexStmt) and _has_concurrently(node):
+        return "REINDEX CONCURRENTLY"
+    if isinstance(node, ast.AlterTableStmt) and _detach_concurrently(node):
+        return "DETACH PARTITION CONCURRENTLY"
+    if isinstance(node, ast.VacuumStmt) and node.is_vacuumcmd:
+        return "VACUUM"
+    if isinstance(node, ast.AlterEnumStmt) and node.newVal and not node.oldVal:
+        return "ALTER TYPE ... ADD VALUE before PostgreSQL 12" if pg_version < 12 else None
+    return None
+
+
+def _has_concurrently(node: ast.ReindexStmt) -> bool:
+    return any(param.defname == "concurrently" for param in node.params or ())
+
+
+def _detach_concurrently(node: ast.AlterTableStmt) -> bool:
+    return any(
+        cmd.subtype == enums.AlterTableType.AT_DetachPartition
+        and getattr(cmd.def_, "concurrent", False)
+        for cmd in node.cmds or ()
+    )
+
+
+def _help(context: Context, statement: Statement) -> str:
+    if statement.in_do_block:
+        return "Move it out of the DO block into a top-level statement of its own."
+    if context.runner == "alembic":
+        return "Run it inside `with op.get_context().autocommit_block():`."
+    return "Run it as its own statement, outside BEGIN ... COMMIT."

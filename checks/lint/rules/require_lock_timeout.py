@@ -1,0 +1,93 @@
+"""ADL104: a write-blocking lock on an existing relation with no lock_timeout in force."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.lint.locks import Lock, LockMode, all_locks, locks_taken
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+
+
+class RequireLockTimeout(Rule):
+    """
+    ## What it does
+    Flags a statement that takes a SHARE or stronger lock on a relation that existed
+    before this migration while no non-zero `lock_timeout` is in force. The setting can
+    come from `SET lock_timeout`, `SET SESSION`, `SET LOCAL` (until its transaction
+    ends) or `SELECT set_config('lock_timeout', '2s', false|true)`; `0` means no
+    timeout. Statements taking SHARE UPDATE EXCLUSIVE or weaker (`CONCURRENTLY` builds,
+    `VALIDATE CONSTRAINT`, `COMMENT`, `ANALYZE`), locks on relations created in this
+    migration, and locks the same transaction already holds are not flagged. With
+    `[tool.agentddl] lock_timeout = { max_ms = N }` a larger timeout is flagged too.
+
+    ## Why is this bad?
+    A lock request waits behind any long-running transaction that holds a conflicting
+    lock, and while it waits, every later query on the table queues behind *it*: a
+    one-millisecond `ALTER TABLE` becomes an outage as long as the slowest open
+    transaction. A short `lock_timeout` makes the migration fail fast (and be retried)
+    instead of stalling the application.
+
+    ## Example
+    ```sql
+    ALTER TABLE agent.runs ADD COLUMN trace_id text;
+    ```
+
+    ## Use instead
+    ```sql
+    SET lock_timeout = '2s';
+    ALTER TABLE agent.runs ADD COLUMN trace_id text;
+    ```
+
+    ## In an Alembic migration
+    ```python
+    def upgrade() -> None:
+        op.execute("SET LOCAL lock_timeout = '2s'")
+        op.add_column("runs", sa.Column("trace_id", sa.Text()), schema="agent")
+    ```
+    `SET LOCAL` lasts until Alembic commits the revision's transaction; inside an
+    `autocommit_block()` use `SET` instead.
+
+    ## References
+    - https://www.postgresql.org/docs/current/runtime-config-client.html#GUC-LOCK-TIMEOUT
+    - https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-TABLES
+    """
+
+    code = "ADL104"
+    name = "require-lock-timeout"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        waits = [lock for lock in locks_taken(statement, context) if lock[1].blocks_writes()]
+        waits = _not_yet_held(waits, statement, context)
+        if not waits:
+            return
+        relation, mode = max(waits, key=lambda lock: lock[1])
+        policy = context.options.get("lock_timeout", {})
+        max_ms = policy.get("max_ms")
+        if context.lock_timeout_ms == 0 and policy.get("required", True):
+            yield Violation(
+                message=f"Waiting for the {mode} lock on {relation} with no lock_timeout queues"
+                f" every later query on {relation} behind this statement.",
+                help=_help(context, "Set a short lock_timeout first"),
+            )
+        elif max_ms is not None and context.lock_timeout_ms > max_ms:
+            yield Violation(
+                message=f"lock_timeout is {context.lock_timeout_ms} ms, above the policy's"
+                f" {max_ms} ms: queries on {relation} may queue that long behind this {mode} lock.",
+                help=_help(context, f"Lower lock_timeout to at most {max_ms} ms"),
+            )
+
+
+def _not_yet_held(waits: list[Lock], statement: Statement, context: Context) -> list[Lock]:
+    """Drop locks an earlier statement of the same transaction already acquired."""
+    held: dict[RelationName, LockMode] = {}
+    for earlier in context.same_transaction(statement):
+        for relation, mode in all_locks(earlier, context):
+            held[relation] = max(mode, held.get(relation, mode))
+    return [(rel, mode) for rel, mode in waits if held.get(rel, LockMode(1)) < mode]
+
+
+def _help(context: Context, action: str) -> str:
+    if context.runner == "alembic":
+        return f"{action}: op.execute(\"SET LOCAL lock_timeout = '2s'\") at the top of upgrade()."
+    return f"{action}: SET lock_timeout = '2s'; before this statement, and retry on timeout."

@@ -24,6 +24,8 @@ SERVER_USER = "agentddl-pg"
 STARTUP_TIMEOUT_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 10.0
 PORT_ATTEMPTS = 3
+SHM_DIR = Path("/dev/shm")
+SHM_MIN_FREE_BYTES = 2 << 30  # Docker's default 64 MB /dev/shm would not do
 # Scratch data: durability is worthless here, speed and many concurrent workers are not.
 SERVER_SETTINGS = {
     "listen_addresses": "127.0.0.1",
@@ -72,12 +74,28 @@ def _pid_alive(pid_file: Path) -> bool:
     return True
 
 
+def scratch_parent() -> Path:
+    """Where cluster temp dirs go: $AGENTDDL_PG_TMPDIR, else RAM-backed /dev/shm when it
+    has room (creating relation files on a disk file system made CREATE DATABASE 30x
+    slower here: 0.25 s vs 0.007 s), else the usual temp dir."""
+    if explicit := os.environ.get("AGENTDDL_PG_TMPDIR"):
+        return Path(explicit)
+    try:
+        shm = os.statvfs(SHM_DIR)
+        if shm.f_bavail * shm.f_frsize >= SHM_MIN_FREE_BYTES and os.access(SHM_DIR, os.W_OK):
+            return SHM_DIR
+    except OSError:
+        pass
+    return Path(tempfile.gettempdir())
+
+
 def remove_stale_dirs(min_age_seconds: float = 600) -> None:
     """Temp dirs left by a process that was killed before it could clean up (SIGKILL).
 
     Only old dirs whose postmaster is gone: a young dir may be mid-initdb in another process.
     """
-    for root in Path(tempfile.gettempdir()).glob("agentddl-pg*-*"):
+    parents = {scratch_parent(), Path(tempfile.gettempdir())}
+    for root in (root for parent in parents for root in parent.glob("agentddl-pg*-*")):
         try:
             age = time.time() - root.stat().st_mtime
         except OSError:
@@ -100,7 +118,7 @@ class EmbeddedCluster:
         self.bin_dir, self.major = bin_dir, major
         self.user = server_user()
         remove_stale_dirs()
-        self.root = Path(tempfile.mkdtemp(prefix=f"agentddl-pg{major}-"))
+        self.root = Path(tempfile.mkdtemp(prefix=f"agentddl-pg{major}-", dir=scratch_parent()))
         self.log_path = self.root / "postgres.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0

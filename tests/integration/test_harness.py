@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import pwd
 import secrets
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 from agentddl.checks.harness import PostgresServer, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 DEBIAN_15_BIN = Path("/usr/lib/postgresql/15/bin")
 
@@ -128,18 +130,36 @@ def test_external_dsn_is_used_and_never_stopped(
     psycopg.connect(pg_server_latest.admin_dsn).close()
 
 
+def scratch_settings(conn: psycopg.Connection[tuple[Any, ...]]) -> list[str]:
+    names = ["listen_addresses", "max_connections", "fsync", "synchronous_commit"]
+    return [str(conn.execute(f"SHOW {name}").fetchone()[0]) for name in names]  # type: ignore[index]
+
+
 @pytest.mark.usefixtures("embedded_only")
 def test_close_leaves_no_process_and_no_files() -> None:
     with (
         open_server(version=min(find_installations())) as server,
         psycopg.connect(server.admin_dsn) as conn,
     ):
+        assert scratch_settings(conn) == ["127.0.0.1", "200", "off", "off"]
         data_dir = Path(str(conn.execute("SHOW data_directory").fetchone()[0]))  # type: ignore[index]
         pids = [int(r[0]) for r in conn.execute("SELECT pid FROM pg_stat_activity")]
         pids.append(int((data_dir / "postmaster.pid").read_text().split()[0]))
+        owner = data_dir.stat().st_uid
+    assert owner == (pwd.getpwnam("agentddl-pg").pw_uid if os.geteuid() == 0 else os.getuid())
     assert len(pids) > 2
     assert [pid for pid in pids if alive(pid)] == []
     assert not data_dir.parent.exists()
+
+
+def test_key_value_dsns_work_like_uris(pg_server_latest: PostgresServer) -> None:
+    server = PostgresServer(make_conninfo(pg_server_latest.admin_dsn, application_name="kv"))
+    dsn = server.create_database()
+    assert "://" not in dsn and conninfo_to_dict(dsn)["application_name"] == "kv"
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT current_setting('application_name')").fetchone() == ("kv",)
+    server.drop_database(dsn)
+    assert not database_exists(server, str(conninfo_to_dict(dsn)["dbname"]))
 
 
 def test_unreachable_dsn_is_a_one_line_error() -> None:

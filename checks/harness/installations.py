@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import stat
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,9 +43,26 @@ def library_env(bin_dir: Path) -> dict[str, str]:
     return env
 
 
+def others_can_run(program: Path) -> bool:
+    """As root the server runs as an unprivileged user: can anyone reach and run program?
+
+    (e.g. binaries in a venv under /root, which is 0700, cannot be used.)
+    """
+    real = program.resolve()
+    modes = [real.stat().st_mode, *(parent.stat().st_mode for parent in real.parents)]
+    return all(mode & stat.S_IXOTH for mode in modes)
+
+
+def usable(bin_dir: Path) -> bool:
+    programs = [bin_dir / name for name in REQUIRED_PROGRAMS]
+    if not all(os.access(program, os.X_OK) for program in programs):
+        return False
+    return os.geteuid() != 0 or all(others_can_run(program) for program in programs)
+
+
 def read_major(bin_dir: Path) -> int | None:
-    """The major version `postgres --version` reports, or None if it is not runnable."""
-    if not all(os.access(bin_dir / name, os.X_OK) for name in REQUIRED_PROGRAMS):
+    """The major version `postgres --version` reports, or None if it is not usable."""
+    if not usable(bin_dir):
         return None
     try:
         result = subprocess.run(
@@ -92,7 +110,7 @@ def find_installations() -> dict[int, Path]:
         if major != expected:
             raise AgentDDLError(
                 f"AGENTDDL_PG_BIN_{expected}={bin_dir}: expected a PostgreSQL {expected} "
-                f"bin dir with {', '.join(REQUIRED_PROGRAMS)}, found "
+                f"bin dir with {', '.join(REQUIRED_PROGRAMS)} that others may run, found "
                 + (f"PostgreSQL {major}" if major else "no runnable postgres")
             )
         found[major] = bin_dir

@@ -72,10 +72,23 @@ def compression(s: Scope, table: Table) -> SqlBlock | None:
     columns = [c for c in table.columns if c.compression]
     if not columns:
         return None
+    method = columns[0].compression
     q = quote(s.profile.schema_name)
-    actions = ", ".join(f"ALTER COLUMN {c.name} SET COMPRESSION {c.compression}" for c in columns)
-    return SqlBlock(f"{table.name}_compression", f"ALTER TABLE {q}.{table.name} {actions}",
-                    f"payload columns compressed with {columns[0].compression}")
+    actions = ", ".join(f"ALTER COLUMN {c.name} SET COMPRESSION {method}" for c in columns)
+    sql = f"ALTER TABLE {q}.{table.name} {actions}"
+    if method == "lz4":
+        # lz4 needs a server built --with-lz4 (distribution packages are; some embedded
+        # builds are not): fall back to the default pglz there, and say so.
+        sql = (
+            "DO $$\nBEGIN\n"
+            "    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings\n"
+            "                    WHERE name = 'default_toast_compression') THEN\n"
+            f"        {sql};\n"
+            "    ELSE\n"
+            f"        RAISE NOTICE 'server lacks lz4: {table.name} payloads use pglz';\n"
+            "    END IF;\nEND\n$$"
+        )
+    return SqlBlock(f"{table.name}_compression", sql, f"payload columns compressed with {method}")
 
 
 def append_only(s: Scope, table: Table) -> tuple[SqlBlock, ...]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.scope import Scope
-from agentddl.generator.model.types import SqlBlock, Table
+from agentddl.generator.model.types import Partitioning, SqlBlock, Table
 
 _LOCK_TIMEOUT = "5s"  # maintenance waits briefly for locks, then retries on its next run
 
@@ -81,32 +81,43 @@ $$"""
 def bootstrap(s: Scope) -> SqlBlock:
     q = quote(s.profile.schema_name)
     if s.profile.retention.partition_manager == "pg_partman":
-        return SqlBlock("partitions_bootstrap", f"SELECT partman.run_maintenance()",
+        return SqlBlock("partitions_bootstrap", "SELECT partman.run_maintenance()",
                         "pg_partman creates the first partitions")
     return SqlBlock("partitions_bootstrap", f"SELECT count(*) FROM {q}.maintain_partitions()",
                     "the current and future partitions exist before the first write")
 
 
 def partman(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
-    """pg_partman 5 takes over creation and retention (its own maintenance job)."""
-    schema = s.profile.schema_name
+    """pg_partman takes over creation and retention (its own run_maintenance job).
+    Versions 4 and 5 name create_parent's arguments differently: branch on the version."""
     blocks = [SqlBlock("partman_extension",
                        "CREATE SCHEMA IF NOT EXISTS partman;\n"
                        "CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman",
                        "pg_partman manages partitions (profile: retention.partition_manager)")]
     for table in tables:
-        part = table.partitioning
-        if not part:
-            continue
-        parent = f"{schema}.{table.name}"
-        blocks.append(SqlBlock(
-            f"{table.name}_partman",
-            f"SELECT partman.create_parent(p_parent_table := '{parent}', "
-            f"p_control := '{part.column}', p_interval := '1 {part.granularity}', "
-            f"p_premake := {part.runway}, p_default_table := false);\n"
-            f"UPDATE partman.part_config SET retention = '{part.retention_seconds} seconds', "
-            f"retention_keep_table = false WHERE parent_table = '{parent}'",
-            f"pg_partman keeps {part.runway} partitions ahead and drops expired ones",
-            drop=f"DELETE FROM partman.part_config WHERE parent_table = '{parent}'",
-        ))
+        if table.partitioning:
+            blocks.append(_partman_table(s.profile.schema_name, table.name, table.partitioning))
     return tuple(blocks)
+
+
+def _partman_table(schema: str, name: str, part: Partitioning) -> SqlBlock:
+    parent = f"{schema}.{name}"
+    common = (f"p_parent_table := '{parent}', p_control := '{part.column}', "
+              f"p_interval := '1 {part.granularity}', p_premake := {part.runway}")
+    sql = f"""DO $$
+BEGIN
+    IF (SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'pg_partman') LIKE '4.%' THEN
+        PERFORM partman.create_parent({common}, p_type := 'native', p_jobmon := false);
+    ELSE
+        PERFORM partman.create_parent({common}, p_type := 'range', p_default_table := false);
+    END IF;
+    UPDATE partman.part_config
+    SET retention = '{part.retention_seconds} seconds', retention_keep_table = false
+    WHERE parent_table = '{parent}';
+END
+$$"""
+    drop = (f"DELETE FROM partman.part_config WHERE parent_table = '{parent}';\n"
+            f"DROP TABLE IF EXISTS partman.template_{schema}_{name}")
+    return SqlBlock(f"{name}_partman", sql,
+                    f"pg_partman keeps {part.runway} partitions ahead and drops expired ones",
+                    drop=drop)

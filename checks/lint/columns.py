@@ -12,7 +12,14 @@ from typing import Any
 from agentddl.checks.lint.ast_helpers import const_value, iter_nodes, name_list, relation_name
 from agentddl.checks.lint.types import Context, RelationName, Statement
 from pglast import ast
-from pglast.enums import AlterTableType, BoolExprType, ConstrType, NullTestType, ObjectType
+from pglast.enums import (
+    AlterTableType,
+    BoolExprType,
+    ConstrType,
+    NullTestType,
+    ObjectType,
+    VariableSetKind,
+)
 
 
 def table_commands(node: Any) -> tuple[ast.AlterTableCmd, ...]:
@@ -113,14 +120,14 @@ class ColumnType:
     """A column's declared type as the parser saw it."""
 
     name: str  # catalog name: int4, varchar, timestamptz, citext ...
-    schema: str | None  # pg_catalog for SQL-keyword types, else as written
+    schema: str | None  # as written; None for unqualified and pg_catalog types
     mods: tuple[int | None, ...]  # typmods (length, precision, scale); None if not constant
     array: bool
 
     @property
     def builtin(self) -> bool:
         """A core type whose casts we know (not an extension, enum or domain)."""
-        return self.schema in (None, "pg_catalog") and self.name in BUILTIN_TYPES
+        return self.schema is None and self.name in BUILTIN_TYPES
 
     def __str__(self) -> str:
         mods = f"({','.join(str(m) for m in self.mods)})" if self.mods else ""
@@ -131,7 +138,7 @@ def column_type(type_name: ast.TypeName) -> ColumnType:
     """The `ColumnType` of a parsed TypeName."""
     parts = name_list(type_name.names or ())
     mods = tuple(_int_or_none(const_value(m)) for m in type_name.typmods or ())
-    schema = parts[-2] if len(parts) >= 2 else None
+    schema = parts[-2] if len(parts) >= 2 and parts[-2] != "pg_catalog" else None
     return ColumnType(parts[-1], schema, mods, bool(type_name.arrayBounds))
 
 
@@ -270,3 +277,71 @@ def _names_column(node: Any, column: str) -> bool:
         return False
     last = node.fields[-1]
     return isinstance(last, ast.String) and last.sval == column
+
+
+SERIAL_TYPES = frozenset({"serial", "bigserial", "smallserial", "serial2", "serial4", "serial8"})
+
+
+def is_serial(column: ast.ColumnDef) -> bool:
+    """`serial` and friends: not types but a sequence plus a nextval() default."""
+    type_name = column.typeName
+    if type_name is None or type_name.arrayBounds:
+        return False
+    names = name_list(type_name.names or ())
+    return len(names) == 1 and names[0] in SERIAL_TYPES
+
+
+# TimeZone names with a fixed zero offset: PostgreSQL 12+ converts timestamp <->
+# timestamptz without a rewrite under them.
+ZERO_OFFSET_ZONES = frozenset(
+    {
+        "utc",
+        "etc/utc",
+        "uct",
+        "etc/uct",
+        "gmt",
+        "etc/gmt",
+        "gmt0",
+        "etc/gmt0",
+        "gmt+0",
+        "gmt-0",
+        "etc/gmt+0",
+        "etc/gmt-0",
+        "greenwich",
+        "etc/greenwich",
+        "universal",
+        "etc/universal",
+        "zulu",
+        "etc/zulu",
+        "z",
+        "0",
+    }
+)
+
+
+def session_timezone(statement: Statement, context: Context) -> str | None:
+    """The TimeZone an earlier `SET [LOCAL] timezone` / `SET TIME ZONE` left in force for
+    `statement` (lower-cased); None when the migration did not set one."""
+    zone: str | None = None
+    for earlier in context.earlier:
+        node = earlier.node
+        if isinstance(node, ast.VariableSetStmt) and node.kind == VariableSetKind.VAR_RESET_ALL:
+            zone = None
+        if not isinstance(node, ast.VariableSetStmt) or node.name != "timezone":
+            continue
+        if node.is_local and not (
+            earlier.in_transaction_block and earlier.transaction == statement.transaction
+        ):
+            continue  # SET LOCAL ended with its transaction (or never took effect)
+        value = const_value(node.args[0]) if node.args else None
+        set_value = node.kind == VariableSetKind.VAR_SET_VALUE and value is not None
+        zone = str(value).lower() if set_value else None
+    return zone
+
+
+def keeps_contents(using: Any, column: str) -> bool:
+    """True for a `USING` expression that is just the column, maybe cast or collated
+    (`USING col`, `USING col::text`): it changes no value by itself."""
+    while isinstance(using, (ast.TypeCast, ast.CollateClause)):
+        using = using.arg
+    return column_ref_name(using) == column

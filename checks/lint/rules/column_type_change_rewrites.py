@@ -1,0 +1,166 @@
+"""ADL209: ALTER COLUMN TYPE that rewrites an existing table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from agentddl.checks.lint.columns import (
+    ZERO_OFFSET_ZONES,
+    ColumnType,
+    altered_table,
+    column_type,
+    commands_of,
+    earlier_commands,
+    keeps_contents,
+    rewrite_needed,
+    rewrite_needed_from_unknown,
+    session_timezone,
+)
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from pglast import ast
+from pglast.enums import AlterTableType
+
+UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone
+
+_HELP = (
+    "Add a column of the new type, backfill it in batches (a trigger keeps it current), "
+    "then swap the columns in one short transaction."
+)
+_TZ_HELP = (
+    "SET timezone = 'UTC' earlier in the same session (PostgreSQL 12+ then skips the "
+    "rewrite), or add a new column and backfill it in batches."
+)
+
+
+class ColumnTypeChangeRewrites(Rule):
+    """
+    ## What it does
+    Flags `ALTER TABLE ... ALTER COLUMN c TYPE t` on a table that existed before this
+    migration when the change rewrites the table. The old type is usually not in the
+    migration, so a change is flagged when it rewrites whatever the old type was (into
+    `bigint`, `uuid`, `jsonb`, `boolean`, `date` ...), when a `USING` expression
+    computes new values, when the old type is known from earlier in the migration and
+    the change is not one of the free ones, and for `timestamp` -> `timestamptz` unless
+    the migration set a UTC TimeZone first (PostgreSQL 12+).
+
+    Free changes, not flagged: `varchar(n)` -> `varchar(m)` with m >= n, `varchar` <->
+    `text` (no length), `numeric(p,s)` -> `numeric(p2,s)` with p2 >= p or
+    `numeric`, `varbit(n)` widening, `timestamp(p)` widening, `cidr` -> `inet`,
+    `xml` -> `text`, `text`/`varchar` <-> `citext`. Changes into `varchar(n)`,
+    `numeric(p,s)` and similar from an unknown old type are not flagged either: they
+    are free when they widen, and the old width is not visible here.
+
+    ## Why is this bad?
+    A type change that is not binary-coercible rewrites every row and rebuilds every
+    index on the table while holding an ACCESS EXCLUSIVE lock: no reads, no writes,
+    for as long as the copy takes. (A free change still takes that lock briefly; that
+    is require-lock-timeout's concern.)
+
+    ## Example
+    ```sql
+    ALTER TABLE agent.events ALTER COLUMN id TYPE bigint;
+    ```
+
+    ## Use instead
+    ```sql
+    ALTER TABLE agent.events ADD COLUMN id_new bigint;
+    -- keep id_new in sync with a trigger, backfill in batches, build indexes
+    -- CONCURRENTLY, then swap the columns in one short transaction.
+    ```
+    For `timestamp` -> `timestamptz` on PostgreSQL 12+:
+    ```sql
+    SET timezone = 'UTC';
+    ALTER TABLE agent.events ALTER COLUMN created_at TYPE timestamptz;
+    ```
+
+    ## In an Alembic migration
+    `op.alter_column(..., type_=sa.BigInteger())` emits the same `ALTER COLUMN ... TYPE`.
+    Use `op.add_column` for the new column and batched `op.execute` backfills instead,
+    across several revisions.
+
+    ## References
+    - https://www.postgresql.org/docs/current/sql-altertable.html#SQL-ALTERTABLE-NOTES
+    - https://www.postgresql.org/docs/release/12.0/ (timestamp to timestamptz under UTC)
+    """
+
+    code = "ADL209"
+    name = "column-type-change-rewrites"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        table = altered_table(statement, context)
+        if table is None or context.is_new(table):
+            return
+        utc = _utc_session(statement, context)
+        for cmd in commands_of(statement.node, AlterTableType.AT_AlterColumnType):
+            definition = cmd.def_
+            if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
+                continue
+            new = column_type(definition.typeName)
+            change = _Change(table, str(cmd.name), new, definition.raw_default, context)
+            violation = change.violation(utc)
+            if violation is not None:
+                yield violation
+
+
+def _utc_session(statement: Statement, context: Context) -> bool:
+    zone = session_timezone(statement, context)
+    return context.pg_version >= UTC_SKIPS_REWRITE_SINCE and zone in ZERO_OFFSET_ZONES
+
+
+@dataclass
+class _Change:
+    """One `ALTER COLUMN ... TYPE new [USING using]` of a pre-existing table."""
+
+    table: RelationName
+    column: str
+    new: ColumnType
+    using: Any
+    context: Context
+
+    def violation(self, utc: bool) -> Violation | None:
+        if self.using is not None and not keeps_contents(self.using, self.column):
+            return self._rewrites(" with a computed USING expression")
+        old = self._known_old_type()
+        if old is not None:
+            return self._rewrites() if rewrite_needed(old, self.new, utc_session=utc) else None
+        if self.new.name == "timestamptz" and not self.new.array and not utc:
+            return self._timezone_dependent()
+        return self._rewrites() if rewrite_needed_from_unknown(self.new) else None
+
+    def _known_old_type(self) -> ColumnType | None:
+        """The column's type when an earlier statement of this migration set it."""
+        found: ColumnType | None = None
+        for _, cmd in earlier_commands(self.table, self.context):
+            definition = cmd.def_
+            if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
+                continue
+            if (
+                cmd.subtype == AlterTableType.AT_AddColumn and definition.colname == self.column
+            ) or (cmd.subtype == AlterTableType.AT_AlterColumnType and cmd.name == self.column):
+                found = column_type(definition.typeName)
+        return found
+
+    def _rewrites(self, how: str = "") -> Violation:
+        return Violation(
+            message=(
+                f"Changing {self.table}.{self.column} to {self.new}{how} rewrites all of "
+                f"{self.table} and rebuilds its indexes under an ACCESS EXCLUSIVE lock that "
+                "blocks reads and writes."
+            ),
+            help=_HELP,
+        )
+
+    def _timezone_dependent(self) -> Violation:
+        if self.context.pg_version < UTC_SKIPS_REWRITE_SINCE:
+            return self._rewrites()
+        return Violation(
+            message=(
+                f"Changing {self.table}.{self.column} to timestamptz rewrites all of "
+                f"{self.table} under an ACCESS EXCLUSIVE lock unless the session TimeZone "
+                "is UTC."
+            ),
+            help=_TZ_HELP,
+        )

@@ -1,0 +1,123 @@
+"""ADL207: ADD COLUMN with a default that rewrites the table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from agentddl.checks.lint.ast_helpers import (
+    VOLATILE_FUNCTIONS,
+    expression_volatility,
+    function_name,
+    iter_nodes,
+)
+from agentddl.checks.lint.columns import (
+    added_columns,
+    altered_table,
+    column_constraints,
+    default_expression,
+)
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from pglast import ast
+from pglast.enums import ConstrType
+
+FAST_DEFAULT_SINCE = 11  # non-volatile defaults are stored in the catalog, not the rows
+# Columns whose values are computed for every row anyway: add-generated-or-serial-column.
+_COMPUTED = (ConstrType.CONSTR_IDENTITY, ConstrType.CONSTR_GENERATED)
+
+
+class RewritingDefault(Rule):
+    """
+    ## What it does
+    Flags `ALTER TABLE ... ADD COLUMN ... DEFAULT expr` on a table that existed before
+    this migration when the default forces a table rewrite: any non-NULL default
+    before PostgreSQL 11, and on every version a volatile one (`clock_timestamp()`,
+    `random()`, `gen_random_uuid()`, `uuidv7()`, `nextval()`, `timeofday()` ...).
+    Stable and immutable defaults (`now()`, `CURRENT_TIMESTAMP`, constants) are fine on
+    11+. Defaults calling user-defined functions are not flagged (their volatility is
+    unknown here).
+
+    ## Why is this bad?
+    Since PostgreSQL 11, a non-volatile default is evaluated once and stored in the
+    catalog; existing rows are not touched. A volatile default must give each row its
+    own value, so PostgreSQL rewrites the whole table (and rebuilds its indexes) under
+    an ACCESS EXCLUSIVE lock: no reads, no writes, for as long as copying the table
+    takes. Before 11 every default did that.
+
+    ## Example
+    ```sql
+    ALTER TABLE agent.events ADD COLUMN event_uid uuid DEFAULT gen_random_uuid();
+    ```
+
+    ## Use instead
+    ```sql
+    ALTER TABLE agent.events ADD COLUMN event_uid uuid;
+    ALTER TABLE agent.events ALTER COLUMN event_uid SET DEFAULT gen_random_uuid();
+    -- backfill existing rows in batches:
+    UPDATE agent.events SET event_uid = gen_random_uuid()
+    WHERE id IN (SELECT id FROM agent.events WHERE event_uid IS NULL LIMIT 10000);
+    ```
+    `SET DEFAULT` only affects rows inserted later, so it takes a brief lock and
+    rewrites nothing.
+
+    ## In an Alembic migration
+    ```python
+    op.add_column("events", sa.Column("event_uid", sa.Uuid()), schema="agent")
+    op.alter_column("events", "event_uid", schema="agent",
+                    server_default=sa.text("gen_random_uuid()"))
+    ```
+
+    ## References
+    - https://www.postgresql.org/docs/current/sql-altertable.html#SQL-ALTERTABLE-NOTES
+    - https://www.postgresql.org/docs/current/ddl-alter.html#DDL-ALTER-ADDING-A-COLUMN
+    """
+
+    code = "ADL207"
+    name = "rewriting-default"
+    severity = "error"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        node, table = statement.node, altered_table(statement, context)
+        if table is None or context.is_new(table):
+            return
+        for column in added_columns(node):
+            default = default_expression(column)
+            if default is None or column_constraints(column, *_COMPUTED):
+                continue
+            if expression_volatility(default) == "volatile":
+                yield _volatile(str(column.colname), _volatile_call(default), table)
+            elif context.pg_version < FAST_DEFAULT_SINCE:
+                yield _before_11(str(column.colname), table, context.pg_version)
+
+
+def _volatile_call(expr: Any) -> str:
+    calls = (n for n in iter_nodes(expr) if isinstance(n, ast.FuncCall))
+    names = (function_name(call) for call in calls)
+    return next((f"{name}()" for name in names if name in VOLATILE_FUNCTIONS), "volatile")
+
+
+def _volatile(column: str, call: str, table: RelationName) -> Violation:
+    return Violation(
+        message=(
+            f"Adding column {column} with volatile default {call} rewrites all of {table} "
+            "under an ACCESS EXCLUSIVE lock that blocks reads and writes."
+        ),
+        help=(
+            f"Add the column without a default, then SET DEFAULT {call} for new rows and "
+            "backfill existing rows in batches."
+        ),
+    )
+
+
+def _before_11(column: str, table: RelationName, version: int) -> Violation:
+    return Violation(
+        message=(
+            f"On PostgreSQL {version}, adding column {column} with a default rewrites all of "
+            f"{table} under an ACCESS EXCLUSIVE lock that blocks reads and writes."
+        ),
+        help=(
+            "Add the column without a default, then SET DEFAULT for new rows and backfill "
+            "existing rows in batches (PostgreSQL 11+ stores a constant default without "
+            "a rewrite)."
+        ),
+    )

@@ -44,18 +44,13 @@ def server_user() -> pwd.struct_passwd | None:
     try:
         return pwd.getpwnam(SERVER_USER)
     except KeyError:
-        subprocess.run(
-            [
-                "useradd",
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                SERVER_USER,
-            ],
-            check=True,
-            capture_output=True,
-        )
+        command = ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin"]
+        result = subprocess.run([*command, SERVER_USER], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise AgentDDLError(
+                f"PostgreSQL refuses to run as root and creating user {SERVER_USER} failed: "
+                + result.stderr.strip()
+            ) from None
         return pwd.getpwnam(SERVER_USER)
 
 
@@ -69,6 +64,8 @@ def _free_port() -> int:
 def _pid_alive(pid_file: Path) -> bool:
     try:
         os.kill(int(pid_file.read_text().split()[0]), 0)
+    except PermissionError:
+        return True  # alive, someone else's
     except (OSError, ValueError, IndexError):
         return False  # no pid file, garbage in it, or nobody with that pid
     return True

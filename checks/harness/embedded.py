@@ -153,7 +153,12 @@ class EmbeddedCluster:
             "--no-sync",
         ]
         initdb = self._run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        output, _ = initdb.communicate(timeout=STARTUP_TIMEOUT_SECONDS)
+        try:
+            output, _ = initdb.communicate(timeout=STARTUP_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            initdb.kill()
+            output, _ = initdb.communicate()
+            output += f"\n(killed after {STARTUP_TIMEOUT_SECONDS:.0f} s)".encode()
         if initdb.returncode != 0:
             raise AgentDDLError(
                 f"initdb of PostgreSQL {self.major} ({self.bin_dir}) failed:\n"

@@ -10,7 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from agentddl.checks.harness import PostgresServer, find_installations, open_server
+from agentddl.checks.harness import PostgresServer, embedded, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -150,6 +150,15 @@ def test_close_leaves_no_process_and_no_files() -> None:
     assert len(pids) > 2
     assert [pid for pid in pids if alive(pid)] == []
     assert not data_dir.parent.exists()
+
+
+@pytest.mark.usefixtures("embedded_only")
+def test_startup_failure_shows_the_server_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(embedded.SERVER_SETTINGS, "max_connections", "many")
+    before = set(embedded.scratch_parent().glob("agentddl-pg*"))
+    with pytest.raises(AgentDDLError, match=r"(?s)exited during startup.*max_connections"):
+        open_server(version=max(find_installations())).__enter__()
+    assert set(embedded.scratch_parent().glob("agentddl-pg*")) <= before
 
 
 def test_key_value_dsns_work_like_uris(pg_server_latest: PostgresServer) -> None:

@@ -13,6 +13,7 @@ A LIMITed CTE or FROM/USING subquery also bounds it. Everything else (no WHERE,
 `SET status = 'b' WHERE status = 'a'`, joins to another table) is unbounded: it scales
 with the table. Values are constants, parameters, casts and arithmetic of them; inside a DO block a
 one-part name on the value side counts too (a PL/pgSQL variable, as in a batching loop).
+Migration tools' own version tables (`alembic_version`) hold one row and are exempt.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from pglast.enums import A_Expr_Kind, BoolExprType, SubLinkType
 
 _LOWER = frozenset({">", ">="})
 _UPPER = frozenset({"<", "<="})
+# Single-row tables migration tools write in every revision; Alembic's offline SQL ends
+# each revision with `UPDATE alembic_version SET version_num=... WHERE version_num = ...`.
+BOOKKEEPING_TABLES = frozenset({"alembic_version"})
 _ARITHMETIC = frozenset({"+", "-", "*", "/"})
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
 
@@ -32,6 +36,8 @@ _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
 def is_unbounded_write(node: Any, in_do_block: bool = False) -> bool:
     """True for an UPDATE or DELETE whose rows are not bounded (see the module doc)."""
     if not isinstance(node, (ast.UpdateStmt, ast.DeleteStmt)):
+        return False
+    if node.relation is None or node.relation.relname in BOOKKEEPING_TABLES:
         return False
     if _has_limited_source(node):
         return False

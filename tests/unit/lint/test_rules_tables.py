@@ -1,0 +1,140 @@
+"""Direct tests for the table-level rules (ADL301-309) beyond what fixtures can say:
+docstring sections, version-dependent help, the batching heuristic, Alembic's own
+bookkeeping statements."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+from agentddl.checks.lint.config import LintConfig
+from agentddl.checks.lint.engine import lint
+from agentddl.checks.lint.rules import rules_by_name
+from agentddl.checks.lint.rules._batching import is_unbounded_write
+from agentddl.checks.lint.types import Finding
+from pglast import parse_sql
+
+TABLE_RULES = (
+    "require-concurrent-reindex",
+    "require-concurrent-detach-partition",
+    "require-concurrent-refresh",
+    "table-rewrite-operation",
+    "rename-breaks-running-code",
+    "drop-breaks-running-code",
+    "truncate",
+    "access-exclusive-with-slow-work",
+    "unbatched-backfill",
+)
+SECTIONS = [
+    "What it does",
+    "Why is this bad?",
+    "Example",
+    "Use instead",
+    "In an Alembic migration",
+    "References",
+]
+
+
+def run(sql: str, rule: str, pg_version: int = 16, runner: str = "psql") -> list[Finding]:
+    config = LintConfig(pg_version=pg_version, runner=runner)  # type: ignore[arg-type]
+    return [f for f in lint(sql, "m.sql", config, only=[rule]) if f.rule == rule]
+
+
+@pytest.mark.parametrize("name", TABLE_RULES)
+def test_docstring_has_exactly_the_doc_sections(name: str) -> None:
+    rule = rules_by_name()[name]
+    doc = inspect.getdoc(rule) or ""
+    assert re.findall(r"^## (.+)$", doc, flags=re.MULTILINE) == SECTIONS
+    assert rule.code.startswith("ADL3")
+
+
+def test_reindex_help_before_12_is_rebuild_and_swap() -> None:
+    sql = "REINDEX INDEX agent.runs_status_idx;"
+    [old] = run(sql, "require-concurrent-reindex", pg_version=11)
+    [new] = run(sql, "require-concurrent-reindex", pg_version=12)
+    assert "CREATE INDEX CONCURRENTLY" in old.help and "rename" in old.help
+    assert "REINDEX INDEX CONCURRENTLY" in new.help
+    assert "agent.runs_status_idx" in new.message
+
+
+def test_index_tablespace_move_help_uses_reindex_from_14() -> None:
+    sql = "ALTER INDEX agent.events_run_idx SET TABLESPACE fast;"
+    [old] = run(sql, "table-rewrite-operation", pg_version=13)
+    [new] = run(sql, "table-rewrite-operation", pg_version=14)
+    assert "REINDEX" not in old.help
+    assert new.help == (
+        "Use REINDEX (TABLESPACE fast) INDEX CONCURRENTLY agent.events_run_idx instead."
+    )
+
+
+def test_slow_work_names_the_earlier_lock_and_its_line() -> None:
+    sql = "BEGIN;\nALTER TABLE agent.runs ADD COLUMN p int;\n\nUPDATE agent.runs SET p = 0;\n"
+    [finding] = run(sql, "access-exclusive-with-slow-work")
+    assert finding.line == 4
+    assert "agent.runs" in finding.message and "line 2" in finding.message
+
+
+ALEMBIC_REVISION = """\
+BEGIN;
+ALTER TABLE agent.runs ADD COLUMN priority int;
+UPDATE alembic_version SET version_num='0002' WHERE alembic_version.version_num = '0001';
+COMMIT;
+"""
+
+
+@pytest.mark.parametrize("rule", ["unbatched-backfill", "access-exclusive-with-slow-work"])
+def test_alembic_version_bookkeeping_is_not_a_backfill(rule: str) -> None:
+    assert run(ALEMBIC_REVISION, rule, runner="alembic") == []
+
+
+UNBOUNDED = [
+    "UPDATE t SET x = 0",
+    "UPDATE t SET x = 0 WHERE x IS NULL",
+    "UPDATE t SET s = 'b' WHERE s = 'a'",
+    "UPDATE t SET x = 0 WHERE id > 100",
+    "UPDATE t SET x = 0 WHERE id > 1 AND other < 5",
+    "UPDATE t SET x = 0 WHERE id = 1 OR x IS NULL",
+    "UPDATE t SET x = 0 WHERE NOT (id = 1)",
+    "UPDATE t SET x = u.x FROM u WHERE t.id = u.id",
+    "UPDATE t SET x = 0 WHERE id IN (SELECT id FROM t WHERE x IS NULL)",
+    "DELETE FROM t",
+    "DELETE FROM t WHERE created_at < now() - interval '9 days'",
+    "DELETE FROM t USING u WHERE t.id = u.t_id",
+]
+BOUNDED = [
+    "UPDATE t SET x = 1 WHERE id = 42",
+    "UPDATE t SET x = 1 WHERE 42 = id",
+    "UPDATE t SET x = 1 WHERE id = $1",
+    "UPDATE t SET x = 1 WHERE id = '42'::bigint",
+    "UPDATE t SET x = 1 WHERE id IN (1, 2)",
+    "UPDATE t SET x = 1 WHERE id = ANY(ARRAY[1, 2])",
+    "UPDATE t SET x = 1 WHERE id = 1 OR id = 2",
+    "UPDATE t SET x = 0 WHERE x IS NULL AND id = 7",
+    "UPDATE t SET x = 0 WHERE id BETWEEN 1 AND 1000",
+    "UPDATE t SET x = 0 WHERE id >= 1 AND id < 1000",
+    "UPDATE t SET x = 0 WHERE 1000 > id AND 1 <= id AND x IS NULL",
+    "UPDATE t SET x = 0 WHERE id IN (SELECT id FROM t WHERE x IS NULL LIMIT 10)",
+    "UPDATE t SET x = 0 WHERE ctid = ANY(ARRAY(SELECT ctid FROM t LIMIT 10))",
+    "WITH b AS (SELECT id FROM t LIMIT 10) UPDATE t SET x = 0 FROM b WHERE t.id = b.id",
+    "UPDATE t SET x = 0 FROM (SELECT id FROM t LIMIT 10) b WHERE t.id = b.id",
+    "DELETE FROM t WHERE id = 42",
+    "DELETE FROM t USING (SELECT id FROM t LIMIT 10) b WHERE t.id = b.id",
+    "UPDATE t SET x = 0 WHERE CURRENT OF c",
+]
+
+
+@pytest.mark.parametrize("sql", UNBOUNDED)
+def test_unbounded_writes(sql: str) -> None:
+    assert is_unbounded_write(parse_sql(sql)[0].stmt)
+
+
+@pytest.mark.parametrize("sql", BOUNDED)
+def test_bounded_writes(sql: str) -> None:
+    assert not is_unbounded_write(parse_sql(sql)[0].stmt)
+
+
+def test_plpgsql_variables_bound_only_inside_do_blocks() -> None:
+    node = parse_sql("UPDATE t SET x = 0 WHERE id >= lo AND id < lo + 500")[0].stmt
+    assert is_unbounded_write(node, in_do_block=False)  # columns compared to columns
+    assert not is_unbounded_write(node, in_do_block=True)  # a batching loop's variables

@@ -1,0 +1,231 @@
+"""Alembic revisions -> the SQL `alembic upgrade --sql` prints for each one.
+
+We run Alembic's own offline mode with an in-memory Config and a small env.py of our
+own (the project's env.py may import the application or need a database). The env
+marks every statement with `-- agentddl-source: FILE:LINE`, the line of the `op.*`
+call that emitted it, so findings land on the revision file; `# agentddl: ignore[...]`
+comments on (or just above) that line are forwarded as SQL ignore comments.
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+import configparser
+import io
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ENV_PY = """\
+from alembic import context
+
+from agentddl.checks.lint.alembic_offline import run_offline
+
+run_offline(context)
+"""
+MARKER = "-- agentddl-source: "
+_PY_IGNORE = re.compile(r"#\s*(agentddl:\s*ignore(?:-file)?\s*\[.*)$")
+
+
+@dataclass
+class RevisionSQL:
+    """One revision's offline SQL, or why it could not be produced."""
+
+    path: Path  # the revision file as the user named it
+    sql: str = ""
+    error: str | None = None
+    markers: dict[int, int] = field(default_factory=dict)  # SQL line -> revision line
+
+
+def run_offline(context: Any) -> None:
+    """The body of our env.py: configure offline mode, mark statements, run."""
+    config = context.config
+    context.configure(
+        url=config.get_main_option("sqlalchemy.url"),
+        literal_binds=True,
+        dialect_opts={"paramstyle": "named"},
+        transaction_per_migration=True,
+    )
+    _install_markers(context.get_context().impl, config.attributes["agentddl_file"])
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def _install_markers(impl: Any, revision_file: str) -> None:
+    original = impl._exec
+    source = Path(revision_file).read_text(encoding="utf-8").splitlines()
+
+    def _exec(construct: Any, *args: Any, **kwargs: Any) -> Any:
+        line = _calling_line(sys._getframe(1), revision_file)
+        if line is not None:
+            impl.output_buffer.write(_marker_block(line, source))
+        return original(construct, *args, **kwargs)
+
+    impl._exec = _exec
+
+
+def _calling_line(frame: FrameType | None, revision_file: str) -> int | None:
+    while frame is not None:
+        if frame.f_code.co_filename == revision_file:
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def _marker_block(line: int, source: list[str]) -> str:
+    lines = [f"{MARKER}{line}"]
+    for number in (line - 1, line):
+        match = _PY_IGNORE.search(source[number - 1]) if 0 < number <= len(source) else None
+        if match:
+            lines.append(f"-- {match.group(1)}")
+    return "\n".join(lines) + "\n"
+
+
+# -- finding revisions ------------------------------------------------------------------
+
+
+def is_environment(directory: Path) -> bool:
+    """A folder holding an Alembic environment (env.py + versions/, or alembic.ini)."""
+    return (directory / "alembic.ini").is_file() or (
+        (directory / "env.py").is_file() and (directory / "versions").is_dir()
+    )
+
+
+def environment_versions(directory: Path) -> list[Path]:
+    """The version folders of an Alembic environment folder."""
+    ini = directory / "alembic.ini"
+    if ini.is_file():
+        parser = configparser.ConfigParser(defaults={"here": str(directory)})
+        parser.read(ini, encoding="utf-8")
+        section = parser["alembic"] if parser.has_section("alembic") else parser.defaults()
+        locations = section.get("version_locations")
+        if locations:
+            return [directory / p for p in re.split(r"[\s,;:]+", locations.strip()) if p]
+        directory = directory / section.get("script_location", ".").split(":")[-1]
+    return [directory / "versions"]
+
+
+def revision_files(versions: list[Path]) -> list[Path]:
+    """Every revision script in the version folders, sorted by name."""
+    return sorted(p for folder in versions for p in folder.glob("*.py") if p.name != "__init__.py")
+
+
+def offline_sql(revisions: list[Path]) -> Iterator[RevisionSQL]:
+    """The offline SQL of each revision file. Missing parents become empty stubs, so a
+    single revision lints on its own; a broken revision yields an error, not a crash."""
+    with tempfile.TemporaryDirectory(prefix="agentddl-alembic-") as temp:
+        root = Path(temp)
+        (root / "env.py").write_text(ENV_PY, encoding="utf-8")
+        versions = root / "versions"
+        versions.mkdir()
+        copies = _stage(revisions, versions)
+        for original, (copy, revision, down) in copies.items():
+            yield _run_one(root, original, copy, revision, down)
+
+
+def _stage(revisions: list[Path], versions: Path) -> dict[Path, tuple[Path, str, str | None]]:
+    staged: dict[Path, tuple[Path, str, str | None]] = {}
+    known: set[str] = set()
+    parents: set[str] = set()
+    for number, original in enumerate(revisions):
+        identity = _identity(original)
+        if identity is None:
+            continue
+        revision, down = identity
+        copy = versions / f"r{number:05d}_{original.name}"
+        shutil.copyfile(original, copy)
+        staged[original] = (copy, revision, down)
+        known.add(revision)
+        parents.update(_as_list(down))
+    for number, missing in enumerate(sorted(parents - known)):
+        stub = f"revision = {missing!r}\ndown_revision = None\n\ndef upgrade():\n    pass\n"
+        (versions / f"stub_{number:05d}.py").write_text(stub, encoding="utf-8")
+    return staged
+
+
+def _identity(path: Path) -> tuple[str, str | None] | None:
+    """`revision` and (first) `down_revision` read from the script without importing it."""
+    try:
+        tree = pyast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return None
+    values = dict(_literal_assignments(tree))
+    revision = values.get("revision")
+    if not isinstance(revision, str):
+        return None
+    down = _as_list(values.get("down_revision"))
+    return revision, down[0] if down else None
+
+
+def _literal_assignments(tree: pyast.Module) -> Iterator[tuple[str, Any]]:
+    """`name = <literal>` and `name: T = <literal>` at module level."""
+    for node in tree.body:
+        if isinstance(node, pyast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, pyast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, pyast.Name):
+            try:
+                yield target.id, pyast.literal_eval(value)
+            except ValueError:
+                continue
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _run_one(
+    root: Path, original: Path, copy: Path, revision: str, down: str | None
+) -> RevisionSQL:
+    from alembic import command
+    from alembic.config import Config
+
+    buffer = io.StringIO()
+    config = Config(output_buffer=buffer)
+    config.set_main_option("script_location", str(root))
+    config.set_main_option("sqlalchemy.url", "postgresql://")
+    config.attributes["agentddl_file"] = str(copy)
+    target = f"{down}:{revision}" if down else revision
+    try:
+        command.upgrade(config, target, sql=True)
+    except Exception as error:  # a revision is user code: any failure is a finding
+        return RevisionSQL(original, error=f"{type(error).__name__}: {error}")
+    sql = _python_file_ignores(original) + buffer.getvalue()
+    return RevisionSQL(original, sql=sql, markers=source_markers(sql))
+
+
+def _python_file_ignores(path: Path) -> str:
+    """`# agentddl: ignore-file[...]` comments of the revision, as SQL comments."""
+    text = path.read_text(encoding="utf-8")
+    found = re.findall(r"#\s*(agentddl:\s*ignore-file\s*\[.*)$", text, re.MULTILINE)
+    return "".join(f"-- {comment}\n" for comment in found)
+
+
+def source_markers(sql: str) -> dict[int, int]:
+    """SQL line -> revision line, for every SQL line after a marker (0 = unknown)."""
+    mapping: dict[int, int] = {}
+    current = 0
+    for number, line in enumerate(sql.splitlines(), start=1):
+        if line.startswith(MARKER):
+            current = int(line[len(MARKER) :].strip() or 0)
+        elif (
+            line.startswith("-- Running upgrade")
+            or line.startswith("INSERT INTO alembic_version")
+            or line.startswith("UPDATE alembic_version")
+        ):
+            current = 0
+        mapping[number] = current
+    return mapping

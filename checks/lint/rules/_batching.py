@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pglast import ast
-from pglast.enums import A_Expr_Kind, BoolExprType, SubLinkType
+from pglast.enums import A_Expr_Kind, BoolExprType, SetOperation, SubLinkType
 
 _LOWER = frozenset({">", ">="})
 _UPPER = frozenset({"<", "<="})
@@ -43,6 +43,19 @@ def is_unbounded_write(node: Any, in_do_block: bool = False) -> bool:
         return False
     assigned = frozenset(t.name for t in getattr(node, "targetList", None) or () if t.name)
     return not _bounds(node.whereClause, _Scope(assigned, in_do_block))
+
+
+def is_unbounded_read(select: Any, in_do_block: bool = False) -> bool:
+    """True for a query (as in INSERT ... SELECT) that scans without a bound: it reads a
+    table and has neither a LIMIT nor a bounding WHERE (any arm of a UNION counts)."""
+    if not isinstance(select, ast.SelectStmt):
+        return False
+    if select.op != SetOperation.SETOP_NONE:
+        arms = (select.larg, select.rarg)
+        return any(is_unbounded_read(arm, in_do_block) for arm in arms)
+    if select.valuesLists or not select.fromClause or select.limitCount is not None:
+        return False
+    return not _bounds(select.whereClause, _Scope(frozenset(), in_do_block))
 
 
 @dataclass(frozen=True)

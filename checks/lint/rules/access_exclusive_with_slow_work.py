@@ -7,7 +7,7 @@ from typing import Any
 
 from agentddl.checks.lint.ast_helpers import iter_nodes, relation_name
 from agentddl.checks.lint.locks import Lock, LockMode, locks_taken
-from agentddl.checks.lint.rules._batching import is_unbounded_write
+from agentddl.checks.lint.rules._batching import is_unbounded_read, is_unbounded_write
 from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast
@@ -25,7 +25,8 @@ class AccessExclusiveWithSlowWork(Rule):
     on relations that existed before this migration:
     - an `UPDATE` or `DELETE` whose rows are not bounded (the `unbatched-backfill`
       heuristic: a targeted `WHERE id = 42` is fast and not reported);
-    - `INSERT ... SELECT` and `CREATE TABLE ... AS` reading an existing relation;
+    - `INSERT ... SELECT` and `CREATE TABLE ... AS` reading an existing relation
+      without a `LIMIT` or a bounding `WHERE` (same heuristic);
     - `CREATE INDEX` without `CONCURRENTLY`;
     - `ALTER TABLE ... VALIDATE CONSTRAINT` (unless the constraint was added in the same
       transaction: `validate-in-same-transaction` reports that);
@@ -77,24 +78,33 @@ class AccessExclusiveWithSlowWork(Rule):
         held = _exclusive_locks(statement, context)
         if not held:
             return
-        (relation, _), line = held[0]
+        (relation, _), locker = held[0]
         more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
         yield Violation(
-            f"{relation}{more} stays ACCESS EXCLUSIVE locked (since line {line}) while this "
-            f"{work} runs: every read and write of it waits until the transaction ends.",
+            f"{relation}{more} stays ACCESS EXCLUSIVE locked by the earlier "
+            f"`{_snippet(locker.sql)}` while this {work} runs: every read and write of it "
+            "waits until the transaction ends.",
             f"End the transaction after the locking statement, then run the {work} in its "
             "own (batched) transactions.",
         )
 
 
-def _exclusive_locks(statement: Statement, context: Context) -> list[tuple[Lock, int]]:
-    """ACCESS EXCLUSIVE locks earlier statements of this transaction hold, oldest first."""
-    held: dict[Any, tuple[Lock, int]] = {}
+def _exclusive_locks(statement: Statement, context: Context) -> list[tuple[Lock, Statement]]:
+    """ACCESS EXCLUSIVE locks earlier statements of this transaction hold, oldest first,
+    each with the statement that took it."""
+    held: dict[Any, tuple[Lock, Statement]] = {}
     for earlier in context.same_transaction(statement):
         for lock in locks_taken(earlier, context):
             if lock[1] == LockMode.ACCESS_EXCLUSIVE and lock[0] not in held:
-                held[lock[0]] = (lock, earlier.line)
+                held[lock[0]] = (lock, earlier)
     return list(held.values())
+
+
+def _snippet(sql: str, width: int = 48) -> str:
+    """The statement's start on one line. (A line number would be wrong for Alembic
+    revisions, whose findings are mapped back to Python lines after the rules ran.)"""
+    text = " ".join(sql.split()).rstrip(";")
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def _slow_work(statement: Statement, context: Context) -> str | None:
@@ -107,9 +117,9 @@ def _slow_work(statement: Statement, context: Context) -> str | None:
         verb = "UPDATE" if isinstance(node, ast.UpdateStmt) else "DELETE"
         unbounded = is_unbounded_write(node, statement.in_do_block)
         return f"{verb} of {relation_name(target, context)}" if unbounded else None
-    if isinstance(node, ast.InsertStmt) and _reads_existing(node, node.selectStmt, context):
+    if isinstance(node, ast.InsertStmt) and _scans_existing(statement, node.selectStmt, context):
         return "INSERT ... SELECT"
-    if isinstance(node, ast.CreateTableAsStmt) and _reads_existing(node, node.query, context):
+    if isinstance(node, ast.CreateTableAsStmt) and _scans_existing(statement, node.query, context):
         return "CREATE TABLE ... AS"
     if isinstance(node, ast.IndexStmt) and not node.concurrent:
         return None if is_new(node.relation, context) else "index build"
@@ -120,12 +130,12 @@ def _slow_work(statement: Statement, context: Context) -> str | None:
     return None
 
 
-def _reads_existing(node: Any, select: Any, context: Context) -> bool:
-    """True when the statement's query reads a relation that existed before this
-    migration (names of its CTEs, wherever they are declared, are not relations)."""
-    if not isinstance(select, ast.SelectStmt):
+def _scans_existing(statement: Statement, select: Any, context: Context) -> bool:
+    """True when the statement's query reads, without a bound, a relation that existed
+    before this migration (names of its CTEs, wherever declared, are not relations)."""
+    if not is_unbounded_read(select, statement.in_do_block):
         return False
-    ctes = {c.ctename for c in iter_nodes(node) if isinstance(c, ast.CommonTableExpr)}
+    ctes = {c.ctename for c in iter_nodes(statement.node) if isinstance(c, ast.CommonTableExpr)}
     return any(
         isinstance(n, ast.RangeVar) and n.relname not in ctes and not is_new(n, context)
         for n in iter_nodes(select)

@@ -11,7 +11,7 @@ import pytest
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
-from agentddl.checks.lint.rules._batching import is_unbounded_write
+from agentddl.checks.lint.rules._batching import is_unbounded_read, is_unbounded_write
 from agentddl.checks.lint.types import Finding
 from pglast import parse_sql
 
@@ -72,7 +72,7 @@ def test_slow_work_names_the_earlier_lock_and_its_line() -> None:
     sql = "BEGIN;\nALTER TABLE agent.runs ADD COLUMN p int;\n\nUPDATE agent.runs SET p = 0;\n"
     [finding] = run(sql, "access-exclusive-with-slow-work")
     assert finding.line == 4
-    assert "agent.runs" in finding.message and "line 2" in finding.message
+    assert "earlier `ALTER TABLE agent.runs ADD COLUMN p int`" in finding.message
 
 
 ALEMBIC_REVISION = """\
@@ -138,3 +138,21 @@ def test_plpgsql_variables_bound_only_inside_do_blocks() -> None:
     node = parse_sql("UPDATE t SET x = 0 WHERE id >= lo AND id < lo + 500")[0].stmt
     assert is_unbounded_write(node, in_do_block=False)  # columns compared to columns
     assert not is_unbounded_write(node, in_do_block=True)  # a batching loop's variables
+
+
+@pytest.mark.parametrize(
+    ("sql", "unbounded"),
+    [
+        ("INSERT INTO a SELECT * FROM b", True),
+        ("INSERT INTO a SELECT count(*) FROM b", True),
+        ("INSERT INTO a SELECT * FROM b WHERE x IS NULL", True),
+        ("INSERT INTO a SELECT * FROM b WHERE id = 1 UNION ALL SELECT * FROM c", True),
+        ("INSERT INTO a SELECT * FROM b WHERE id = 1", False),
+        ("INSERT INTO a SELECT * FROM b LIMIT 10", False),
+        ("INSERT INTO a SELECT 1, 'x'", False),
+        ("INSERT INTO a VALUES (1)", False),
+    ],
+)
+def test_unbounded_reads(sql: str, unbounded: bool) -> None:
+    insert = parse_sql(sql)[0].stmt
+    assert is_unbounded_read(insert.selectStmt) is unbounded

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentddl.checks.lint.ast_helpers import is_new_relation, relation_name
+from agentddl.checks.lint.ast_helpers import relation_name
+from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast
 from pglast.enums import AlterTableType
@@ -66,7 +67,7 @@ class RequireConcurrentDetachPartition(Rule):
         node = statement.node
         if context.pg_version < CONCURRENT_DETACH_SINCE or not isinstance(node, ast.AlterTableStmt):
             return
-        if node.relation is None or is_new_relation(node.relation, context):
+        if node.relation is None or is_new(node.relation, context):
             return
         parent = relation_name(node.relation, context)
         for partition in _plain_detaches(node):

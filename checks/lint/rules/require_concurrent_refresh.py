@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentddl.checks.lint.ast_helpers import is_new_relation, relation_name
+from agentddl.checks.lint.ast_helpers import relation_name
+from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast
 
@@ -58,7 +59,7 @@ class RequireConcurrentRefresh(Rule):
         node = statement.node
         if not isinstance(node, ast.RefreshMatViewStmt) or node.concurrent or node.skipData:
             return
-        if node.relation is None or is_new_relation(node.relation, context):
+        if node.relation is None or is_new(node.relation, context):
             return
         view = relation_name(node.relation, context)
         yield Violation(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from agentddl.checks.lint.ast_helpers import const_value, is_new_relation, relation_name
+from agentddl.checks.lint.ast_helpers import const_value, relation_name
+from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
@@ -101,12 +102,12 @@ def _rewrites(node: Any, context: Context) -> Iterator[tuple[str, str, str]]:
     elif isinstance(node, ast.ClusterStmt):
         if node.relation is None:
             yield "every previously clustered table", "CLUSTER", _REPACK
-        elif not is_new_relation(node.relation, context):
+        elif not is_new(node.relation, context):
             yield str(relation_name(node.relation, context)), "CLUSTER", _REPACK
 
 
 def _alter_table(node: ast.AlterTableStmt, context: Context) -> Iterator[tuple[str, str, str]]:
-    if node.relation is None or is_new_relation(node.relation, context):
+    if node.relation is None or is_new(node.relation, context):
         return
     target = str(relation_name(node.relation, context))
     for cmd in node.cmds or ():
@@ -144,5 +145,5 @@ def _vacuum_targets(node: ast.VacuumStmt, context: Context) -> Iterator[str]:
         return
     for rel in node.rels:
         relation = rel.relation if isinstance(rel, ast.VacuumRelation) else None
-        if relation is not None and not is_new_relation(relation, context):
+        if relation is not None and not is_new(relation, context):
             yield str(relation_name(relation, context))

@@ -20,9 +20,9 @@ app = typer.Typer(
 def _register() -> None:
     # Imported here so each subcommand module stays independent and `lint` never
     # pulls in a database driver.
-    from agentddl.checks.cli import generate, lint
+    from agentddl.checks.cli import apply, generate, lint
 
-    for module in (generate, lint):
+    for module in (generate, apply, lint):
         module.register(app)
 
 

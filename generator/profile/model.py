@@ -40,11 +40,16 @@ class LockStrategy(str, Enum):
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Defaults are written as a user would write them, and validated like input.
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
 class Engine(_Section):
-    version: int = Field(16, description="PostgreSQL major version the schema targets (14..18).")
+    version: int = Field(
+        16,
+        description="PostgreSQL major version the schema targets (14..18).",
+        json_schema_extra={"enum": list(SUPPORTED_MAJORS)},
+    )
 
     @field_validator("version")
     @classmethod
@@ -72,15 +77,15 @@ class Tenancy(_Section):
 class Volume(_Section):
     steps_per_second: int = Field(200, ge=1, description="Peak agent steps per second.")
     runs_per_day: int = Field(100_000, ge=1, description="New runs per day.")
-    checkpoint_bytes: ByteSize = Field(16384, description="Typical checkpoint payload size.")
+    checkpoint_bytes: ByteSize = Field("16kB", description="Typical checkpoint payload size.")
     events_per_step: int = Field(2, ge=1, le=100, description="Events appended per step.")
 
 
 class Retention(_Section):
-    events: Duration = Field(30 * 86400, description="Keep events of runs created this recently.")
-    checkpoints: Duration = Field(14 * 86400, description="Keep checkpoints this long.")
-    outbox_delivered: Duration = Field(3 * 86400, description="Keep delivered outbox rows.")
-    runs: Duration = Field(365 * 86400, description="Keep finished runs (and their operations).")
+    events: Duration = Field("30d", description="Keep events of runs created this recently.")
+    checkpoints: Duration = Field("14d", description="Keep checkpoints this long.")
+    outbox_delivered: Duration = Field("3d", description="Keep delivered outbox rows.")
+    runs: Duration = Field("365d", description="Keep finished runs (and their operations).")
     partition_manager: Literal["builtin", "pg_partman"] = Field(
         "builtin",
         description="Who creates and drops partitions: generated SQL functions, or pg_partman.",
@@ -92,7 +97,7 @@ class Retention(_Section):
 
 
 class Lease(_Section):
-    duration: Duration = Field(60, description="How long a claim lasts without a heartbeat.")
+    duration: Duration = Field("60s", description="How long a claim lasts without a heartbeat.")
     max_attempts: int = Field(5, ge=1, le=1000, description="Attempts before a run fails.")
 
 
@@ -101,10 +106,10 @@ class Payload(_Section):
         "lz4", description="TOAST compression of checkpoint/event/outbox payload columns."
     )
     inline_limit: ByteSize = Field(
-        64 * 1024, description="Checkpoints larger than this are stored out of line (payload_ref)."
+        "64kB", description="Checkpoints larger than this are stored out of line (payload_ref)."
     )
-    event_limit: ByteSize = Field(8 * 1024, description="Maximum size of one event's payload.")
-    outbox_limit: ByteSize = Field(64 * 1024, description="Maximum size of one outbox message.")
+    event_limit: ByteSize = Field("8kB", description="Maximum size of one event's payload.")
+    outbox_limit: ByteSize = Field("64kB", description="Maximum size of one outbox message.")
 
 
 class Roles(_Section):
@@ -131,7 +136,9 @@ class Profile(_Section):
     payload: Payload = Payload()
     roles: Roles = Roles()
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, validate_default=True
+    )
 
     @property
     def tenant(self) -> str | None:

@@ -20,7 +20,17 @@ def compile_ddl(element: sa.schema.ExecutableDDLElement) -> str:
     text = str(element.compile(dialect=DIALECT)).strip()
     text = text.replace("\t", "    ")
     text = re.sub(r"[ ]+\n", "\n", text)
-    return re.sub(r"\(\n\n", "(\n", text)
+    text = re.sub(r"\(\n\n", "(\n", text)
+    text = text.replace("\n)\n PARTITION BY", "\n) PARTITION BY").replace(" KEY(", " KEY (")
+    return _COLUMN_TYPE.sub(lambda m: m.group(1) + _short_type(m.group(2)), text)
+
+
+def _short_type(sqlalchemy_type: str) -> str:
+    return "timestamptz" if sqlalchemy_type == "TIMESTAMP WITH TIME ZONE" else sqlalchemy_type.lower()
+
+
+# "    name TYPE ..." inside CREATE TABLE: lower-case the type, as in the hand-written SQL.
+_COLUMN_TYPE = re.compile(r"(?m)^(    \w+ )([A-Z][A-Z ]*?[A-Z](?:\[\])?)(?= DEFAULT| NOT NULL| GENERATED|,|$)")
 
 
 def render_schema_sql(model: SchemaModel) -> str:
@@ -67,6 +77,6 @@ def _annotate(create: str, model_table: ModelTable) -> str:
     for line in create.splitlines():
         match = re.match(r"\s*CONSTRAINT (\w+) ", line)
         if match and match.group(1) in reasons:
-            line = f"{line} -- {reasons[match.group(1)]}"
-        lines.append(line)
+            lines.append(f"    -- {reasons[match.group(1)]}")
+        lines.append(line.replace(" REFERENCES ", "\n    REFERENCES "))
     return "\n".join(lines)

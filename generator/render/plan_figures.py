@@ -1,0 +1,160 @@
+"""Numbers PLAN.md derives from the model: rows per day, partitions kept, cadences,
+the retention purges and their batch SQL. One place, so every section agrees."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from agentddl.generator.model import AccessPath, Index, Partitioning, SchemaModel, Table
+from agentddl.generator.model import tuning
+from agentddl.generator.model.blocks import quote
+from agentddl.generator.render.markdown import interval
+
+DAY = 86400
+PERIOD_DAYS = {"day": 1, "week": 7, "month": 30}  # month: nominal, for runway arithmetic
+# How often partition maintenance runs per granularity: many times per period, so one
+# missed run never costs a partition.
+MAINTENANCE_CRON = {"day": "0 * * * *", "week": "0 */6 * * *", "month": "0 3 * * *"}
+MAINTENANCE_WORDS = {"day": "hourly", "week": "every 6 hours", "month": "daily at 03:00"}
+
+
+def partitioned(model: SchemaModel) -> tuple[Table, ...]:
+    return tuple(t for t in model.tables if t.partitioning)
+
+
+def partitioning(table: Table) -> Partitioning:
+    assert table.partitioning is not None
+    return table.partitioning
+
+
+def partitions_kept(part: Partitioning) -> int:
+    """About how many partitions exist at steady state: the retained ones, the current
+    one and the runway ahead."""
+    period = PERIOD_DAYS[part.granularity] * DAY
+    return math.ceil(part.retention_seconds / period) + 1 + part.runway
+
+
+def runway_seconds(part: Partitioning) -> int:
+    return part.runway * PERIOD_DAYS[part.granularity] * DAY
+
+
+def finest_granularity(model: SchemaModel) -> str:
+    order = ("day", "week", "month")
+    grains = [partitioning(t).granularity for t in partitioned(model)] or ["month"]
+    return min(grains, key=order.index)
+
+
+def heartbeat_seconds(model: SchemaModel) -> int:
+    return max(1, model.profile.lease.duration // 3)
+
+
+def steps_per_day(model: SchemaModel) -> int:
+    return model.profile.volume.steps_per_second * DAY
+
+
+def event_rows_per_day(model: SchemaModel) -> int:
+    return tuning.event_rows_per_day(model.profile)
+
+
+def checkpoint_rows_per_day(model: SchemaModel) -> int:
+    return tuning.checkpoint_rows_per_day(model.profile)
+
+
+def batch_size(model: SchemaModel) -> int:
+    return tuning.batch_size(model.profile)
+
+
+def path(model: SchemaModel, name: str) -> AccessPath:
+    """A declared access path by name; PLAN.md names only paths the model declares."""
+    return next(p for p in model.access_paths if p.name == name)
+
+
+def index(model: SchemaModel, name: str) -> Index:
+    return next(i for i in model.indexes if i.name == name)
+
+
+def qualified(model: SchemaModel, table: str) -> str:
+    return f"{quote(model.schema)}.{quote(table)}"
+
+
+@dataclass(frozen=True)
+class Purge:
+    """A retention window enforced by batched deletes (tables that are not partitioned)."""
+
+    path: AccessPath
+    column: str  # the time column the path's index leads with
+    retention_seconds: int
+    rows_per_day: int
+    rows_note: str
+    every_minutes: int
+
+    @property
+    def cron(self) -> str:
+        return "*/5 * * * *" if self.every_minutes == 5 else "30 * * * *"
+
+
+def purges(model: SchemaModel) -> tuple[Purge, ...]:
+    paths = [p for p in model.access_paths if p.kind == "maintenance" and p.index]
+    return tuple(_purge(model, p) for p in paths if p.table in _PURGE_WINDOWS)
+
+
+# Which profile retention window each batched purge enforces, and its daily rows.
+_PURGE_WINDOWS = {"runs": "runs", "outbox": "outbox_delivered"}
+
+
+def _purge(model: SchemaModel, access: AccessPath) -> Purge:
+    profile = model.profile
+    assert access.index is not None
+    column = index(model, access.index).key_columns[0]
+    window = getattr(profile.retention, _PURGE_WINDOWS[access.table])
+    if access.table == "runs":
+        rows, note = profile.volume.runs_per_day, "runs_per_day"
+    else:
+        rows, note = steps_per_day(model), "upper bound: one message per step"
+    every = 5 if rows >= 1_000_000 else 60
+    return Purge(access, column, window, rows, note, every)
+
+
+def max_batches(model: SchemaModel, purge: Purge) -> int:
+    """Batches one job run may take: twice what arrives between runs, so it catches up."""
+    arriving = purge.rows_per_day * purge.every_minutes / 1440
+    return max(2, math.ceil(2 * arriving / batch_size(model)))
+
+
+def purge_delete(model: SchemaModel, purge: Purge) -> str:
+    """One batch: the oldest expired rows by the purge index, deleted by primary key."""
+    table = model.table(purge.path.table)
+    key = ", ".join(table.primary_key)
+    target = qualified(model, table.name)
+    return (
+        f"DELETE FROM {target}\n"
+        f"WHERE ({key}) IN (\n"
+        f"    SELECT {key} FROM {target}\n"
+        f"    WHERE {purge.column} < now() - {interval(purge.retention_seconds)}\n"
+        f"    ORDER BY {purge.column}\n"
+        f"    LIMIT {batch_size(model)}\n"
+        ")"
+    )
+
+
+def purge_loop(model: SchemaModel, purge: Purge) -> str:
+    """The batched delete in a DO block committing after each batch (run as the only
+    statement of its session, so COMMIT is allowed), stopping at a short batch."""
+    body = purge_delete(model, purge).replace("\n", "\n        ")
+    return (
+        "DO $$\nDECLARE\n    deleted bigint;\nBEGIN\n"
+        f"    FOR batch IN 1 .. {max_batches(model, purge)} LOOP\n"
+        f"        {body};\n"
+        "        GET DIAGNOSTICS deleted = ROW_COUNT;\n"
+        "        COMMIT;\n"
+        f"        EXIT WHEN deleted < {batch_size(model)};\n"
+        "    END LOOP;\nEND\n$$"
+    )
+
+
+def partition_command(model: SchemaModel) -> str:
+    """The statement that runs partition maintenance for this profile."""
+    if model.profile.retention.partition_manager == "pg_partman":
+        return "CALL partman.run_maintenance_proc()"
+    return f"SELECT count(*) FROM {quote(model.schema)}.maintain_partitions()"

@@ -1,0 +1,68 @@
+"""Bad profiles: each mistake gives file:line:column, what was expected, exit 2, no output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentddl.checks.cli.main import main
+
+GOOD = """profile: 1
+name: default
+engine: {version: 16}
+retention: {events: 30d, checkpoints: 14d}
+"""
+
+CASES = {
+    "bad-yaml": ("profile: 1\nname: default\nengine: {version: 16\n", ":4:1: invalid YAML"),
+    "unknown-key": (
+        GOOD.replace("events: 30d", "evnts: 30d"),
+        ":4:13: retention.evnts: unknown key (did you mean 'events'?)",
+    ),
+    "wrong-type": (
+        GOOD.replace("version: 16", "version: sixteen"),
+        ":3:19: engine.version: expected a valid integer",
+    ),
+    "version-12": (
+        GOOD.replace("version: 16", "version: 12"),
+        ":3:19: engine.version: expected a PostgreSQL major 14..18, got 12",
+    ),
+    "duration-with-words": (
+        GOOD.replace("events: 30d", "events: 30 days"),
+        ":4:21: retention.events: expected a duration like 30d, 12h, 15m or 60s, got '30 days'",
+    ),
+    "duplicate-key": (GOOD + "name: other\n", ":5:1: duplicate key 'name'"),
+    "renamed-key": (GOOD + "lock: lease\n", ":5:1: lock: unknown key (renamed: use 'lock_strategy')"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_profile_is_located_and_writes_nothing(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, expected = CASES[case]
+    profile = tmp_path / "bad.yaml"
+    profile.write_text(text)
+    out = tmp_path / "out"
+
+    code = main(["generate", str(profile), "--out", str(out)])
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{profile}{expected}" in err, err
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+def test_good_profile_generates(tmp_path: Path) -> None:
+    profile = tmp_path / "good.yaml"
+    profile.write_text(GOOD)
+    assert main(["generate", str(profile), "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "schema.sql").is_file()
+
+
+def test_missing_profile_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["generate", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert "nope.yaml:1:1: cannot read profile" in capsys.readouterr().err

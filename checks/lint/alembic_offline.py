@@ -68,6 +68,30 @@ def _install_markers(impl: Any, revision_file: str) -> None:
         return original(construct, *args, **kwargs)
 
     impl._exec = _exec
+    impl.static_output = _terminator_safe(impl.static_output)
+
+
+def _terminator_safe(static_output: Any) -> Any:
+    """Alembic appends `;` to op.execute() text; after a trailing `-- comment` that `;`
+    would be commented out, so put it on its own line."""
+
+    def write(text: str) -> None:
+        body = text[:-1] if text.endswith(";") else None
+        if body is not None and _ends_in_line_comment(body):
+            text = body + "\n;"
+        static_output(text)
+
+    return write
+
+
+def _ends_in_line_comment(sql: str) -> bool:
+    import pglast
+
+    try:
+        tokens = pglast.parser.scan(sql)
+    except pglast.parser.ParseError:
+        return False
+    return bool(tokens) and tokens[-1].name == "SQL_COMMENT"
 
 
 def _calling_line(frame: FrameType | None, revision_file: str) -> int | None:

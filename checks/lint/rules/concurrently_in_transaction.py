@@ -14,15 +14,15 @@ class ConcurrentlyInTransaction(Rule):
     Flags statements PostgreSQL refuses to run inside a transaction block when the
     runner's real transaction model puts them in one: `CREATE INDEX CONCURRENTLY`,
     `DROP INDEX CONCURRENTLY`, `REINDEX ... CONCURRENTLY`, `DETACH PARTITION
-    CONCURRENTLY`, `VACUUM`, and `ALTER TYPE ... ADD VALUE` before PostgreSQL 12. A DO
-    block always runs in a transaction. With `--runner psql` a statement is in a block
+    CONCURRENTLY` and `VACUUM`. A DO block always runs in a transaction. (`ALTER TYPE
+    ... ADD VALUE` before 12 is enum-add-value-in-transaction's; syntax the target
+    version lacks is syntax-not-in-target-version's.) With `--runner psql` a statement is in a block
     only between BEGIN and COMMIT; with `--runner alembic` Alembic's own transaction
     (or the explicit BEGIN/COMMIT of `alembic upgrade --sql`) counts.
 
     ## Why is this bad?
     The statement fails with "cannot run inside a transaction block" and the migration
-    stops: at deploy time, not in review. Before PostgreSQL 12, `ALTER TYPE ... ADD
-    VALUE` fails the same way.
+    stops: at deploy time, not in review.
 
     ## Example
     ```sql
@@ -46,7 +46,7 @@ class ConcurrentlyInTransaction(Rule):
 
     ## References
     - https://www.postgresql.org/docs/current/sql-createindex.html#SQL-CREATEINDEX-CONCURRENTLY
-    - https://www.postgresql.org/docs/11/sql-altertype.html#id-1.9.3.42.7
+    - https://www.postgresql.org/docs/current/sql-reindex.html
     - https://alembic.sqlalchemy.org/en/latest/api/runtime.html#alembic.runtime.migration.MigrationContext.autocommit_block
     """
 
@@ -73,14 +73,13 @@ def no_transaction_block(node: object, pg_version: int) -> str | None:
         return "CREATE INDEX CONCURRENTLY"
     if isinstance(node, ast.DropStmt) and node.concurrent:
         return "DROP INDEX CONCURRENTLY"
-    if isinstance(node, ast.ReindexStmt) and _has_concurrently(node):
+    # Before the version that has the syntax, syntax-not-in-target-version reports it.
+    if isinstance(node, ast.ReindexStmt) and _has_concurrently(node) and pg_version >= 12:
         return "REINDEX CONCURRENTLY"
-    if isinstance(node, ast.AlterTableStmt) and _detach_concurrently(node):
+    if isinstance(node, ast.AlterTableStmt) and _detach_concurrently(node) and pg_version >= 14:
         return "DETACH PARTITION CONCURRENTLY"
     if isinstance(node, ast.VacuumStmt) and node.is_vacuumcmd:
         return "VACUUM"
-    if isinstance(node, ast.AlterEnumStmt) and node.newVal and not node.oldVal:
-        return "ALTER TYPE ... ADD VALUE before PostgreSQL 12" if pg_version < 12 else None
     return None
 
 

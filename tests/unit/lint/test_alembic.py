@@ -1,0 +1,136 @@
+"""Alembic revisions linted through Alembic's own offline (`--sql`) output."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from agentddl.checks.lint.config import LintConfig
+from agentddl.checks.lint.run import lint_paths
+
+HEADER = '''\
+"""{doc}"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "{rev}"
+down_revision = {down}
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+'''
+
+
+def _revision(folder: Path, rev: str, body: str, down: str | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{rev}_rev.py"
+    head = HEADER.format(doc=rev, rev=rev, down=repr(down))
+    path.write_text(head + textwrap.indent(textwrap.dedent(body), "    ") + "\n")
+    return path
+
+
+def _findings(path: Path) -> list[tuple[int, str]]:
+    report = lint_paths([str(path)], LintConfig())
+    return [(f.line, f.rule) for f in report.findings]
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_create_index_is_reported_at_the_op_call(tmp_path: Path) -> None:
+    path = _revision(
+        tmp_path,
+        "0002",
+        """\
+        op.execute("SET LOCAL lock_timeout = '2s'")
+        op.create_index("idx_runs_status", "runs", ["status"], schema="agent")
+    """,
+        down="0001",
+    )  # the parent is not here: linted on its own
+    line = _line_of(path, "op.create_index")
+    assert _findings(path) == [(line, "require-concurrent-index-creation")]
+
+
+def test_new_table_indexed_in_the_same_revision_is_clean(tmp_path: Path) -> None:
+    path = _revision(
+        tmp_path,
+        "0001",
+        """\
+        op.create_table(
+            "leases",
+            sa.Column("id", sa.BigInteger, primary_key=True),
+            sa.Column("run_id", sa.BigInteger, nullable=False),
+            schema="agent",
+        )
+        op.create_index("idx_leases_run", "leases", ["run_id"], schema="agent")
+    """,
+    )
+    assert _findings(path) == []
+
+
+def test_autocommit_block_runs_concurrently_outside_the_transaction(tmp_path: Path) -> None:
+    good = _revision(
+        tmp_path / "good",
+        "0003",
+        """\
+        with op.get_context().autocommit_block():
+            op.create_index("idx_runs_wake", "runs", ["wake_at"], schema="agent",
+                            postgresql_concurrently=True)
+    """,
+    )
+    assert _findings(good) == []
+    bad = _revision(
+        tmp_path / "bad",
+        "0003",
+        """\
+        op.create_index("idx_runs_wake", "runs", ["wake_at"], schema="agent",
+                        postgresql_concurrently=True)
+    """,
+    )
+    assert _findings(bad) == [(_line_of(bad, "op.create_index"), "concurrently-in-transaction")]
+
+
+def test_op_execute_sql_and_ignore_comments(tmp_path: Path) -> None:
+    path = _revision(
+        tmp_path,
+        "0004",
+        """\
+        op.execute("SET LOCAL lock_timeout = '2s'")
+        # agentddl: ignore[require-concurrent-index-creation] flags has 12 rows
+        op.execute("CREATE INDEX idx_flags_name ON agent.flags (name)")
+        op.execute(
+            "CREATE INDEX idx_regions ON agent.regions (code)"
+            " -- agentddl: ignore[require-concurrent-index-creation] 40 rows"
+        )
+        op.execute("CREATE INDEX idx_runs_trace ON agent.runs (trace_id)")
+    """,
+    )
+    assert _findings(path) == [
+        (_line_of(path, "idx_runs_trace"), "require-concurrent-index-creation")
+    ]
+
+
+def test_environment_folder_lints_every_revision(tmp_path: Path) -> None:
+    env = tmp_path / "migrations"
+    (env / "versions").mkdir(parents=True)
+    (env / "env.py").write_text("raise RuntimeError('the project env.py is never imported')\n")
+    _revision(env / "versions", "0001", "op.create_table('t', sa.Column('id', sa.Integer))")
+    second = _revision(
+        env / "versions", "0002", "op.drop_index('idx_old', table_name='t')", down="0001"
+    )
+    report = lint_paths([str(env)], LintConfig())
+    assert report.files == 2
+    assert {(f.file, f.rule) for f in report.findings} == {
+        (str(second), "require-concurrent-index-deletion"),
+        (str(second), "require-lock-timeout"),
+    }
+
+
+def test_broken_revision_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    path = _revision(tmp_path, "0005", "import no_such_module_anywhere  # noqa")
+    report = lint_paths([str(path)], LintConfig())
+    assert [(f.line, f.rule, f.severity) for f in report.findings] == [(1, "syntax-error", "error")]
+    assert "no_such_module_anywhere" in report.findings[0].message

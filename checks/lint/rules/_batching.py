@@ -11,7 +11,8 @@ A WHERE clause *bounds* the write when, among its AND-ed conditions, one of thes
 A LIMITed CTE or FROM/USING subquery also bounds it. Everything else (no WHERE,
 `col IS NULL`, `col <> x`, one-sided ranges, filtering on the column being SET such as
 `SET status = 'b' WHERE status = 'a'`, joins to another table) is unbounded: it scales
-with the table. Values are constants, parameters, casts and arithmetic of them; inside a DO block a
+with the table. Values are constants, parameters, casts, arithmetic and function calls
+of values, and scalar subqueries (`id = (SELECT max(id) ...)`); inside a DO block a
 one-part name on the value side counts too (a PL/pgSQL variable, as in a batching loop).
 Migration tools' own version tables (`alembic_version`) hold one row and are exempt.
 """
@@ -134,10 +135,15 @@ def _key_column(node: Any, scope: _Scope) -> bool:
 
 
 def _is_value(node: Any, scope: _Scope) -> bool:
-    if isinstance(node, (ast.A_Const, ast.ParamRef)):
+    """One value per statement: no column of the row being filtered in it."""
+    if isinstance(node, (ast.A_Const, ast.ParamRef, ast.SQLValueFunction)):
         return True
+    if isinstance(node, ast.SubLink):  # `(SELECT max(id) FROM t)`: one row at most
+        return node.subLinkType == SubLinkType.EXPR_SUBLINK
     if isinstance(node, ast.TypeCast):
         return _is_value(node.arg, scope)
+    if isinstance(node, ast.FuncCall):  # `lower('A@B.C')`, `now()`
+        return all(_is_value(a, scope) for a in node.args or ())
     if isinstance(node, ast.A_ArrayExpr):
         return all(_is_value(e, scope) for e in node.elements or ())
     if isinstance(node, ast.A_Expr) and _operator(node) in _ARITHMETIC:  # `lo + 5000`

@@ -101,6 +101,8 @@ UNBOUNDED = [
     "DELETE FROM t",
     "DELETE FROM t WHERE created_at < now() - interval '9 days'",
     "DELETE FROM t USING u WHERE t.id = u.t_id",
+    "UPDATE t SET x = 0 WHERE x = (SELECT max(x) FROM t)",
+    "UPDATE t SET x = 0 WHERE id = lower(name)",
 ]
 BOUNDED = [
     "UPDATE t SET x = 1 WHERE id = 42",
@@ -121,6 +123,9 @@ BOUNDED = [
     "DELETE FROM t WHERE id = 42",
     "DELETE FROM t USING (SELECT id FROM t LIMIT 10) b WHERE t.id = b.id",
     "UPDATE t SET x = 0 WHERE CURRENT OF c",
+    "UPDATE t SET x = 0 WHERE id = (SELECT max(id) FROM t)",
+    "UPDATE t SET x = 0 WHERE email = lower('A@B.C')",
+    "DELETE FROM t WHERE day = current_date",
 ]
 
 

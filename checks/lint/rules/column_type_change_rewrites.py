@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentddl.checks.lint.columns import (
+    MAYBE_FREE_INTO,
     ZERO_OFFSET_ZONES,
     ColumnType,
     altered_table,
+    column_ref_name,
     column_type,
     commands_of,
     earlier_commands,
@@ -50,7 +52,9 @@ class ColumnTypeChangeRewrites(Rule):
     `numeric`, `varbit(n)` widening, `timestamp(p)` widening, `cidr` -> `inet`,
     `xml` -> `text`, `text`/`varchar` <-> `citext`. Changes into `varchar(n)`,
     `numeric(p,s)` and similar from an unknown old type are not flagged either: they
-    are free when they widen, and the old width is not visible here.
+    are free when they widen, and the old width is not visible here. A `USING` clause
+    counts as a conversion (a rewrite) unless it is the bare column, or a plain cast
+    of it into such a type (`USING note::text`).
 
     ## Why is this bad?
     A type change that is not binary-coercible rewrites every row and rebuilds every
@@ -121,14 +125,24 @@ class _Change:
     context: Context
 
     def violation(self, utc: bool) -> Violation | None:
-        if self.using is not None and not keeps_contents(self.using, self.column):
-            return self._rewrites(" with a computed USING expression")
+        if self.using is not None and not self._using_is_plain_cast():
+            return self._rewrites(" with a USING conversion")
         old = self._known_old_type()
         if old is not None:
             return self._rewrites() if rewrite_needed(old, self.new, utc_session=utc) else None
         if self.new.name == "timestamptz" and not self.new.array and not utc:
             return self._timezone_dependent()
         return self._rewrites() if rewrite_needed_from_unknown(self.new) else None
+
+    def _using_is_plain_cast(self) -> bool:
+        """`USING col`, or `USING col::text` into a type some old type reaches for free;
+        other USING clauses convert values (`USING col::run_status`, `lower(col)`)."""
+        if column_ref_name(self.using) == self.column:
+            return True
+        free_target = self.new.builtin and self.new.name in MAYBE_FREE_INTO
+        return (free_target or self.new.name == "citext") and keeps_contents(
+            self.using, self.column
+        )
 
     def _known_old_type(self) -> ColumnType | None:
         """The column's type when an earlier statement of this migration set it."""

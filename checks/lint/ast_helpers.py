@@ -81,13 +81,15 @@ def const_value(node: Any) -> str | int | float | bool | None:
 
 def iter_nodes(node: Any) -> Iterator[ast.Node]:
     """Every pglast node inside `node` (itself included), depth-first, in field order."""
-    if isinstance(node, ast.Node):
-        yield node
-        for field in node:
-            yield from iter_nodes(getattr(node, field))
-    elif isinstance(node, (tuple, list)):
-        for item in node:
-            yield from iter_nodes(item)
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Node):
+            yield item
+            children = [getattr(item, name) for name in item.__slots__]
+            stack.extend(c for c in reversed(children) if isinstance(c, (ast.Node, tuple, list)))
+        elif isinstance(item, (tuple, list)):
+            stack.extend(c for c in reversed(item) if isinstance(c, (ast.Node, tuple, list)))
 
 
 def function_name(call: ast.FuncCall) -> str:

@@ -162,14 +162,18 @@ def _is_foreign_key(node: Any) -> bool:
 
 
 def _create_table(node: ast.CreateStmt, context: Context) -> _Locks:
-    # The new table itself is invisible to others until commit: only its neighbours count.
-    if node.partbound is not None:  # CREATE TABLE ... PARTITION OF parent
+    # The new table itself is invisible to others until commit: only its neighbours count
+    # (a parent it is a partition of, tables its foreign keys reference).
+    own = relation_name(node.relation, context) if node.relation is not None else None
+    if node.partbound is not None:
         for parent in node.inhRelations or ():
             yield from _rv(parent, context, _AE)
     for element in node.tableElts or ():
         for constraint in _constraints(element):
             if _is_foreign_key(constraint):
-                yield from _rv(constraint.pktable, context, _SRE)
+                for lock in _rv(constraint.pktable, context, _SRE):
+                    if lock[0] != own:  # a self-reference (parent_run_id -> runs)
+                        yield lock
 
 
 def _rename(node: ast.RenameStmt, context: Context) -> _Locks:

@@ -130,8 +130,21 @@ class ColumnType:
         return self.schema is None and self.name in BUILTIN_TYPES
 
     def __str__(self) -> str:
+        name = _SQL_NAMES.get(self.name, self.name) if self.schema is None else self.name
         mods = f"({','.join(str(m) for m in self.mods)})" if self.mods else ""
-        return f"{self.name}{mods}{'[]' if self.array else ''}"
+        return f"{name}{mods}{'[]' if self.array else ''}"
+
+
+# How people write the types the catalog names int8, bool ...
+_SQL_NAMES = {
+    "int2": "smallint",
+    "int4": "integer",
+    "int8": "bigint",
+    "float4": "real",
+    "float8": "double precision",
+    "bool": "boolean",
+    "bpchar": "char",
+}
 
 
 def column_type(type_name: ast.TypeName) -> ColumnType:

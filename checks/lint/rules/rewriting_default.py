@@ -84,10 +84,11 @@ class RewritingDefault(Rule):
             default = default_expression(column)
             if default is None or column_constraints(column, *_COMPUTED):
                 continue
+            then = _NOT_NULL_LATER if column_constraints(column, ConstrType.CONSTR_NOTNULL) else ""
             if expression_volatility(default) == "volatile":
-                yield _volatile(str(column.colname), _volatile_call(default), table)
+                yield _volatile(str(column.colname), _volatile_call(default), table, then)
             elif context.pg_version < FAST_DEFAULT_SINCE:
-                yield _before_11(str(column.colname), table, context.pg_version)
+                yield _before_11(str(column.colname), table, context.pg_version, then)
 
 
 def _volatile_call(expr: Any) -> str:
@@ -96,28 +97,31 @@ def _volatile_call(expr: Any) -> str:
     return next((f"{name}()" for name in names if name in VOLATILE_FUNCTIONS), "volatile")
 
 
-def _volatile(column: str, call: str, table: RelationName) -> Violation:
+_NOT_NULL_LATER = ", then make it NOT NULL"
+
+
+def _volatile(column: str, call: str, table: RelationName, then: str) -> Violation:
     return Violation(
         message=(
             f"Adding column {column} with volatile default {call} rewrites all of {table} "
             "under an ACCESS EXCLUSIVE lock that blocks reads and writes."
         ),
         help=(
-            f"Add the column without a default, then SET DEFAULT {call} for new rows and "
-            "backfill existing rows in batches."
+            f"Add the column nullable without a default, SET DEFAULT {call} for new rows and "
+            f"backfill existing rows in batches{then}."
         ),
     )
 
 
-def _before_11(column: str, table: RelationName, version: int) -> Violation:
+def _before_11(column: str, table: RelationName, version: int, then: str) -> Violation:
     return Violation(
         message=(
             f"On PostgreSQL {version}, adding column {column} with a default rewrites all of "
             f"{table} under an ACCESS EXCLUSIVE lock that blocks reads and writes."
         ),
         help=(
-            "Add the column without a default, then SET DEFAULT for new rows and backfill "
-            "existing rows in batches (PostgreSQL 11+ stores a constant default without "
-            "a rewrite)."
+            "Add the column nullable without a default, SET DEFAULT for new rows and backfill "
+            f"existing rows in batches{then} (PostgreSQL 11+ stores a constant default "
+            "without a rewrite)."
         ),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 from agentddl.checks.lint.columns import (
     added_constraint,
@@ -27,8 +28,11 @@ class SetNotNullRequiresCheck(Rule):
     `ADD CONSTRAINT ... NOT NULL c` without `NOT VALID`) on a table that existed
     before this migration, unless earlier in this migration a `CHECK (c IS NOT NULL)`
     constraint on that table was validated: added without `NOT VALID`, or added
-    `NOT VALID` and then `VALIDATE`d. Before PostgreSQL 12 it is always flagged,
-    because those versions ignore such a CHECK and scan anyway.
+    `NOT VALID` and then `VALIDATE`d. A constraint added by an earlier migration and
+    validated in this one counts when its name says what it checks (it names the
+    column and contains `null`, or ends in `_nn`, e.g. `events_run_id_not_null`).
+    Before PostgreSQL 12 it is always flagged, because those versions ignore such a
+    CHECK and scan anyway.
 
     ## Why is this bad?
     `SET NOT NULL` takes an ACCESS EXCLUSIVE lock and then reads every row to prove
@@ -120,22 +124,51 @@ def _proven(
     """A valid constraint proving `column` not null exists when this command runs."""
     if context.pg_version < CHECK_SKIPS_SCAN_SINCE:
         return False
-    earlier = [cmd for _, cmd in earlier_commands(table, context)]
-    valid: set[str | None] = set()
-    pending: set[str] = set()
-    for command in (*earlier, *same):
+    proof = _Proof(column)
+    for _, command in earlier_commands(table, context):
+        proof.apply(command)
+    for command in same:
+        proof.apply(command)
+    return bool(proof.valid)
+
+
+@dataclass
+class _Proof:
+    """Replays a table's constraint changes, tracking which ones prove `column` not null."""
+
+    column: str
+    valid: set[str | None] = field(default_factory=set)
+    pending: set[str] = field(default_factory=set)  # added NOT VALID, not validated yet
+    added_here: set[str | None] = field(default_factory=set)
+
+    def apply(self, command: ast.AlterTableCmd) -> None:
         constraint = added_constraint(command)
-        if constraint is not None and _proves(constraint, column):
-            if is_validating(constraint):
-                valid.add(constraint.conname)
-            elif constraint.conname:
-                pending.add(constraint.conname)
-        elif command.subtype == AlterTableType.AT_ValidateConstraint and command.name in pending:
-            valid.add(command.name)
+        if constraint is not None:
+            self._added(constraint)
+        elif command.subtype == AlterTableType.AT_ValidateConstraint:
+            name = str(command.name)
+            unseen = name not in self.added_here and _named_for_null_check(name, self.column)
+            if name in self.pending or unseen:
+                self.valid.add(name)
         elif command.subtype == AlterTableType.AT_DropConstraint:
-            valid.discard(command.name)
-            pending.discard(str(command.name))
-    return bool(valid)
+            self.valid.discard(command.name)
+            self.pending.discard(str(command.name))
+
+    def _added(self, constraint: ast.Constraint) -> None:
+        self.added_here.add(constraint.conname)
+        if not _proves(constraint, self.column):
+            return
+        if is_validating(constraint):
+            self.valid.add(constraint.conname)
+        elif constraint.conname:
+            self.pending.add(constraint.conname)
+
+
+def _named_for_null_check(name: str, column: str) -> bool:
+    """A constraint added NOT VALID by an earlier migration and validated in this one:
+    its expression is not visible, so trust a name like `events_run_id_not_null`."""
+    folded = name.lower()
+    return column.lower() in folded and ("null" in folded or folded.endswith("_nn"))
 
 
 def _proves(constraint: ast.Constraint, column: str) -> bool:

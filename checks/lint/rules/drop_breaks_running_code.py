@@ -35,9 +35,10 @@ class DropBreaksRunningCode(Rule):
     created earlier in the same migration (including columns added by `ADD COLUMN` and
     everything in a schema created here), and a partition dropped after this migration
     detached it (the retention pattern). Deliberately not flagged at all:
-    - `DROP CONSTRAINT`: no query of the running release fails when a constraint goes
-      away, and dropping one is a step of the safe patterns (the CHECK that proves
-      `SET NOT NULL`, swapping a constraint for one added `NOT VALID`);
+    - `DROP CONSTRAINT`: queries keep working (only an `ON CONFLICT` naming it, or
+      needing its unique index, would fail), and dropping one is a step of the safe
+      patterns (the CHECK that proves `SET NOT NULL`, swapping a constraint for one
+      added `NOT VALID` or `USING INDEX`);
     - `ALTER COLUMN ... DROP NOT NULL`: old code keeps working, and making a column
       nullable is the expand step before removing it;
     - `DROP VIEW` / `DROP MATERIALIZED VIEW`: almost always followed by re-creating the
@@ -68,10 +69,12 @@ class DropBreaksRunningCode(Rule):
     ```
 
     ## In an Alembic migration
-    Put `op.drop_column(...)` / `op.drop_table(...)` in a contract revision that is
-    deployed after the release that stopped using the object, with the ignore comment
-    in the SQL it emits (`op.execute` with the comment) or the rule disabled for that
-    revision's file.
+    Put `op.drop_column(...)` / `op.drop_table(...)` in a contract revision deployed
+    after the release that stopped using the object, and say so above the call:
+    ```python
+    # agentddl: ignore[drop-breaks-running-code] unused since release 2.3
+    op.drop_column("runs", "legacy_state", schema="agent")
+    ```
 
     ## References
     - https://www.postgresql.org/docs/current/sql-altertable.html#SQL-ALTERTABLE-DESC-DROP-COLUMN

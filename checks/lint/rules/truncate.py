@@ -40,8 +40,12 @@ class Truncate(Rule):
 
     ## In an Alembic migration
     Keep data removal out of schema revisions: run it as a separate, batched job. If a
-    truncate is intended (a cache table nobody reads during the deploy), suppress it
-    with `-- agentddl: ignore[truncate] <reason>`.
+    truncate is intended (a cache table nobody reads during the deploy), say so above
+    the call:
+    ```python
+    # agentddl: ignore[truncate] rebuildable cache, read only by the nightly job
+    op.execute("TRUNCATE agent.run_cache")
+    ```
 
     ## References
     - https://www.postgresql.org/docs/current/sql-truncate.html

@@ -1,0 +1,158 @@
+"""Each invariant, attacked on a real database: the database itself must refuse."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from profiles import example_profiles, with_version
+from psycopg import errors
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.generator.model import derive
+from agentddl.generator.render.ddl import render_schema_sql
+
+TENANT_A, TENANT_B = uuid.uuid4(), uuid.uuid4()
+TOKEN_HASH = hashlib.sha256(b"lease-token").digest()
+
+
+@pytest.fixture
+def db(pg_server: PostgresServer) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """The default schema with two tenants and one run each, autocommit."""
+    profile = with_version(example_profiles()["default"], pg_server.version)
+    with pg_server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute(render_schema_sql(derive(profile)).encode())
+        for tenant in (TENANT_A, TENANT_B):
+            connection.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (%s, 't')", (tenant,))
+            connection.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'demo')", (tenant,))
+        yield connection
+
+
+def run_of(db: psycopg.Connection[tuple[object, ...]], tenant: uuid.UUID) -> tuple[object, ...]:
+    row = db.execute("SELECT run_id, created_at FROM agent.runs WHERE tenant_id = %s", (tenant,)).fetchone()
+    assert row is not None
+    return row
+
+
+def add_attempt(db: psycopg.Connection[tuple[object, ...]], run_id: object, attempt_no: int) -> None:
+    db.execute(
+        "INSERT INTO agent.attempts (tenant_id, run_id, attempt_no, fencing_token, worker_id,"
+        " lease_token_hash, lease_expires_at) VALUES (%s, %s, %s, 1, 'w', %s, now() + interval '1 min')",
+        (TENANT_A, run_id, attempt_no, TOKEN_HASH),
+    )
+
+
+def test_second_active_attempt_for_a_run_is_refused(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    run_id, _ = run_of(db, TENANT_A)
+    add_attempt(db, run_id, 1)
+    with pytest.raises(errors.UniqueViolation, match="attempts_one_active_key"):
+        add_attempt(db, run_id, 2)
+    db.execute("UPDATE agent.attempts SET status = 'expired', ended_at = now() WHERE run_id = %s", (run_id,))
+    add_attempt(db, run_id, 2)  # once the first is closed, a new one may start
+
+
+def test_operation_pointing_at_another_tenants_run_is_refused(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    other_run, _ = run_of(db, TENANT_B)
+    with pytest.raises(errors.ForeignKeyViolation, match="operations_run_fkey"):
+        db.execute(
+            "INSERT INTO agent.operations (tenant_id, idempotency_key, run_id, input_hash, fencing_token)"
+            " VALUES (%s, 'k1', %s, %s, 1)",
+            (TENANT_A, other_run, TOKEN_HASH),
+        )
+
+
+def test_status_outside_the_enum_is_refused(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    with pytest.raises(errors.CheckViolation, match="runs_status_check"):
+        db.execute("UPDATE agent.runs SET status = 'paused' WHERE tenant_id = %s", (TENANT_A,))
+
+
+def test_app_role_cannot_update_events_and_nobody_can(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    run_id, created_at = run_of(db, TENANT_A)
+    db.execute(
+        "INSERT INTO agent.events (tenant_id, run_id, run_created_at, seq, kind, actor)"
+        " VALUES (%s, %s, %s, 1, 'step.started', 'agent:a1')",
+        (TENANT_A, run_id, created_at),
+    )
+    with db.transaction():
+        db.execute("SET LOCAL ROLE agent_app")
+        assert db.execute("SELECT count(*) FROM agent.events").fetchone() == (1,)
+        with pytest.raises(errors.InsufficientPrivilege, match="permission denied"):
+            with db.transaction():
+                db.execute("UPDATE agent.events SET kind = 'step.rewritten'")
+    with pytest.raises(errors.InsufficientPrivilege, match="append-only"):
+        db.execute("UPDATE agent.events SET kind = 'step.rewritten'")  # the owner too
+
+
+def test_child_rows_must_sit_in_their_runs_partition(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    run_id, created_at = run_of(db, TENANT_A)
+    with pytest.raises(errors.ForeignKeyViolation, match="events_run_fkey"):
+        db.execute(
+            "INSERT INTO agent.events (tenant_id, run_id, run_created_at, seq, kind, actor)"
+            " VALUES (%s, %s, %s::timestamptz + interval '1 hour', 1, 'step.started', 'system')",
+            (TENANT_A, run_id, created_at),
+        )
+
+
+def test_event_payloads_are_bounded_and_secret_free(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    run_id, created_at = run_of(db, TENANT_A)
+    insert = (
+        "INSERT INTO agent.events (tenant_id, run_id, run_created_at, seq, kind, actor, payload)"
+        " VALUES (%s, %s, %s, %s, 'tool.called', 'tool:search', %s::jsonb)"
+    )
+    with pytest.raises(errors.CheckViolation, match="events_payload_secrets_check"):
+        db.execute(insert, (TENANT_A, run_id, created_at, 1, '{"api_key": "sk-123"}'))
+    with pytest.raises(errors.CheckViolation, match="events_payload_size_check"):
+        db.execute(insert, (TENANT_A, run_id, created_at, 1, '{"blob": "%s"}' % ("x" * 9000)))
+
+
+def test_checkpoint_payload_is_inline_or_out_of_line(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    run_id, created_at = run_of(db, TENANT_A)
+    with pytest.raises(errors.CheckViolation, match="checkpoints_payload_place_check"):
+        db.execute(
+            "INSERT INTO agent.checkpoints (tenant_id, run_id, run_created_at, seq, fencing_token,"
+            " state_schema_version, payload_bytes, payload_sha256) VALUES (%s, %s, %s, 1, 1, 1, 0, %s)",
+            (TENANT_A, run_id, created_at, TOKEN_HASH),
+        )
+
+
+def test_root_runs_share_one_run_key_namespace(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    # NULLS NOT DISTINCT on 15+, a COALESCE expression index on 14: same guarantee.
+    insert = "INSERT INTO agent.runs (tenant_id, kind, run_key) VALUES (%s, 'demo', 'nightly-2026-11-29')"
+    db.execute(insert, (TENANT_A,))
+    with pytest.raises(errors.UniqueViolation, match="runs_run_key_key"):
+        db.execute(insert, (TENANT_A,))
+    db.execute(insert, (TENANT_B,))  # another tenant's namespace
+
+
+def test_partitions_are_created_ahead_and_dropped_after_retention(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    actions = db.execute(
+        "SELECT action, count(*) FROM agent.maintain_partitions(now() + interval '60 days') GROUP BY 1"
+    ).fetchall()
+    assert dict(actions)["created"] >= 2 and dict(actions)["dropped"] >= 2  # type: ignore[call-overload]
+
+
+def test_row_level_security_isolates_tenants_for_the_app_role(pg_server: PostgresServer) -> None:
+    profile = with_version(example_profiles()["newest-engine"], pg_server.version)
+    assert profile.tenancy.row_level_security
+    with pg_server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(render_schema_sql(derive(profile)).encode())
+        for tenant in (TENANT_A, TENANT_B):
+            db.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (%s, 't')", (tenant,))
+            db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'demo')", (tenant,))
+        with db.transaction():
+            db.execute("SET LOCAL ROLE agent_app")
+            db.execute("SELECT set_config('agentddl.tenant', %s, true)", (str(TENANT_A),))
+            visible = db.execute("SELECT DISTINCT tenant_id FROM agent.runs").fetchall()
+            assert visible == [(TENANT_A,)]
+            with pytest.raises(errors.InsufficientPrivilege, match="row-level security"):
+                with db.transaction():
+                    db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'x')", (TENANT_B,))
+            updated = db.execute("UPDATE agent.runs SET priority = 5 WHERE tenant_id = %s", (TENANT_B,))
+            assert updated.rowcount == 0

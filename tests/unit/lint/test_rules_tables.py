@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import inspect
 import re
+from pathlib import Path
 
 import pytest
+from pglast import parse_sql
+
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.rules._batching import is_unbounded_read, is_unbounded_write
+from agentddl.checks.lint.run import lint_paths
 from agentddl.checks.lint.types import Finding
-from pglast import parse_sql
 
 TABLE_RULES = (
     "require-concurrent-reindex",
@@ -63,9 +66,7 @@ def test_index_tablespace_move_help_uses_reindex_from_14() -> None:
     [old] = run(sql, "table-rewrite-operation", pg_version=13)
     [new] = run(sql, "table-rewrite-operation", pg_version=14)
     assert "REINDEX" not in old.help
-    assert new.help == (
-        "Use REINDEX (TABLESPACE fast) INDEX CONCURRENTLY agent.events_run_idx instead."
-    )
+    assert new.help == ("Use REINDEX (TABLESPACE fast) INDEX CONCURRENTLY agent.events_run_idx instead.")
 
 
 def test_slow_work_names_the_earlier_lock_and_its_line() -> None:
@@ -161,3 +162,47 @@ def test_plpgsql_variables_bound_only_inside_do_blocks() -> None:
 def test_unbounded_reads(sql: str, unbounded: bool) -> None:
     insert = parse_sql(sql)[0].stmt
     assert is_unbounded_read(insert.selectStmt) is unbounded
+
+
+REVISION = '''\
+"""table rules"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0007"
+down_revision = None
+
+
+def upgrade() -> None:
+    op.execute("SET LOCAL lock_timeout = '2s'")
+    op.create_table("leases", sa.Column("id", sa.BigInteger(), primary_key=True), schema="agent")
+    op.alter_column("leases", "id", new_column_name="lease_id", schema="agent")
+    op.add_column("runs", sa.Column("priority", sa.Integer()), schema="agent")
+    op.execute("UPDATE agent.runs SET priority = 0 WHERE priority IS NULL")
+    op.alter_column("runs", "wake_at", new_column_name="next_wake_at", schema="agent")
+    op.drop_column("runs", "legacy_state", schema="agent")
+    # agentddl: ignore[drop-breaks-running-code] unused since release 2.3
+    op.drop_table("old_events", schema="agent")
+    with op.get_context().autocommit_block():
+        op.execute("UPDATE agent.events SET seq = 0 WHERE id IN (SELECT id FROM agent.events LIMIT 10)")
+'''
+
+
+def test_alembic_revision_findings_land_on_the_op_calls(tmp_path: Path) -> None:
+    path = tmp_path / "0007_table_rules.py"
+    path.write_text(REVISION)
+    report = lint_paths([str(path)], LintConfig(runner="alembic"))
+    lines = REVISION.splitlines()
+
+    def line_of(needle: str) -> int:
+        return next(n for n, text in enumerate(lines, 1) if needle in text)
+
+    got = sorted((f.line, f.rule) for f in report.findings if f.rule in TABLE_RULES)
+    assert got == sorted(
+        [
+            (line_of("UPDATE agent.runs"), "access-exclusive-with-slow-work"),
+            (line_of("UPDATE agent.runs"), "unbatched-backfill"),
+            (line_of('"wake_at"'), "rename-breaks-running-code"),
+            (line_of('"legacy_state"'), "drop-breaks-running-code"),
+        ]
+    )

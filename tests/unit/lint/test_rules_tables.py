@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from pglast import parse_sql
+from pglast import ast, parse_sql
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
@@ -161,6 +161,7 @@ def test_plpgsql_variables_bound_only_inside_do_blocks() -> None:
 )
 def test_unbounded_reads(sql: str, unbounded: bool) -> None:
     insert = parse_sql(sql)[0].stmt
+    assert isinstance(insert, ast.InsertStmt)
     assert is_unbounded_read(insert.selectStmt) is unbounded
 
 

@@ -22,7 +22,9 @@ def script_directory(revision_text: str) -> Iterator[Path]:
         root = Path(temp)
         env = resources.files("agentddl.migrations")
         for name in ("env.py", "script.py.mako"):
-            (root / name).write_text(env.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8")
+            (root / name).write_text(
+                env.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8"
+            )
         (root / "versions").mkdir()
         (root / "versions" / REVISION_FILE).write_text(revision_text, encoding="utf-8")
         yield root

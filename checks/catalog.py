@@ -18,7 +18,8 @@ _QUERIES: dict[str, str] = {
         SELECT c.relname, c.relkind::text, coalesce(pg_get_partkeydef(c.oid), ''),
                coalesce(array_to_string(c.reloptions, ','), ''), coalesce(obj_description(c.oid), ''),
                coalesce(array_to_string(c.relacl, ','), ''), c.relrowsecurity
-        FROM pg_class c WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r','p','S','v','m')""",
+        FROM pg_class c
+        WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r','p','S','v','m')""",
     "columns": """
         SELECT c.relname || '.' || a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
                coalesce(pg_get_expr(d.adbin, d.adrelid), ''), a.attidentity::text,
@@ -55,7 +56,10 @@ def snapshot(dsn: str, schema: str) -> dict[str, dict[str, tuple[Any, ...]]]:
     with psycopg.connect(dsn) as connection:
         for kind, sql in _QUERIES.items():
             rows = connection.execute(sql, {"schema": schema}).fetchall()
-            result[kind] = {f"{row[0]}|{row[1]}" if kind == "functions" else str(row[0]): tuple(row[1:]) for row in rows}
+            result[kind] = {
+                f"{row[0]}|{row[1]}" if kind == "functions" else str(row[0]): tuple(row[1:])
+                for row in rows
+            }
     return result
 
 
@@ -70,7 +74,9 @@ class Missing:
         return f"{self.kind} {self.table}.{self.name}: {self.detail}"
 
 
-def compare_with_model(model: SchemaModel, snap: dict[str, dict[str, tuple[Any, ...]]]) -> list[Missing]:
+def compare_with_model(
+    model: SchemaModel, snap: dict[str, dict[str, tuple[Any, ...]]]
+) -> list[Missing]:
     """Every constraint and index the model declares, present and valid in the catalog."""
     problems: list[Missing] = []
     constraints, indexes = snap["constraints"], snap["indexes"]
@@ -86,12 +92,18 @@ def compare_with_model(model: SchemaModel, snap: dict[str, dict[str, tuple[Any, 
             elif not found[3]:
                 problems.append(Missing("constraint", name, table.name, "not validated"))
         for index in table.indexes:
-            problems += _index_problems(index.name, table.name, index.unique, index.key_columns, indexes)
+            problems += _index_problems(
+                index.name, table.name, index.unique, index.key_columns, indexes
+            )
     return problems
 
 
 def _index_problems(
-    name: str, table: str, unique: bool, columns: tuple[str, ...], indexes: dict[str, tuple[Any, ...]]
+    name: str,
+    table: str,
+    unique: bool,
+    columns: tuple[str, ...],
+    indexes: dict[str, tuple[Any, ...]],
 ) -> list[Missing]:
     found = indexes.get(name)
     if not found or found[0] != table:

@@ -8,7 +8,9 @@ from agentddl.generator.profile import LockStrategy, Profile, load_profile
 from agentddl.generator.profile.model import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
-PROFILE_FILES = sorted([ROOT / "schemas" / "default.yaml", *(ROOT / "schemas" / "examples").glob("*.yaml")])
+PROFILE_FILES = sorted(
+    [ROOT / "schemas" / "default.yaml", *(ROOT / "schemas" / "examples").glob("*.yaml")]
+)
 
 
 def example_profiles() -> dict[str, Profile]:

@@ -66,18 +66,26 @@ def _report(console: Console, model: SchemaModel, via_sql: str, via_alembic: str
     for t in model.tables:
         partitions = sum(1 for name in relations if name.startswith(f"{t.name}_p"))
         declared = 1 + len(t.checks) + len(t.foreign_keys) + len(t.uniques)
-        table.add_row(t.name, str(declared), str(len(t.indexes)), str(partitions) if t.partitioning else "-")
+        table.add_row(
+            t.name, str(declared), str(len(t.indexes)), str(partitions) if t.partitioning else "-"
+        )
     console.print(table)
     problems = compare_with_model(model, first)
     for problem in problems:
         console.print(f"[red]missing[/red] {problem}")
     differing = sorted(k for k in first if first[k] != second[k])
     if differing:
-        console.print(f"[red]schema.sql and alembic upgrade differ in: {', '.join(differing)}[/red]")
+        console.print(
+            f"[red]schema.sql and alembic upgrade differ in: {', '.join(differing)}[/red]"
+        )
     if problems or differing:
-        raise CheckFailed(f"{len(problems)} declared objects missing, {len(differing)} catalog differences")
-    console.print("[green]every declared constraint and index is in pg_catalog; "
-                  "schema.sql and `alembic upgrade head` give identical catalogs[/green]")
+        raise CheckFailed(
+            f"{len(problems)} declared objects missing, {len(differing)} catalog differences"
+        )
+    console.print(
+        "[green]every declared constraint and index is in pg_catalog; "
+        "schema.sql and `alembic upgrade head` give identical catalogs[/green]"
+    )
 
 
 def _redact(dsn: str) -> str:

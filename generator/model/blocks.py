@@ -31,13 +31,19 @@ def roles(s: Scope) -> SqlBlock:
         f"        CREATE ROLE {quote(s.profile.role(k))} NOLOGIN;\n    END IF;"
         for k in ROLE_KINDS
     )
-    return SqlBlock("roles", f"DO $$\nBEGIN\n{lines}\nEND\n$$", "group roles: owner, app, relay, read-only")
+    return SqlBlock(
+        "roles", f"DO $$\nBEGIN\n{lines}\nEND\n$$", "group roles: owner, app, relay, read-only"
+    )
 
 
 def schema(s: Scope) -> SqlBlock:
     name = quote(s.profile.schema_name)
-    return SqlBlock("schema", f"CREATE SCHEMA {name}", "every object lives in one schema",
-                    drop=f"DROP SCHEMA {name} CASCADE")
+    return SqlBlock(
+        "schema",
+        f"CREATE SCHEMA {name}",
+        "every object lives in one schema",
+        drop=f"DROP SCHEMA {name} CASCADE",
+    )
 
 
 def event_sequence(s: Scope) -> SqlBlock | None:
@@ -54,18 +60,22 @@ def sequence_owner(s: Scope) -> SqlBlock | None:
     if features.has(s.version, "partitioned_identity"):
         return None
     q = quote(s.profile.schema_name)
-    return SqlBlock("events_event_id_seq_owner",
-                    f"ALTER SEQUENCE {q}.events_event_id_seq OWNED BY {q}.events.event_id",
-                    "the sequence goes away with its column")
+    return SqlBlock(
+        "events_event_id_seq_owner",
+        f"ALTER SEQUENCE {q}.events_event_id_seq OWNED BY {q}.events.event_id",
+        "the sequence goes away with its column",
+    )
 
 
 def storage(s: Scope, table: Table) -> SqlBlock | None:
     if not table.storage:
         return None
     options = ", ".join(f"{k} = {v}" for k, v in table.storage)
-    return SqlBlock(f"{table.name}_storage",
-                    f"ALTER TABLE {quote(s.profile.schema_name)}.{table.name} SET ({options})",
-                    "hot-updated table: room for HOT updates and eager autovacuum")
+    return SqlBlock(
+        f"{table.name}_storage",
+        f"ALTER TABLE {quote(s.profile.schema_name)}.{table.name} SET ({options})",
+        "hot-updated table: room for HOT updates and eager autovacuum",
+    )
 
 
 def compression(s: Scope, table: Table) -> SqlBlock | None:

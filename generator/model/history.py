@@ -42,13 +42,22 @@ def checkpoints(s: Scope) -> Table:
             Column("run_id", "uuid"),
             Column("run_created_at", "timestamptz", comment="Partition key: the run's created_at."),
             Column("seq", "integer", comment="Per-run sequence, 1, 2, ..."),
-            Column("parent_seq", "integer", nullable=True, comment="The checkpoint this one follows."),
-            Column("fencing_token", "bigint", comment="Fencing token of the attempt that wrote it."),
+            Column(
+                "parent_seq", "integer", nullable=True, comment="The checkpoint this one follows."
+            ),
+            Column(
+                "fencing_token", "bigint", comment="Fencing token of the attempt that wrote it."
+            ),
             Column("state_schema_version", "integer", comment="Version of the state's shape."),
             Column("next_nodes", "text[]", default="'{}'::text[]", comment="Nodes to run next."),
             Column("completed_nodes", "text[]", default="'{}'::text[]", comment="Nodes done."),
-            Column("payload", "jsonb", nullable=True, compression=s.compression,
-                   comment=f"Inline state, at most {p.payload.inline_limit} bytes."),
+            Column(
+                "payload",
+                "jsonb",
+                nullable=True,
+                compression=s.compression,
+                comment=f"Inline state, at most {p.payload.inline_limit} bytes.",
+            ),
             Column("payload_ref", "text", nullable=True, comment="URI of an out-of-line payload."),
             Column("payload_bytes", "integer", comment="Size of the payload, inline or not."),
             Column("payload_sha256", "bytea", comment="Integrity hash of the payload."),
@@ -56,30 +65,56 @@ def checkpoints(s: Scope) -> Table:
         ),
         primary_key=s.keyed("run_id", "run_created_at", "seq"),
         checks=(
-            Check("checkpoints_seq_check", "seq > 0 AND (parent_seq IS NULL OR parent_seq < seq)",
-                  "a checkpoint follows an earlier one"),
-            Check("checkpoints_payload_place_check", "(payload IS NULL) <> (payload_ref IS NULL)",
-                  "the payload is either inline or out of line, never both or neither"),
-            Check("checkpoints_inline_limit_check",
-                  f"payload IS NULL OR payload_bytes <= {p.payload.inline_limit}",
-                  "inline payloads stay under the inline limit"),
-            Check("checkpoints_payload_bytes_check", "payload_bytes >= 0", "sizes are not negative"),
+            Check(
+                "checkpoints_seq_check",
+                "seq > 0 AND (parent_seq IS NULL OR parent_seq < seq)",
+                "a checkpoint follows an earlier one",
+            ),
+            Check(
+                "checkpoints_payload_place_check",
+                "(payload IS NULL) <> (payload_ref IS NULL)",
+                "the payload is either inline or out of line, never both or neither",
+            ),
+            Check(
+                "checkpoints_inline_limit_check",
+                f"payload IS NULL OR payload_bytes <= {p.payload.inline_limit}",
+                "inline payloads stay under the inline limit",
+            ),
+            Check(
+                "checkpoints_payload_bytes_check", "payload_bytes >= 0", "sizes are not negative"
+            ),
             Check("checkpoints_sha256_check", "octet_length(payload_sha256) = 32", "a sha256 hash"),
-            Check("checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"),
+            Check(
+                "checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"
+            ),
         ),
         foreign_keys=(
             _run_fk(s, "checkpoints"),
-            ForeignKey("checkpoints_parent_fkey", s.keyed("run_id", "run_created_at", "parent_seq"),
-                       "checkpoints", s.keyed("run_id", "run_created_at", "seq"), "CASCADE",
-                       "the parent checkpoint exists in the same run"),
+            ForeignKey(
+                "checkpoints_parent_fkey",
+                s.keyed("run_id", "run_created_at", "parent_seq"),
+                "checkpoints",
+                s.keyed("run_id", "run_created_at", "seq"),
+                "CASCADE",
+                "the parent checkpoint exists in the same run",
+            ),
         ),
         indexes=(
-            Index("checkpoints_parent_idx", "checkpoints", s.keyed("run_id", "run_created_at", "parent_seq"),
-                  serves=("checkpoints_parent_fkey",), why="the parent FK's lookups on delete",
-                  where="parent_seq IS NOT NULL"),
+            Index(
+                "checkpoints_parent_idx",
+                "checkpoints",
+                s.keyed("run_id", "run_created_at", "parent_seq"),
+                serves=("checkpoints_parent_fkey",),
+                why="the parent FK's lookups on delete",
+                where="parent_seq IS NOT NULL",
+            ),
         ),
-        partitioning=_partitioning(tuning.checkpoint_rows_per_day(p), p.retention.checkpoints,
-                                   p.retention.runway, "checkpoint"),
+        partitioning=_partitioning(
+            tuning.checkpoint_rows_per_day(p),
+            p.retention.checkpoints,
+            p.retention.runway,
+            "checkpoint",
+        ),
     )
 
 
@@ -93,38 +128,78 @@ def events(s: Scope) -> Table:
         name="events",
         comment="Append-only run history. Never updated; expires by dropping partitions.",
         columns=(
-            Column("event_id", "bigint", identity=identity,
-                   default=None if identity else f"nextval('{s.profile.schema_name}.events_event_id_seq'::regclass)",
-                   comment="Monotonic id for 'changes since' reads."),
+            Column(
+                "event_id",
+                "bigint",
+                identity=identity,
+                default=None
+                if identity
+                else f"nextval('{s.profile.schema_name}.events_event_id_seq'::regclass)",
+                comment="Monotonic id for 'changes since' reads.",
+            ),
             *s.tenant_columns(),
             Column("run_id", "uuid"),
             Column("run_created_at", "timestamptz", comment="Partition key: the run's created_at."),
             Column("seq", "integer", comment="Per-run sequence, 1, 2, ..."),
             Column("kind", "text", comment="Event type, e.g. step.started."),
-            Column("actor", "text", comment="Who caused it: system, agent:<id>, user:<id>, tool:<name>."),
-            Column("policy_version", "text", nullable=True, comment="Policy in force when it happened."),
-            Column("payload", "jsonb", default="'{}'::jsonb", compression=s.compression,
-                   comment=f"Redacted, at most {p.payload.event_limit} bytes."),
+            Column(
+                "actor",
+                "text",
+                comment="Who caused it: system, agent:<id>, user:<id>, tool:<name>.",
+            ),
+            Column(
+                "policy_version", "text", nullable=True, comment="Policy in force when it happened."
+            ),
+            Column(
+                "payload",
+                "jsonb",
+                default="'{}'::jsonb",
+                compression=s.compression,
+                comment=f"Redacted, at most {p.payload.event_limit} bytes.",
+            ),
             Column("created_at", "timestamptz", default="now()"),
         ),
         primary_key=s.keyed("run_id", "run_created_at", "seq"),
         checks=(
             Check("events_seq_check", "seq > 0", "per-run sequence starts at 1"),
-            Check("events_kind_check", "kind ~ '^[a-z][a-z0-9_.]{0,99}$'", "event kinds are short names"),
-            Check("events_actor_check", "actor ~ '^(system|agent|user|tool)(:[^[:space:]]{1,200})?$'",
-                  "every event names its actor"),
-            Check("events_payload_size_check", f"octet_length(payload::text) <= {p.payload.event_limit}",
-                  "event payloads are size-bounded: no full prompts or raw provider responses"),
-            Check("events_payload_secrets_check", f"NOT (payload ?| ARRAY[{secrets}])",
-                  "no secrets or full prompts as top-level payload keys"),
+            Check(
+                "events_kind_check",
+                "kind ~ '^[a-z][a-z0-9_.]{0,99}$'",
+                "event kinds are short names",
+            ),
+            Check(
+                "events_actor_check",
+                "actor ~ '^(system|agent|user|tool)(:[^[:space:]]{1,200})?$'",
+                "every event names its actor",
+            ),
+            Check(
+                "events_payload_size_check",
+                f"octet_length(payload::text) <= {p.payload.event_limit}",
+                "event payloads are size-bounded: no full prompts or raw provider responses",
+            ),
+            Check(
+                "events_payload_secrets_check",
+                f"NOT (payload ?| ARRAY[{secrets}])",
+                "no secrets or full prompts as top-level payload keys",
+            ),
         ),
         foreign_keys=(_run_fk(s, "events"),),
         indexes=(
-            Index("events_since_idx", "events", s.keyed("event_id"),
-                  serves=("events_since",), why="delta sync: a tenant's events after a known id"),
-            Index("events_created_at_idx", "events", ("created_at",), method=method,
-                  serves=("events_in_window",),
-                  why=f"time-window export; {method.upper()} since ~{rows:,} rows/day arrive in time order"),
+            Index(
+                "events_since_idx",
+                "events",
+                s.keyed("event_id"),
+                serves=("events_since",),
+                why="delta sync: a tenant's events after a known id",
+            ),
+            Index(
+                "events_created_at_idx",
+                "events",
+                ("created_at",),
+                method=method,
+                serves=("events_in_window",),
+                why=f"time-window export; {method.upper()} since ~{rows:,} rows/day arrive in time order",
+            ),
         ),
         partitioning=_partitioning(rows, p.retention.events, p.retention.runway, "event"),
         append_only=True,

@@ -74,26 +74,39 @@ BEGIN
     END LOOP;
 END
 $$"""
-    return SqlBlock("maintain_partitions", body,
-                    "creates partitions ahead of now and drops those past retention")
+    return SqlBlock(
+        "maintain_partitions",
+        body,
+        "creates partitions ahead of now and drops those past retention",
+    )
 
 
 def bootstrap(s: Scope) -> SqlBlock:
     q = quote(s.profile.schema_name)
     if s.profile.retention.partition_manager == "pg_partman":
-        return SqlBlock("partitions_bootstrap", "SELECT partman.run_maintenance()",
-                        "pg_partman creates the first partitions")
-    return SqlBlock("partitions_bootstrap", f"SELECT count(*) FROM {q}.maintain_partitions()",
-                    "the current and future partitions exist before the first write")
+        return SqlBlock(
+            "partitions_bootstrap",
+            "SELECT partman.run_maintenance()",
+            "pg_partman creates the first partitions",
+        )
+    return SqlBlock(
+        "partitions_bootstrap",
+        f"SELECT count(*) FROM {q}.maintain_partitions()",
+        "the current and future partitions exist before the first write",
+    )
 
 
 def partman(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
     """pg_partman takes over creation and retention (its own run_maintenance job).
     Versions 4 and 5 name create_parent's arguments differently: branch on the version."""
-    blocks = [SqlBlock("partman_extension",
-                       "CREATE SCHEMA IF NOT EXISTS partman;\n"
-                       "CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman",
-                       "pg_partman manages partitions (profile: retention.partition_manager)")]
+    blocks = [
+        SqlBlock(
+            "partman_extension",
+            "CREATE SCHEMA IF NOT EXISTS partman;\n"
+            "CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman",
+            "pg_partman manages partitions (profile: retention.partition_manager)",
+        )
+    ]
     for table in tables:
         if table.partitioning:
             blocks.append(_partman_table(s.profile.schema_name, table.name, table.partitioning))
@@ -102,8 +115,10 @@ def partman(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
 
 def _partman_table(schema: str, name: str, part: Partitioning) -> SqlBlock:
     parent = f"{schema}.{name}"
-    common = (f"p_parent_table := '{parent}', p_control := '{part.column}', "
-              f"p_interval := '1 {part.granularity}', p_premake := {part.runway}")
+    common = (
+        f"p_parent_table := '{parent}', p_control := '{part.column}', "
+        f"p_interval := '1 {part.granularity}', p_premake := {part.runway}"
+    )
     sql = f"""DO $$
 BEGIN
     IF (SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'pg_partman') LIKE '4.%' THEN
@@ -116,8 +131,13 @@ BEGIN
     WHERE parent_table = '{parent}';
 END
 $$"""
-    drop = (f"DELETE FROM partman.part_config WHERE parent_table = '{parent}';\n"
-            f"DROP TABLE IF EXISTS partman.template_{schema}_{name}")
-    return SqlBlock(f"{name}_partman", sql,
-                    f"pg_partman keeps {part.runway} partitions ahead and drops expired ones",
-                    drop=drop)
+    drop = (
+        f"DELETE FROM partman.part_config WHERE parent_table = '{parent}';\n"
+        f"DROP TABLE IF EXISTS partman.template_{schema}_{name}"
+    )
+    return SqlBlock(
+        f"{name}_partman",
+        sql,
+        f"pg_partman keeps {part.runway} partitions ahead and drops expired ones",
+        drop=drop,
+    )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from agentddl.generator.model import features, tuning
 from agentddl.generator.model.scope import (
     ATTEMPT_STATUSES,
-    OPERATION_STATUSES,
     RUN_STATUSES,
     TERMINAL_RUN_STATUSES,
     Scope,
@@ -17,10 +16,8 @@ from agentddl.generator.model.types import (
     Column,
     ForeignKey,
     Index,
-    Partitioning,
     Table,
 )
-from agentddl.generator.profile import LockStrategy
 
 NIL_UUID = "'00000000-0000-0000-0000-000000000000'::uuid"
 
@@ -36,7 +33,9 @@ def tenants(s: Scope) -> Table:
             Column("created_at", "timestamptz", default="now()"),
         ),
         primary_key=(s.tenant,),
-        checks=(Check("tenants_name_length", "char_length(name) BETWEEN 1 AND 200", "bounded name"),),
+        checks=(
+            Check("tenants_name_length", "char_length(name) BETWEEN 1 AND 200", "bounded name"),
+        ),
         tenant_owned=False,
     )
 
@@ -59,7 +58,12 @@ def runs(s: Scope) -> Table:
         fks.insert(
             0,
             ForeignKey(
-                "runs_tenant_fkey", (t,), "tenants", (t,), on_tenant_delete, "runs belong to a tenant"
+                "runs_tenant_fkey",
+                (t,),
+                "tenants",
+                (t,),
+                on_tenant_delete,
+                "runs belong to a tenant",
             ),
         )
     claim_columns = ("priority DESC", "wake_at")
@@ -71,46 +75,100 @@ def runs(s: Scope) -> Table:
         columns=(
             *s.tenant_columns(),
             Column("run_id", "uuid", default=s.uuid_default, comment="Run identity."),
-            Column("created_at", "timestamptz", default="now()",
-                   comment="Immutable; children carry it as run_created_at for partitioning."),
-            Column("run_key", "text", nullable=True,
-                   comment="Caller's idempotency key for starting the run (unique per parent)."),
+            Column(
+                "created_at",
+                "timestamptz",
+                default="now()",
+                comment="Immutable; children carry it as run_created_at for partitioning.",
+            ),
+            Column(
+                "run_key",
+                "text",
+                nullable=True,
+                comment="Caller's idempotency key for starting the run (unique per parent).",
+            ),
             Column("parent_run_id", "uuid", nullable=True, comment="Parent in a multi-agent tree."),
             Column("kind", "text", comment="Workflow or agent name."),
             Column("status", "text", default="'queued'", comment="Lifecycle state."),
             Column("version", "bigint", default="1", comment="Optimistic concurrency version."),
-            Column("fencing_token", "bigint", default="0",
-                   comment="Incremented on every claim; late writes from older claims fail."),
+            Column(
+                "fencing_token",
+                "bigint",
+                default="0",
+                comment="Incremented on every claim; late writes from older claims fail.",
+            ),
             Column("priority", "smallint", default="0", comment="Higher is claimed first."),
             Column("wake_at", "timestamptz", default="now()", comment="Not claimed before this."),
             Column("attempt_count", "integer", default="0", comment="Attempts started so far."),
-            Column("max_attempts", "integer", default=str(p.lease.max_attempts),
-                   comment="After this many attempts an expired lease fails the run."),
+            Column(
+                "max_attempts",
+                "integer",
+                default=str(p.lease.max_attempts),
+                comment="After this many attempts an expired lease fails the run.",
+            ),
             Column("trace_id", "text", nullable=True, comment="W3C trace id (32 hex)."),
-            Column("input", "jsonb", default="'{}'::jsonb", compression=s.compression,
-                   comment="Run input, size-bounded."),
-            Column("result", "jsonb", nullable=True, compression=s.compression,
-                   comment="Final result, size-bounded."),
+            Column(
+                "input",
+                "jsonb",
+                default="'{}'::jsonb",
+                compression=s.compression,
+                comment="Run input, size-bounded.",
+            ),
+            Column(
+                "result",
+                "jsonb",
+                nullable=True,
+                compression=s.compression,
+                comment="Final result, size-bounded.",
+            ),
             Column("updated_at", "timestamptz", default="now()"),
-            Column("finished_at", "timestamptz", nullable=True, comment="Set on a terminal status."),
+            Column(
+                "finished_at", "timestamptz", nullable=True, comment="Set on a terminal status."
+            ),
         ),
         primary_key=s.keyed("run_id"),
         checks=(
-            Check("runs_status_check", f"status IN ({sql_list(RUN_STATUSES)})", "status is one of the lifecycle states"),
+            Check(
+                "runs_status_check",
+                f"status IN ({sql_list(RUN_STATUSES)})",
+                "status is one of the lifecycle states",
+            ),
             Check("runs_version_check", "version > 0", "versions start at 1 and only grow"),
             Check("runs_fencing_token_check", "fencing_token >= 0", "fencing tokens only grow"),
-            Check("runs_attempts_check", "attempt_count >= 0 AND max_attempts > 0", "attempt counters are sane"),
-            Check("runs_finished_check",
-                  f"(status IN ({sql_list(TERMINAL_RUN_STATUSES)})) = (finished_at IS NOT NULL)",
-                  "finished_at is set exactly when the run is terminal"),
-            Check("runs_not_own_parent_check", "parent_run_id IS DISTINCT FROM run_id", "a run is not its own parent"),
-            Check("runs_trace_id_check", "trace_id ~ '^[0-9a-f]{32}$'", "trace ids are W3C trace ids"),
-            Check("runs_kind_check", "char_length(kind) BETWEEN 1 AND 200", "bounded workflow name"),
-            Check("runs_run_key_check", "char_length(run_key) BETWEEN 1 AND 200", "bounded run key"),
-            Check("runs_input_size_check", f"octet_length(input::text) <= {p.payload.inline_limit}",
-                  "run input stays bounded"),
-            Check("runs_result_size_check", f"octet_length(result::text) <= {p.payload.inline_limit}",
-                  "run result stays bounded"),
+            Check(
+                "runs_attempts_check",
+                "attempt_count >= 0 AND max_attempts > 0",
+                "attempt counters are sane",
+            ),
+            Check(
+                "runs_finished_check",
+                f"(status IN ({sql_list(TERMINAL_RUN_STATUSES)})) = (finished_at IS NOT NULL)",
+                "finished_at is set exactly when the run is terminal",
+            ),
+            Check(
+                "runs_not_own_parent_check",
+                "parent_run_id IS DISTINCT FROM run_id",
+                "a run is not its own parent",
+            ),
+            Check(
+                "runs_trace_id_check", "trace_id ~ '^[0-9a-f]{32}$'", "trace ids are W3C trace ids"
+            ),
+            Check(
+                "runs_kind_check", "char_length(kind) BETWEEN 1 AND 200", "bounded workflow name"
+            ),
+            Check(
+                "runs_run_key_check", "char_length(run_key) BETWEEN 1 AND 200", "bounded run key"
+            ),
+            Check(
+                "runs_input_size_check",
+                f"octet_length(input::text) <= {p.payload.inline_limit}",
+                "run input stays bounded",
+            ),
+            Check(
+                "runs_result_size_check",
+                f"octet_length(result::text) <= {p.payload.inline_limit}",
+                "run result stays bounded",
+            ),
         ),
         foreign_keys=tuple(fks),
         uniques=(),
@@ -164,12 +222,25 @@ def runs(s: Scope) -> Table:
 def _run_key_index(s: Scope) -> Index:
     why = "start_run: one run per (parent, run_key); root runs (no parent) count as one parent"
     if features.has(s.version, "nulls_not_distinct"):
-        return Index("runs_run_key_key", "runs", s.keyed("parent_run_id", "run_key"),
-                     serves=("start_run",), why=why, unique=True,
-                     where="run_key IS NOT NULL", nulls_not_distinct=True)
-    return Index("runs_run_key_key", "runs",
-                 s.keyed(f"(COALESCE(parent_run_id, {NIL_UUID}))", "run_key"),
-                 serves=("start_run",), why=why, unique=True, where="run_key IS NOT NULL")
+        return Index(
+            "runs_run_key_key",
+            "runs",
+            s.keyed("parent_run_id", "run_key"),
+            serves=("start_run",),
+            why=why,
+            unique=True,
+            where="run_key IS NOT NULL",
+            nulls_not_distinct=True,
+        )
+    return Index(
+        "runs_run_key_key",
+        "runs",
+        s.keyed(f"(COALESCE(parent_run_id, {NIL_UUID}))", "run_key"),
+        serves=("start_run",),
+        why=why,
+        unique=True,
+        where="run_key IS NOT NULL",
+    )
 
 
 def attempts(s: Scope) -> Table:
@@ -182,40 +253,84 @@ def attempts(s: Scope) -> Table:
             Column("attempt_no", "integer", comment="1, 2, ... per run."),
             Column("fencing_token", "bigint", comment="The run's fencing token at claim time."),
             Column("worker_id", "text", comment="Which worker holds the lease."),
-            Column("lease_token_hash", "bytea", comment="sha256 of the lease token; the token is never stored."),
+            Column(
+                "lease_token_hash",
+                "bytea",
+                comment="sha256 of the lease token; the token is never stored.",
+            ),
             Column("status", "text", default="'active'"),
             Column("started_at", "timestamptz", default="now()"),
             Column("heartbeat_at", "timestamptz", default="now()"),
-            Column("lease_expires_at", "timestamptz", comment="The lease ends here unless renewed."),
+            Column(
+                "lease_expires_at", "timestamptz", comment="The lease ends here unless renewed."
+            ),
             Column("ended_at", "timestamptz", nullable=True),
-            Column("interruption_reason", "text", nullable=True,
-                   comment="Why an attempt ended early: lease_expired, worker_shutdown, ..."),
-            Column("error", "text", nullable=True, comment="Bounded error summary, no stack dumps."),
+            Column(
+                "interruption_reason",
+                "text",
+                nullable=True,
+                comment="Why an attempt ended early: lease_expired, worker_shutdown, ...",
+            ),
+            Column(
+                "error", "text", nullable=True, comment="Bounded error summary, no stack dumps."
+            ),
         ),
         primary_key=s.keyed("run_id", "attempt_no"),
         checks=(
-            Check("attempts_status_check", f"status IN ({sql_list(ATTEMPT_STATUSES)})", "status is an attempt state"),
-            Check("attempts_ended_check", "(status = 'active') = (ended_at IS NULL)",
-                  "only active attempts are open"),
-            Check("attempts_lease_check", "lease_expires_at > started_at", "a lease ends after it starts"),
-            Check("attempts_token_hash_check", "octet_length(lease_token_hash) = 32", "a sha256 hash, not a token"),
+            Check(
+                "attempts_status_check",
+                f"status IN ({sql_list(ATTEMPT_STATUSES)})",
+                "status is an attempt state",
+            ),
+            Check(
+                "attempts_ended_check",
+                "(status = 'active') = (ended_at IS NULL)",
+                "only active attempts are open",
+            ),
+            Check(
+                "attempts_lease_check",
+                "lease_expires_at > started_at",
+                "a lease ends after it starts",
+            ),
+            Check(
+                "attempts_token_hash_check",
+                "octet_length(lease_token_hash) = 32",
+                "a sha256 hash, not a token",
+            ),
             Check("attempts_attempt_no_check", "attempt_no > 0", "attempt numbers start at 1"),
             Check("attempts_error_check", "char_length(error) <= 4000", "bounded error text"),
-            Check("attempts_reason_check", "char_length(interruption_reason) <= 200", "bounded reason"),
+            Check(
+                "attempts_reason_check", "char_length(interruption_reason) <= 200", "bounded reason"
+            ),
         ),
         foreign_keys=(
-            ForeignKey("attempts_run_fkey", s.keyed("run_id"), "runs", s.keyed("run_id"), "CASCADE",
-                       "an attempt belongs to a run of the same tenant"),
+            ForeignKey(
+                "attempts_run_fkey",
+                s.keyed("run_id"),
+                "runs",
+                s.keyed("run_id"),
+                "CASCADE",
+                "an attempt belongs to a run of the same tenant",
+            ),
         ),
         indexes=(
-            Index("attempts_one_active_key", "attempts", s.keyed("run_id"),
-                  serves=("claim_run", "at most one active attempt per run"),
-                  why="invariant: at most one active attempt per run (partial unique)",
-                  unique=True, where="status = 'active'"),
-            Index("attempts_lease_expiry_idx", "attempts", ("lease_expires_at",),
-                  serves=("expire_leases", "health_expired_leases"),
-                  why="takeover: active attempts whose lease has run out",
-                  where="status = 'active'"),
+            Index(
+                "attempts_one_active_key",
+                "attempts",
+                s.keyed("run_id"),
+                serves=("claim_run", "at most one active attempt per run"),
+                why="invariant: at most one active attempt per run (partial unique)",
+                unique=True,
+                where="status = 'active'",
+            ),
+            Index(
+                "attempts_lease_expiry_idx",
+                "attempts",
+                ("lease_expires_at",),
+                serves=("expire_leases", "health_expired_leases"),
+                why="takeover: active attempts whose lease has run out",
+                where="status = 'active'",
+            ),
         ),
         storage=tuning.hot_table_storage(s.profile, updates_per_step=0.5),
     )

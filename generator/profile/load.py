@@ -64,7 +64,11 @@ def _mark(node: yaml.Node | None) -> Mark:
 
 
 def _to_python(
-    node: yaml.Node, path: Path_, marks: dict[Path_, Mark], key_marks: dict[Path_, Mark], source: str
+    node: yaml.Node,
+    path: Path_,
+    marks: dict[Path_, Mark],
+    key_marks: dict[Path_, Mark],
+    source: str,
 ) -> Any:
     """Build plain data while remembering where each value and key stood."""
     marks[path] = _mark(node)
@@ -80,13 +84,16 @@ def _to_python(
         return result
     if isinstance(node, yaml.SequenceNode):
         return [
-            _to_python(item, (*path, i), marks, key_marks, source) for i, item in enumerate(node.value)
+            _to_python(item, (*path, i), marks, key_marks, source)
+            for i, item in enumerate(node.value)
         ]
     loader = yaml.SafeLoader("")
     return loader.construct_object(node, deep=True)
 
 
-def _located(error: ErrorDetails, marks: dict[Path_, Mark], key_marks: dict[Path_, Mark], source: str) -> ProfileError:
+def _located(
+    error: ErrorDetails, marks: dict[Path_, Mark], key_marks: dict[Path_, Mark], source: str
+) -> ProfileError:
     path = tuple(error["loc"])
     dotted = ".".join(str(part) for part in path) or "profile"
     if error["type"] == "extra_forbidden":

@@ -6,7 +6,7 @@ they are written for the person editing a profile.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
@@ -32,7 +32,7 @@ def _identifier(value: str) -> str:
 Identifier = Annotated[str, AfterValidator(_identifier)]
 
 
-class LockStrategy(str, Enum):
+class LockStrategy(StrEnum):
     skip_locked = "skip_locked"
     lease = "lease"
     optimistic = "optimistic"
@@ -115,8 +115,12 @@ class Payload(_Section):
 class Roles(_Section):
     owner: Identifier | None = Field(None, description="Owner role; default <schema>_owner.")
     app: Identifier | None = Field(None, description="Workers' role; default <schema>_app.")
-    relay: Identifier | None = Field(None, description="Outbox relay's role; default <schema>_relay.")
-    readonly: Identifier | None = Field(None, description="Read-only role; default <schema>_readonly.")
+    relay: Identifier | None = Field(
+        None, description="Outbox relay's role; default <schema>_relay."
+    )
+    readonly: Identifier | None = Field(
+        None, description="Read-only role; default <schema>_readonly."
+    )
 
 
 class Profile(_Section):

@@ -26,11 +26,15 @@ def compile_ddl(element: sa.schema.ExecutableDDLElement) -> str:
 
 
 def _short_type(sqlalchemy_type: str) -> str:
-    return "timestamptz" if sqlalchemy_type == "TIMESTAMP WITH TIME ZONE" else sqlalchemy_type.lower()
+    return (
+        "timestamptz" if sqlalchemy_type == "TIMESTAMP WITH TIME ZONE" else sqlalchemy_type.lower()
+    )
 
 
 # "    name TYPE ..." inside CREATE TABLE: lower-case the type, as in the hand-written SQL.
-_COLUMN_TYPE = re.compile(r"(?m)^(    \w+ )([A-Z][A-Z ]*?[A-Z](?:\[\])?)(?= DEFAULT| NOT NULL| GENERATED|,|$)")
+_COLUMN_TYPE = re.compile(
+    r"(?m)^(    \w+ )([A-Z][A-Z ]*?[A-Z](?:\[\])?)(?= DEFAULT| NOT NULL| GENERATED|,|$)"
+)
 
 
 def render_schema_sql(model: SchemaModel) -> str:

@@ -8,8 +8,8 @@ from typing import Literal
 
 import sqlalchemy as sa
 
-from agentddl.generator.model import SchemaModel, SqlBlock
 from agentddl.generator.model import Index as ModelIndex
+from agentddl.generator.model import SchemaModel, SqlBlock
 from agentddl.generator.model import Table as ModelTable
 from agentddl.generator.render.sqla import metadata
 

@@ -45,12 +45,17 @@ def add_attempt(db: psycopg.Connection[tuple[object, ...]], run_id: object, atte
     )
 
 
-def test_second_active_attempt_for_a_run_is_refused(db: psycopg.Connection[tuple[object, ...]]) -> None:
+def test_second_active_attempt_for_a_run_is_refused(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
     run_id, _ = run_of(db, TENANT_A)
     add_attempt(db, run_id, 1)
     with pytest.raises(errors.UniqueViolation, match="attempts_one_active_key"):
         add_attempt(db, run_id, 2)
-    db.execute("UPDATE agent.attempts SET status = 'expired', ended_at = now() WHERE run_id = %s", (run_id,))
+    db.execute(
+        "UPDATE agent.attempts SET status = 'expired', ended_at = now() WHERE run_id = %s",
+        (run_id,),
+    )
     add_attempt(db, run_id, 2)  # once the first is closed, a new one may start
 
 
@@ -71,7 +76,9 @@ def test_status_outside_the_enum_is_refused(db: psycopg.Connection[tuple[object,
         db.execute("UPDATE agent.runs SET status = 'paused' WHERE tenant_id = %s", (TENANT_A,))
 
 
-def test_app_role_cannot_update_events_and_nobody_can(db: psycopg.Connection[tuple[object, ...]]) -> None:
+def test_app_role_cannot_update_events_and_nobody_can(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
     run_id, created_at = run_of(db, TENANT_A)
     db.execute(
         "INSERT INTO agent.events (tenant_id, run_id, run_created_at, seq, kind, actor)"
@@ -81,14 +88,15 @@ def test_app_role_cannot_update_events_and_nobody_can(db: psycopg.Connection[tup
     with db.transaction():
         db.execute("SET LOCAL ROLE agent_app")
         assert db.execute("SELECT count(*) FROM agent.events").fetchone() == (1,)
-        with pytest.raises(errors.InsufficientPrivilege, match="permission denied"):
-            with db.transaction():
-                db.execute("UPDATE agent.events SET kind = 'step.rewritten'")
+        with pytest.raises(errors.InsufficientPrivilege, match="permission denied"), db.transaction():
+            db.execute("UPDATE agent.events SET kind = 'step.rewritten'")
     with pytest.raises(errors.InsufficientPrivilege, match="append-only"):
         db.execute("UPDATE agent.events SET kind = 'step.rewritten'")  # the owner too
 
 
-def test_child_rows_must_sit_in_their_runs_partition(db: psycopg.Connection[tuple[object, ...]]) -> None:
+def test_child_rows_must_sit_in_their_runs_partition(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
     run_id, created_at = run_of(db, TENANT_A)
     with pytest.raises(errors.ForeignKeyViolation, match="events_run_fkey"):
         db.execute(
@@ -98,7 +106,9 @@ def test_child_rows_must_sit_in_their_runs_partition(db: psycopg.Connection[tupl
         )
 
 
-def test_event_payloads_are_bounded_and_secret_free(db: psycopg.Connection[tuple[object, ...]]) -> None:
+def test_event_payloads_are_bounded_and_secret_free(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
     run_id, created_at = run_of(db, TENANT_A)
     insert = (
         "INSERT INTO agent.events (tenant_id, run_id, run_created_at, seq, kind, actor, payload)"
@@ -110,7 +120,9 @@ def test_event_payloads_are_bounded_and_secret_free(db: psycopg.Connection[tuple
         db.execute(insert, (TENANT_A, run_id, created_at, 1, '{"blob": "%s"}' % ("x" * 9000)))
 
 
-def test_checkpoint_payload_is_inline_or_out_of_line(db: psycopg.Connection[tuple[object, ...]]) -> None:
+def test_checkpoint_payload_is_inline_or_out_of_line(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
     run_id, created_at = run_of(db, TENANT_A)
     with pytest.raises(errors.CheckViolation, match="checkpoints_payload_place_check"):
         db.execute(
@@ -151,8 +163,7 @@ def test_row_level_security_isolates_tenants_for_the_app_role(pg_server: Postgre
             db.execute("SELECT set_config('agentddl.tenant', %s, true)", (str(TENANT_A),))
             visible = db.execute("SELECT DISTINCT tenant_id FROM agent.runs").fetchall()
             assert visible == [(TENANT_A,)]
-            with pytest.raises(errors.InsufficientPrivilege, match="row-level security"):
-                with db.transaction():
-                    db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'x')", (TENANT_B,))
+            with pytest.raises(errors.InsufficientPrivilege, match="row-level security"), db.transaction():
+                db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'x')", (TENANT_B,))
             updated = db.execute("UPDATE agent.runs SET priority = 5 WHERE tenant_id = %s", (TENANT_B,))
             assert updated.rowcount == 0

@@ -39,12 +39,16 @@ def test_volume_sets_partitioning_fillfactor_and_brin() -> None:
 
 
 def test_retention_sets_partition_lifetimes_and_manager() -> None:
-    model = derive(load_profile_text("profile: 1\nname: r\nretention: {events: 7d, checkpoints: 2d}\n"))
+    model = derive(
+        load_profile_text("profile: 1\nname: r\nretention: {events: 7d, checkpoints: 2d}\n")
+    )
     assert model.table("events").partitioning.retention_seconds == 7 * 86400  # type: ignore[union-attr]
     builtin = sql_for("profile: 1\nname: r\n")
     partman = sql_for("profile: 1\nname: r\nretention: {partition_manager: pg_partman}\n")
     assert "maintain_partitions" in builtin and "partman.create_parent" not in builtin
-    assert "partman.create_parent" in partman and "FUNCTION agent.maintain_partitions" not in partman
+    assert (
+        "partman.create_parent" in partman and "FUNCTION agent.maintain_partitions" not in partman
+    )
 
 
 def test_lock_strategy_and_rls_change_the_claim_index() -> None:
@@ -66,7 +70,9 @@ def test_single_tenant_has_no_tenant_column() -> None:
 
 
 def test_payload_settings_reach_the_ddl() -> None:
-    sql = sql_for("profile: 1\nname: p\npayload: {compression: pglz, inline_limit: 32kB, event_limit: 2kB}\n")
+    sql = sql_for(
+        "profile: 1\nname: p\npayload: {compression: pglz, inline_limit: 32kB, event_limit: 2kB}\n"
+    )
     assert "SET COMPRESSION pglz" in sql and "payload_bytes <= 32768" in sql
     assert "octet_length(payload::text) <= 2048" in sql
     assert "SET COMPRESSION" not in sql_for("profile: 1\nname: p\npayload: {compression: none}\n")
@@ -79,7 +85,10 @@ def test_every_fk_has_an_index_whose_leading_columns_cover_it() -> None:
             keys = [table.primary_key, *(i.key_columns for i in table.indexes if not i.where)]
             keys += [i.key_columns for i in table.indexes if i.where]  # partial FK indexes
             for fk in table.foreign_keys:
-                assert any(k[: len(fk.columns)] == fk.columns for k in keys), (profile.name, fk.name)
+                assert any(k[: len(fk.columns)] == fk.columns for k in keys), (
+                    profile.name,
+                    fk.name,
+                )
 
 
 def test_every_index_serves_a_declared_access_path_or_constraint() -> None:

@@ -33,7 +33,10 @@ CASES = {
         ":4:21: retention.events: expected a duration like 30d, 12h, 15m or 60s, got '30 days'",
     ),
     "duplicate-key": (GOOD + "name: other\n", ":5:1: duplicate key 'name'"),
-    "renamed-key": (GOOD + "lock: lease\n", ":5:1: lock: unknown key (renamed: use 'lock_strategy')"),
+    "renamed-key": (
+        GOOD + "lock: lease\n",
+        ":5:1: lock: unknown key (renamed: use 'lock_strategy')",
+    ),
 }
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+
 from agentddl.checks.lint.locks import Lock, LockMode, all_locks, locks_taken
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
@@ -17,7 +19,8 @@ class RequireLockTimeout(Rule):
     ends) or `SELECT set_config('lock_timeout', '2s', false|true)`; `0` means no
     timeout. Statements taking SHARE UPDATE EXCLUSIVE or weaker (`CONCURRENTLY` builds,
     `VALIDATE CONSTRAINT`, `COMMENT`, `ANALYZE`), locks on relations created in this
-    migration, and locks the same transaction already holds are not flagged. With
+    migration, locks the same transaction already holds, `LOCK ... NOWAIT` (it never
+    waits) and `REFRESH MATERIALIZED VIEW CONCURRENTLY` (readers pass) are not flagged. With
     `[tool.agentddl] lock_timeout = { max_ms = N }` a larger timeout is flagged too.
 
     ## Why is this bad?
@@ -57,6 +60,8 @@ class RequireLockTimeout(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        if _never_queues(statement.node):
+            return
         waits = [lock for lock in locks_taken(statement, context) if lock[1].blocks_writes()]
         waits = _not_yet_held(waits, statement, context)
         if not waits:
@@ -76,6 +81,14 @@ class RequireLockTimeout(Rule):
                 f" {max_ms} ms: queries on {relation} may queue that long behind this {mode} lock.",
                 help=_help(context, f"Lower lock_timeout to at most {max_ms} ms"),
             )
+
+
+def _never_queues(node: object) -> bool:
+    """LOCK ... NOWAIT fails at once instead of waiting; REFRESH ... CONCURRENTLY takes
+    EXCLUSIVE, which lets every SELECT through (a materialized view has no writers)."""
+    if isinstance(node, ast.LockStmt):
+        return bool(node.nowait)
+    return isinstance(node, ast.RefreshMatViewStmt) and bool(node.concurrent)
 
 
 def _not_yet_held(waits: list[Lock], statement: Statement, context: Context) -> list[Lock]:

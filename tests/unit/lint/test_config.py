@@ -1,0 +1,62 @@
+"""Config loading: typed, unknown keys rejected with a location and a suggestion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentddl.checks.lint.config import ConfigError, find_config_file, load_config
+from agentddl.checks.lint.rules import rules_by_name
+
+
+def _load(path: Path) -> object:
+    return load_config(path, rules_by_name())
+
+
+def test_values_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "agentddl.toml"
+    path.write_text(
+        'pg_version = 13\nrunner = "alembic"\nlock_timeout = { required = false, max_ms = 900 }\n'
+        '[rules]\nrequire-lock-timeout = "warning"\n'
+    )
+    config = load_config(path, rules_by_name())
+    assert (config.pg_version, config.runner) == (13, "alembic")
+    assert config.options["lock_timeout"] == {"required": False, "max_ms": 900}
+    assert config.severity(rules_by_name()["require-lock-timeout"]) == "warning"
+    assert config.with_overrides(16, None).pg_version == 16
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("lock_timeout = { max_ms = 0 }\n", "1:18: lock_timeout.max_ms: must be a positive integer"),
+        (
+            "lock_timeout = { requird = true }\n",
+            "lock_timeout.requird: unknown key (did you mean 'required'?)",
+        ),
+        ('runner = "flyway"\n', "1:1: runner: must be 'psql' or 'alembic'"),
+        ("pg_version = 8\n", "pg_version: must be a PostgreSQL major version 9-18"),
+        ('[rules]\nrequire-lock-timeout = "loud"\n', "2:1: rules.require-lock-timeout: must be one of"),
+        ("[options.no-such-rule]\nx = 1\n", "options.no-such-rule: unknown key"),
+        ("pg_version = \n", "agentddl.toml: "),
+    ],
+)
+def test_bad_values_are_config_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "agentddl.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        _load(path)
+    assert message in str(error.value)
+    assert error.value.exit_code == 2
+
+
+def test_config_is_found_upward_and_pyproject_needs_the_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.other]\nx = 1\n")
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert find_config_file(nested) is None
+    (tmp_path / "a" / "pyproject.toml").write_text("[tool.agentddl]\npg_version = 14\n")
+    found = find_config_file(nested)
+    assert found == tmp_path / "a" / "pyproject.toml"
+    assert load_config(found, rules_by_name()).pg_version == 14

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, TextIO
 
 import typer
+
 from agentddl.checks.lint.config import (
     DEFAULT_PG_VERSION,
     ConfigError,
@@ -41,16 +42,10 @@ def register(app: typer.Typer) -> None:
 
 
 def lint_command(
-    paths: Annotated[
-        list[str], typer.Argument(help="SQL files, folders, Alembic revisions, - for stdin.")
-    ],
-    pg_version: Annotated[
-        int | None, typer.Option("--pg-version", help="Target PostgreSQL major.")
-    ] = None,
+    paths: Annotated[list[str], typer.Argument(help="SQL files, folders, Alembic revisions, - for stdin.")],
+    pg_version: Annotated[int | None, typer.Option("--pg-version", help="Target PostgreSQL major.")] = None,
     runner: Annotated[str | None, typer.Option("--runner", help="psql or alembic.")] = None,
-    output_format: Annotated[
-        str, typer.Option("--format", help="text, json, sarif or github.")
-    ] = "text",
+    output_format: Annotated[str, typer.Option("--format", help="text, json, sarif or github.")] = "text",
     config: Annotated[Path | None, typer.Option("--config", help="Config file to use.")] = None,
 ) -> None:
     """Typer entry point; the work is in `run`."""

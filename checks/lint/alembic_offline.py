@@ -211,9 +211,7 @@ def _as_list(value: Any) -> list[str]:
     return []
 
 
-def _run_one(
-    root: Path, original: Path, copy: Path, revision: str, down: str | None
-) -> RevisionSQL:
+def _run_one(root: Path, original: Path, copy: Path, revision: str, down: str | None) -> RevisionSQL:
     from alembic import command
     from alembic.config import Config
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from agentddl.checks.lint.types import Context, RelationName
 from pglast import ast
+
+from agentddl.checks.lint.types import Context, RelationName
 
 Volatility = Literal["immutable", "stable", "volatile", "unknown"]
 

@@ -36,8 +36,7 @@ SNIPPETS = (
     "ALTER TABLE agent.{t} ALTER COLUMN {c} TYPE varchar(200);",
     "COMMENT ON TABLE agent.{t} IS 'durable {t} (rev {n})';",
     "DROP INDEX CONCURRENTLY IF EXISTS agent.idx_{t}_{c}_old;",
-    "UPDATE agent.{t} SET {c} = NULL WHERE id IN (SELECT id FROM agent.{t} WHERE {c} = ''"
-    " LIMIT 5000);",
+    "UPDATE agent.{t} SET {c} = NULL WHERE id IN (SELECT id FROM agent.{t} WHERE {c} = '' LIMIT 5000);",
     "CREATE TABLE agent.{t}_{n} (\n    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,\n"
     "    run_id bigint NOT NULL,\n    payload jsonb NOT NULL DEFAULT '{{}}',\n"
     "    created_at timestamptz NOT NULL DEFAULT now()\n);",

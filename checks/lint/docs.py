@@ -81,9 +81,7 @@ def drift(out: Path) -> list[str]:
     """Paths that differ from what would be generated (missing, stale, orphaned)."""
     files = expected_files(out)
     problems = [
-        str(p)
-        for p, text in files.items()
-        if not p.is_file() or p.read_text(encoding="utf-8") != text
+        str(p) for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text
     ]
     orphans = [str(p) for p in out.glob("*.md") if p not in files] if out.is_dir() else []
     return problems + orphans

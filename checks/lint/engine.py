@@ -20,9 +20,7 @@ SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
 FRAMEWORK_RULES = (SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON)
 
 
-def lint(
-    text: str, file: str, config: LintConfig, only: Iterable[str] | None = None
-) -> list[Finding]:
+def lint(text: str, file: str, config: LintConfig, only: Iterable[str] | None = None) -> list[Finding]:
     """Lint one migration's SQL. `only` restricts the rules run (plus the framework's)."""
     migration = walk(text, file, config.pg_version, config.runner, config.options)
     return lint_migration(migration, config, only)
@@ -66,9 +64,7 @@ def _enabled(config: LintConfig, only: Iterable[str] | None) -> _Enabled:
 
 def _raw_findings(migration: Migration, rules: _Enabled) -> Iterable[tuple[Finding, Statement]]:
     instances = [
-        (rule(), severity)
-        for name, (rule, severity) in rules.items()
-        if name not in FRAMEWORK_RULES
+        (rule(), severity) for name, (rule, severity) in rules.items() if name not in FRAMEWORK_RULES
     ]
     for statement, context in migration.steps:
         for rule, severity in instances:

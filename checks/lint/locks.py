@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterator
 from enum import IntEnum
 from typing import Any
 
+from pglast import ast, enums
+
 from agentddl.checks.lint.ast_helpers import qualified_name, relation_name
 from agentddl.checks.lint.types import Context, RelationName, Statement
-from pglast import ast, enums
 
 
 class LockMode(IntEnum):

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pglast
-from agentddl.checks.lint.ast_helpers import const_value
 from pglast import ast
+
+from agentddl.checks.lint.ast_helpers import const_value
 
 
 def do_block_sql(node: ast.DoStmt) -> list[str]:

@@ -7,8 +7,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentddl.checks.lint.ast_helpers import const_value, function_name, iter_nodes
 from pglast import ast, enums
+
+from agentddl.checks.lint.ast_helpers import const_value, function_name, iter_nodes
 
 TRACKED = ("lock_timeout", "statement_timeout", "search_path")
 DEFAULTS: dict[str, Any] = {"lock_timeout": 0, "statement_timeout": 0, "search_path": ("public",)}

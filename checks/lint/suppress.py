@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 import pglast
+
 from agentddl.checks.lint.source import SourceMap
 
 _IGNORE = re.compile(

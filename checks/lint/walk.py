@@ -19,12 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pglast
+from pglast import ast, enums
+
 from agentddl.checks.lint import settings
 from agentddl.checks.lint.ast_helpers import resolve
 from agentddl.checks.lint.plpgsql import do_block_sql
 from agentddl.checks.lint.source import SourceMap, skip_trivia
 from agentddl.checks.lint.types import Context, RelationName, Runner, Statement
-from pglast import ast, enums
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,7 @@ class _State:
 
     # -- building statements -------------------------------------------------------
 
-    def statements(
-        self, raw: ast.RawStmt, text: str, source: SourceMap, file: str
-    ) -> Iterator[Statement]:
+    def statements(self, raw: ast.RawStmt, text: str, source: SourceMap, file: str) -> Iterator[Statement]:
         start, end = span(raw, text)
         line, column = source.position(start)
         node = raw.stmt

@@ -21,8 +21,7 @@ def _finding(finding: Finding, source: str) -> str:
     gutter = f"{finding.line} | "
     caret = " " * (len(gutter) + finding.column - 1) + "^"
     parts = [
-        f"{finding.file}:{finding.line}:{finding.column}: {finding.code} [{finding.rule}]"
-        f" {finding.severity}"
+        f"{finding.file}:{finding.line}:{finding.column}: {finding.code} [{finding.rule}] {finding.severity}"
     ]
     if code_line.strip():
         parts += [f"{gutter}{code_line.expandtabs(1)}", caret]

@@ -40,9 +40,7 @@ def all_rules() -> tuple[type[Rule], ...]:
             and obj.__module__ == module.__name__
         ]
         if len(classes) != 1:
-            raise RuntimeError(
-                f"{module.__name__} must define exactly one Rule, not {len(classes)}"
-            )
+            raise RuntimeError(f"{module.__name__} must define exactly one Rule, not {len(classes)}")
         found.append(classes[0])
     return tuple(sorted(found, key=lambda rule: rule.code))
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast, enums
+
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
 class ConcurrentlyInTransaction(Rule):
@@ -89,8 +90,7 @@ def _has_concurrently(node: ast.ReindexStmt) -> bool:
 
 def _detach_concurrently(node: ast.AlterTableStmt) -> bool:
     return any(
-        cmd.subtype == enums.AlterTableType.AT_DetachPartition
-        and getattr(cmd.def_, "concurrent", False)
+        cmd.subtype == enums.AlterTableType.AT_DetachPartition and getattr(cmd.def_, "concurrent", False)
         for cmd in node.cmds or ()
     )
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+
 from agentddl.checks.lint.ast_helpers import is_new_relation, relation_name
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
 
 _PARTITIONED_HINT = (
     " On a partitioned table (CONCURRENTLY is not supported on the parent): CREATE INDEX"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast, enums
+
 from agentddl.checks.lint.ast_helpers import qualified_name
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast, enums
 
 
 class RequireConcurrentIndexDeletion(Rule):

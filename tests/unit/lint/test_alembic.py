@@ -108,9 +108,7 @@ def test_op_execute_sql_and_ignore_comments(tmp_path: Path) -> None:
         op.execute("CREATE INDEX idx_runs_trace ON agent.runs (trace_id)")
     """,
     )
-    assert _findings(path) == [
-        (_line_of(path, "idx_runs_trace"), "require-concurrent-index-creation")
-    ]
+    assert _findings(path) == [(_line_of(path, "idx_runs_trace"), "require-concurrent-index-creation")]
 
 
 def test_environment_folder_lints_every_revision(tmp_path: Path) -> None:
@@ -118,9 +116,7 @@ def test_environment_folder_lints_every_revision(tmp_path: Path) -> None:
     (env / "versions").mkdir(parents=True)
     (env / "env.py").write_text("raise RuntimeError('the project env.py is never imported')\n")
     _revision(env / "versions", "0001", "op.create_table('t', sa.Column('id', sa.Integer))")
-    second = _revision(
-        env / "versions", "0002", "op.drop_index('idx_old', table_name='t')", down="0001"
-    )
+    second = _revision(env / "versions", "0002", "op.drop_index('idx_old', table_name='t')", down="0001")
     report = lint_paths([str(env)], LintConfig())
     assert report.files == 2
     assert {(f.file, f.rule) for f in report.findings} == {

@@ -7,12 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+
 from agentddl.checks.cli.main import main
 
 UNSAFE = "CREATE INDEX idx_runs_status ON agent.runs (status);\n"
-SAFE = (
-    "SET lock_timeout = '2s';\nCREATE INDEX CONCURRENTLY idx_runs_status ON agent.runs (status);\n"
-)
+SAFE = "SET lock_timeout = '2s';\nCREATE INDEX CONCURRENTLY idx_runs_status ON agent.runs (status);\n"
 
 
 @pytest.fixture
@@ -34,9 +33,7 @@ def test_clean_file_exits_0(project: Path, capsys: pytest.CaptureFixture[str]) -
     assert "1 file linted: no findings." in out
 
 
-def test_error_finding_exits_1_with_caret_and_docs(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_error_finding_exits_1_with_caret_and_docs(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "bad.sql").write_text("SET lock_timeout = '2s';\n  " + UNSAFE)
     code, out, _ = _lint(["bad.sql"], capsys)
     assert code == 1
@@ -88,9 +85,7 @@ def test_stdin_and_runner_flag(
     assert code == 1 and "<stdin>:1:1: ADL103" in out
 
 
-def test_pg_version_flag_changes_the_verdict(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_pg_version_flag_changes_the_verdict(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "attach.sql").write_text(
         "CREATE TABLE agent.log_2027 (id bigint, at date);\n"
         "ALTER TABLE agent.log ATTACH PARTITION agent.log_2027"
@@ -121,9 +116,7 @@ def test_missing_path_is_a_usage_error(project: Path, capsys: pytest.CaptureFixt
     assert code == 2 and "nope.sql: no such file or directory" in err
 
 
-def test_bad_format_and_version_are_usage_errors(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_bad_format_and_version_are_usage_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "ok.sql").write_text(SAFE)
     assert _lint(["ok.sql", "--format", "xml"], capsys)[0] == 2
     code, _, err = _lint(["ok.sql", "--pg-version", "7"], capsys)

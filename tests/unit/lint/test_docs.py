@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from agentddl.checks.lint import docs
 from agentddl.checks.lint.rules import all_rules
 

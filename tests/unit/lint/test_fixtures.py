@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
@@ -109,9 +110,7 @@ def test_fixture(path: Path, line: int | None) -> None:
     if line is None:
         expects_error = any(n == "syntax-error" for c in fixture.expected.values() for _, n in c)
         unparsed = [f for f in findings if f.rule == "syntax-error"]
-        assert expects_error or not unparsed, (
-            f"{fixture.name} does not parse: {unparsed[0].message}"
-        )
+        assert expects_error or not unparsed, f"{fixture.name} does not parse: {unparsed[0].message}"
         unknown = {name for c in fixture.expected.values() for _, name in c} - set(rules_by_name())
         assert not unknown, f"{fixture.name} expects unknown rules {sorted(unknown)}"
         return

@@ -87,7 +87,7 @@ def iter_nodes(node: Any) -> Iterator[ast.Node]:
         item = stack.pop()
         if isinstance(item, ast.Node):
             yield item
-            children = [getattr(item, name) for name in item.__slots__]
+            children = [getattr(item, name) for name in item]
             stack.extend(c for c in reversed(children) if isinstance(c, (ast.Node, tuple, list)))
         elif isinstance(item, (tuple, list)):
             stack.extend(c for c in reversed(item) if isinstance(c, (ast.Node, tuple, list)))

@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pglast import ast
+from pglast.enums import AlterTableType
+
 from agentddl.checks.lint.ast_helpers import is_new_relation, name_list, relation_name
 from agentddl.checks.lint.columns import added_columns, earlier_commands
 from agentddl.checks.lint.types import Context, RelationName
-from pglast import ast
-from pglast.enums import AlterTableType
 
 
 def schema_created_earlier(schema: str, context: Context) -> bool:
     """True when `CREATE SCHEMA schema` ran earlier in this migration."""
     return any(
-        isinstance(s.node, ast.CreateSchemaStmt) and s.node.schemaname == schema
-        for s in context.earlier
+        isinstance(s.node, ast.CreateSchemaStmt) and s.node.schemaname == schema for s in context.earlier
     )
 
 

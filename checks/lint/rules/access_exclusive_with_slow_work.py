@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pglast import ast
+from pglast.enums import AlterTableType
+
 from agentddl.checks.lint.ast_helpers import iter_nodes, relation_name
 from agentddl.checks.lint.locks import Lock, LockMode, locks_taken
 from agentddl.checks.lint.rules._batching import is_unbounded_read, is_unbounded_write
 from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import AlterTableType
 
 
 class AccessExclusiveWithSlowWork(Rule):

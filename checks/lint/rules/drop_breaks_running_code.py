@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pglast import ast
+from pglast.enums import AlterTableType, ObjectType
+
 from agentddl.checks.lint.ast_helpers import qualified_name, relation_name
 from agentddl.checks.lint.rules._earlier import (
     column_added_earlier,
@@ -13,8 +16,6 @@ from agentddl.checks.lint.rules._earlier import (
     schema_created_earlier,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import AlterTableType, ObjectType
 
 _TABLE_KINDS: dict[ObjectType | None, str] = {
     ObjectType.OBJECT_TABLE: "table",
@@ -113,9 +114,7 @@ def _drop_columns(node: ast.AlterTableStmt, context: Context) -> Iterator[Violat
 
 def _drops_column(cmd: Any) -> bool:
     return (
-        isinstance(cmd, ast.AlterTableCmd)
-        and cmd.subtype == AlterTableType.AT_DropColumn
-        and bool(cmd.name)
+        isinstance(cmd, ast.AlterTableCmd) and cmd.subtype == AlterTableType.AT_DropColumn and bool(cmd.name)
     )
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+from pglast.enums import ObjectType
+
 from agentddl.checks.lint.ast_helpers import name_list, relation_name
 from agentddl.checks.lint.rules._earlier import (
     column_added_earlier,
@@ -13,8 +16,6 @@ from agentddl.checks.lint.rules._earlier import (
     type_created_earlier,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import ObjectType
 
 # Relations application code names in queries; renaming an index, constraint,
 # sequence or trigger does not change any query text.

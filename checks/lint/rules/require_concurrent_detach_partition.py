@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+from pglast.enums import AlterTableType
+
 from agentddl.checks.lint.ast_helpers import relation_name
 from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import AlterTableType
 
 CONCURRENT_DETACH_SINCE = 14
 

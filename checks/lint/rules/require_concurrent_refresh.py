@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+
 from agentddl.checks.lint.ast_helpers import relation_name
 from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
 
 
 class RequireConcurrentRefresh(Rule):

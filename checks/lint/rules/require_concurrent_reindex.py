@@ -4,36 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentddl.checks.lint.ast_helpers import const_value, relation_name
-from agentddl.checks.lint.rules._earlier import is_new, schema_created_earlier
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast
 from pglast.enums import ReindexObjectType
 
+from agentddl.checks.lint.ast_helpers import const_value, relation_name
+from agentddl.checks.lint.rules._earlier import is_new, schema_created_earlier
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+
 CONCURRENT_REINDEX_SINCE = 12
 
-_CONCURRENT_HELP = (
+_HELP = (
     "Use REINDEX {kind} CONCURRENTLY outside a transaction block "
     "(op.get_context().autocommit_block() in Alembic)."
 )
-# Before 12 the only online rebuild is by hand: build a twin, drop the old, rename.
-_SWAP_HELP = (
-    "Before PostgreSQL 12 rebuild online by hand: CREATE INDEX CONCURRENTLY a twin, "
-    "DROP INDEX CONCURRENTLY the old one, then rename the twin."
-)
-_SYSTEM_HELP = "Run REINDEX SYSTEM in a maintenance window, not in a migration."
 
 
 class RequireConcurrentReindex(Rule):
     """Rebuilding indexes with a plain `REINDEX` blocks the table while it runs.
 
     ## What it does
-    Flags `REINDEX INDEX|TABLE|SCHEMA|DATABASE|SYSTEM` without `CONCURRENTLY` on
-    relations that existed before this migration. On PostgreSQL 12 and later it asks
-    for `REINDEX ... CONCURRENTLY`; before 12, where that option does not exist, it
-    still reports the statement (the hazard is the same) and suggests the
-    rebuild-and-swap alternative. A relation created earlier in the same migration is
-    new and empty and is not reported.
+    Flags `REINDEX INDEX|TABLE|SCHEMA|DATABASE` without `CONCURRENTLY` on objects that
+    existed before this migration, when the target is PostgreSQL 12 or later. Objects
+    created earlier in the same migration (a table, an index, a schema) are new and
+    small and are not reported. The rule asks only for what the target version has:
+    before 12 there is no `REINDEX ... CONCURRENTLY`, and `REINDEX SYSTEM` has no
+    concurrent form on any version, so those stay quiet here (`require-lock-timeout`
+    still applies). On such targets, rebuild-and-swap by hand (below) instead.
 
     ## Why is this bad?
     A plain `REINDEX INDEX` takes an ACCESS EXCLUSIVE lock on the index, so every
@@ -52,7 +48,7 @@ class RequireConcurrentReindex(Rule):
     ```sql
     REINDEX INDEX CONCURRENTLY agent.runs_status_idx;  -- outside a transaction block
     ```
-    Before PostgreSQL 12:
+    Before PostgreSQL 12 (not reported there), rebuild and swap:
     ```sql
     CREATE INDEX CONCURRENTLY runs_status_idx_new ON agent.runs (status);
     DROP INDEX CONCURRENTLY agent.runs_status_idx;
@@ -78,7 +74,11 @@ class RequireConcurrentReindex(Rule):
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node
-        if not isinstance(node, ast.ReindexStmt) or _is_concurrent(node):
+        if context.pg_version < CONCURRENT_REINDEX_SINCE:
+            return
+        if not isinstance(node, ast.ReindexStmt) or node.kind not in _KIND_WORDS:
+            return
+        if _is_concurrent(node):
             return
         target = _target(node, context)
         if target is None:
@@ -86,7 +86,7 @@ class RequireConcurrentReindex(Rule):
         kind = _KIND_WORDS.get(node.kind, "TABLE")
         yield Violation(
             message=_MESSAGES.get(kind, _MESSAGES["SCHEMA"]).format(kind=kind, target=target),
-            help=_help(node, kind, context),
+            help=_HELP.format(kind=kind),
         )
 
 
@@ -95,7 +95,6 @@ _KIND_WORDS: dict[ReindexObjectType | None, str] = {
     ReindexObjectType.REINDEX_OBJECT_TABLE: "TABLE",
     ReindexObjectType.REINDEX_OBJECT_SCHEMA: "SCHEMA",
     ReindexObjectType.REINDEX_OBJECT_DATABASE: "DATABASE",
-    ReindexObjectType.REINDEX_OBJECT_SYSTEM: "SYSTEM",
 }
 
 
@@ -126,12 +125,4 @@ def _target(node: ast.ReindexStmt, context: Context) -> str | None:
         return str(relation_name(node.relation, context))
     if node.kind == ReindexObjectType.REINDEX_OBJECT_SCHEMA and node.name:
         return None if schema_created_earlier(node.name, context) else node.name
-    return node.name or "(current database)"
-
-
-def _help(node: ast.ReindexStmt, kind: str, context: Context) -> str:
-    if node.kind == ReindexObjectType.REINDEX_OBJECT_SYSTEM:
-        return _SYSTEM_HELP
-    if context.pg_version < CONCURRENT_REINDEX_SINCE:
-        return _SWAP_HELP
-    return _CONCURRENT_HELP.format(kind=kind)
+    return node.name or "the current database"

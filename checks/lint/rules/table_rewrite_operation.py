@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pglast import ast
+from pglast.enums import AlterTableType, ObjectType
+
 from agentddl.checks.lint.ast_helpers import const_value, relation_name
 from agentddl.checks.lint.rules._earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import AlterTableType, ObjectType
 
 # REINDEX (TABLESPACE ...) CONCURRENTLY moves an index online from this version on.
 REINDEX_TABLESPACE_SINCE = 14
@@ -118,12 +119,8 @@ def _alter_table(node: ast.AlterTableStmt, context: Context) -> Iterator[tuple[s
             yield target, operation, _alter_help(node, target, cmd, context)
 
 
-def _alter_help(
-    node: ast.AlterTableStmt, target: str, cmd: ast.AlterTableCmd, context: Context
-) -> str:
-    moves_index = (
-        node.objtype == ObjectType.OBJECT_INDEX and cmd.subtype == AlterTableType.AT_SetTableSpace
-    )
+def _alter_help(node: ast.AlterTableStmt, target: str, cmd: ast.AlterTableCmd, context: Context) -> str:
+    moves_index = node.objtype == ObjectType.OBJECT_INDEX and cmd.subtype == AlterTableType.AT_SetTableSpace
     if moves_index and context.pg_version >= REINDEX_TABLESPACE_SINCE:
         return f"Use REINDEX (TABLESPACE {cmd.name}) INDEX CONCURRENTLY {target} instead."
     if moves_index:

@@ -52,13 +52,10 @@ def test_docstring_has_exactly_the_doc_sections(name: str) -> None:
     assert rule.code.startswith("ADL3")
 
 
-def test_reindex_help_before_12_is_rebuild_and_swap() -> None:
-    sql = "REINDEX INDEX agent.runs_status_idx;"
-    [old] = run(sql, "require-concurrent-reindex", pg_version=11)
-    [new] = run(sql, "require-concurrent-reindex", pg_version=12)
-    assert "CREATE INDEX CONCURRENTLY" in old.help and "rename" in old.help
-    assert "REINDEX INDEX CONCURRENTLY" in new.help
-    assert "agent.runs_status_idx" in new.message
+def test_reindex_help_names_the_concurrent_form_and_the_object() -> None:
+    [finding] = run("REINDEX INDEX agent.runs_status_idx;", "require-concurrent-reindex")
+    assert "REINDEX INDEX CONCURRENTLY" in finding.help
+    assert "agent.runs_status_idx" in finding.message
 
 
 def test_index_tablespace_move_help_uses_reindex_from_14() -> None:

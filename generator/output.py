@@ -16,10 +16,10 @@ def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
         for relative, text in files.items():
             target = out_dir / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
-            staged.append((Path(temp), target))
+            staged.append((Path(temp_name), target))
     except OSError as error:
         for temp, _ in staged:
             temp.unlink(missing_ok=True)
@@ -34,8 +34,7 @@ def check_files(files: dict[str, str], out_dir: Path) -> None:
     stale = [
         relative
         for relative, text in files.items()
-        if not (out_dir / relative).is_file()
-        or (out_dir / relative).read_text(encoding="utf-8") != text
+        if not (out_dir / relative).is_file() or (out_dir / relative).read_text(encoding="utf-8") != text
     ]
     if stale:
         raise DriftError(f"out of date in {out_dir}: {', '.join(stale)} (run `agentddl generate`)")

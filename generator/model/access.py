@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentddl.generator.model.types import AccessPath
 
-_PATHS: tuple[tuple[str, str, str, str, str | None], ...] = (
+_PATHS: tuple[tuple[str, str, str, str | None, str], ...] = (
     # name, table, kind, index, description
     (
         "start_run",

@@ -6,13 +6,15 @@ with quote(); nothing else from input reaches SQL.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from sqlalchemy.dialects import postgresql
 
 from agentddl.generator.model import features
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.types import SqlBlock, Table
 
-ROLE_KINDS = ("owner", "app", "relay", "readonly")
+ROLE_KINDS: tuple[Literal["owner", "app", "relay", "readonly"], ...] = ("owner", "app", "relay", "readonly")
 
 
 _PREPARER = postgresql.dialect().identifier_preparer  # type: ignore[no-untyped-call]
@@ -31,9 +33,7 @@ def roles(s: Scope) -> SqlBlock:
         f"        CREATE ROLE {quote(s.profile.role(k))} NOLOGIN;\n    END IF;"
         for k in ROLE_KINDS
     )
-    return SqlBlock(
-        "roles", f"DO $$\nBEGIN\n{lines}\nEND\n$$", "group roles: owner, app, relay, read-only"
-    )
+    return SqlBlock("roles", f"DO $$\nBEGIN\n{lines}\nEND\n$$", "group roles: owner, app, relay, read-only")
 
 
 def schema(s: Scope) -> SqlBlock:

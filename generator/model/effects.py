@@ -17,9 +17,7 @@ def operations(s: Scope) -> Table:
             Column("idempotency_key", "text", comment="Caller-chosen key of the effect."),
             Column("run_id", "uuid", comment="The run that asked for the effect."),
             Column("input_hash", "bytea", comment="sha256 of the request; a reuse must match it."),
-            Column(
-                "fencing_token", "bigint", comment="Fencing token of the attempt that reserved it."
-            ),
+            Column("fencing_token", "bigint", comment="Fencing token of the attempt that reserved it."),
             Column("status", "text", default="'pending'"),
             Column(
                 "result",
@@ -85,9 +83,7 @@ def outbox(s: Scope) -> Table:
         comment="Transactional outbox: written with the state change, delivered by the relay.",
         columns=(
             *s.tenant_columns(),
-            Column(
-                "message_id", "uuid", default=s.uuid_default, comment="Consumers dedupe by this id."
-            ),
+            Column("message_id", "uuid", default=s.uuid_default, comment="Consumers dedupe by this id."),
             Column("run_id", "uuid"),
             Column("topic", "text"),
             Column(
@@ -97,13 +93,9 @@ def outbox(s: Scope) -> Table:
                 comment=f"The message, at most {p.payload.outbox_limit} bytes.",
             ),
             Column("created_at", "timestamptz", default="now()"),
-            Column(
-                "available_at", "timestamptz", default="now()", comment="Not relayed before this."
-            ),
+            Column("available_at", "timestamptz", default="now()", comment="Not relayed before this."),
             Column("delivery_attempts", "integer", default="0"),
-            Column(
-                "claimed_by", "text", nullable=True, comment="Relay instance holding the claim."
-            ),
+            Column("claimed_by", "text", nullable=True, comment="Relay instance holding the claim."),
             Column(
                 "claimed_until",
                 "timestamptz",

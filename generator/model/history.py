@@ -42,12 +42,8 @@ def checkpoints(s: Scope) -> Table:
             Column("run_id", "uuid"),
             Column("run_created_at", "timestamptz", comment="Partition key: the run's created_at."),
             Column("seq", "integer", comment="Per-run sequence, 1, 2, ..."),
-            Column(
-                "parent_seq", "integer", nullable=True, comment="The checkpoint this one follows."
-            ),
-            Column(
-                "fencing_token", "bigint", comment="Fencing token of the attempt that wrote it."
-            ),
+            Column("parent_seq", "integer", nullable=True, comment="The checkpoint this one follows."),
+            Column("fencing_token", "bigint", comment="Fencing token of the attempt that wrote it."),
             Column("state_schema_version", "integer", comment="Version of the state's shape."),
             Column("next_nodes", "text[]", default="'{}'::text[]", comment="Nodes to run next."),
             Column("completed_nodes", "text[]", default="'{}'::text[]", comment="Nodes done."),
@@ -80,13 +76,9 @@ def checkpoints(s: Scope) -> Table:
                 f"payload IS NULL OR payload_bytes <= {p.payload.inline_limit}",
                 "inline payloads stay under the inline limit",
             ),
-            Check(
-                "checkpoints_payload_bytes_check", "payload_bytes >= 0", "sizes are not negative"
-            ),
+            Check("checkpoints_payload_bytes_check", "payload_bytes >= 0", "sizes are not negative"),
             Check("checkpoints_sha256_check", "octet_length(payload_sha256) = 32", "a sha256 hash"),
-            Check(
-                "checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"
-            ),
+            Check("checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"),
         ),
         foreign_keys=(
             _run_fk(s, "checkpoints"),
@@ -147,9 +139,7 @@ def events(s: Scope) -> Table:
                 "text",
                 comment="Who caused it: system, agent:<id>, user:<id>, tool:<name>.",
             ),
-            Column(
-                "policy_version", "text", nullable=True, comment="Policy in force when it happened."
-            ),
+            Column("policy_version", "text", nullable=True, comment="Policy in force when it happened."),
             Column(
                 "payload",
                 "jsonb",

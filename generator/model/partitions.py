@@ -102,8 +102,7 @@ def partman(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
     blocks = [
         SqlBlock(
             "partman_extension",
-            "CREATE SCHEMA IF NOT EXISTS partman;\n"
-            "CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman",
+            "CREATE SCHEMA IF NOT EXISTS partman;\nCREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman",
             "pg_partman manages partitions (profile: retention.partition_manager)",
         )
     ]

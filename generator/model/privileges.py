@@ -22,9 +22,7 @@ RELAY_PRIVILEGES = {"outbox": "SELECT, UPDATE"}
 
 def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
     q = quote(s.profile.schema_name)
-    owner, app, relay, readonly = (
-        quote(s.profile.role(k)) for k in ("owner", "app", "relay", "readonly")
-    )
+    owner, app, relay, readonly = (quote(s.profile.role(k)) for k in ("owner", "app", "relay", "readonly"))
     lines = [
         f"GRANT USAGE ON SCHEMA {q} TO {owner}, {app}, {relay}, {readonly}",
         f"GRANT ALL ON ALL TABLES IN SCHEMA {q} TO {owner}",
@@ -37,9 +35,7 @@ def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
             lines.append(f"GRANT {APP_PRIVILEGES[table.name]} ON {q}.{table.name} TO {app}")
         if table.name in RELAY_PRIVILEGES:
             lines.append(f"GRANT {RELAY_PRIVILEGES[table.name]} ON {q}.{table.name} TO {relay}")
-    return SqlBlock(
-        "grants", ";\n".join(lines), "least privilege per role; events not updatable by the app"
-    )
+    return SqlBlock("grants", ";\n".join(lines), "least privilege per role; events not updatable by the app")
 
 
 def row_level_security(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
@@ -59,7 +55,5 @@ def row_level_security(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, .
         )
         if table.name == "outbox":
             sql += f";\nCREATE POLICY outbox_relay ON {q}.outbox TO {relay} USING (true)"
-        blocks.append(
-            SqlBlock(f"{table.name}_rls", sql, "tenant isolation enforced by the database")
-        )
+        blocks.append(SqlBlock(f"{table.name}_rls", sql, "tenant isolation enforced by the database"))
     return tuple(blocks)

@@ -3,6 +3,8 @@ access path behind every index; derive() assembles them."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from agentddl.generator.model import features, tuning
 from agentddl.generator.model.scope import (
     ATTEMPT_STATUSES,
@@ -33,9 +35,7 @@ def tenants(s: Scope) -> Table:
             Column("created_at", "timestamptz", default="now()"),
         ),
         primary_key=(s.tenant,),
-        checks=(
-            Check("tenants_name_length", "char_length(name) BETWEEN 1 AND 200", "bounded name"),
-        ),
+        checks=(Check("tenants_name_length", "char_length(name) BETWEEN 1 AND 200", "bounded name"),),
         tenant_owned=False,
     )
 
@@ -43,7 +43,9 @@ def tenants(s: Scope) -> Table:
 def runs(s: Scope) -> Table:
     p = s.profile
     t = s.tenant
-    on_tenant_delete = "CASCADE" if p.tenancy.on_tenant_delete == "cascade" else "RESTRICT"
+    on_tenant_delete: Literal["CASCADE", "RESTRICT"] = (
+        "CASCADE" if p.tenancy.on_tenant_delete == "cascade" else "RESTRICT"
+    )
     fks = [
         ForeignKey(
             "runs_parent_run_fkey",
@@ -66,7 +68,7 @@ def runs(s: Scope) -> Table:
                 "runs belong to a tenant",
             ),
         )
-    claim_columns = ("priority DESC", "wake_at")
+    claim_columns: tuple[str, ...] = ("priority DESC", "wake_at")
     if p.tenancy.row_level_security and t:
         claim_columns = (t, *claim_columns)  # with RLS a worker claims within its tenant
     return Table(
@@ -122,9 +124,7 @@ def runs(s: Scope) -> Table:
                 comment="Final result, size-bounded.",
             ),
             Column("updated_at", "timestamptz", default="now()"),
-            Column(
-                "finished_at", "timestamptz", nullable=True, comment="Set on a terminal status."
-            ),
+            Column("finished_at", "timestamptz", nullable=True, comment="Set on a terminal status."),
         ),
         primary_key=s.keyed("run_id"),
         checks=(
@@ -150,15 +150,9 @@ def runs(s: Scope) -> Table:
                 "parent_run_id IS DISTINCT FROM run_id",
                 "a run is not its own parent",
             ),
-            Check(
-                "runs_trace_id_check", "trace_id ~ '^[0-9a-f]{32}$'", "trace ids are W3C trace ids"
-            ),
-            Check(
-                "runs_kind_check", "char_length(kind) BETWEEN 1 AND 200", "bounded workflow name"
-            ),
-            Check(
-                "runs_run_key_check", "char_length(run_key) BETWEEN 1 AND 200", "bounded run key"
-            ),
+            Check("runs_trace_id_check", "trace_id ~ '^[0-9a-f]{32}$'", "trace ids are W3C trace ids"),
+            Check("runs_kind_check", "char_length(kind) BETWEEN 1 AND 200", "bounded workflow name"),
+            Check("runs_run_key_check", "char_length(run_key) BETWEEN 1 AND 200", "bounded run key"),
             Check(
                 "runs_input_size_check",
                 f"octet_length(input::text) <= {p.payload.inline_limit}",
@@ -261,9 +255,7 @@ def attempts(s: Scope) -> Table:
             Column("status", "text", default="'active'"),
             Column("started_at", "timestamptz", default="now()"),
             Column("heartbeat_at", "timestamptz", default="now()"),
-            Column(
-                "lease_expires_at", "timestamptz", comment="The lease ends here unless renewed."
-            ),
+            Column("lease_expires_at", "timestamptz", comment="The lease ends here unless renewed."),
             Column("ended_at", "timestamptz", nullable=True),
             Column(
                 "interruption_reason",
@@ -271,9 +263,7 @@ def attempts(s: Scope) -> Table:
                 nullable=True,
                 comment="Why an attempt ended early: lease_expired, worker_shutdown, ...",
             ),
-            Column(
-                "error", "text", nullable=True, comment="Bounded error summary, no stack dumps."
-            ),
+            Column("error", "text", nullable=True, comment="Bounded error summary, no stack dumps."),
         ),
         primary_key=s.keyed("run_id", "attempt_no"),
         checks=(
@@ -299,9 +289,7 @@ def attempts(s: Scope) -> Table:
             ),
             Check("attempts_attempt_no_check", "attempt_no > 0", "attempt numbers start at 1"),
             Check("attempts_error_check", "char_length(error) <= 4000", "bounded error text"),
-            Check(
-                "attempts_reason_check", "char_length(interruption_reason) <= 200", "bounded reason"
-            ),
+            Check("attempts_reason_check", "char_length(interruption_reason) <= 200", "bounded reason"),
         ),
         foreign_keys=(
             ForeignKey(

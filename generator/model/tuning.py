@@ -28,10 +28,11 @@ def granularity(rows_per_day: int, retention_seconds: int) -> Granularity:
     """The coarsest period whose partitions stay under the target size and that keeps
     at least two partitions inside the retention window (so dropping one is cheap)."""
     retention_days = max(1, retention_seconds // DAY)
-    for period in ("month", "week"):
-        days = _DAYS[period]  # type: ignore[index]
+    periods: tuple[Granularity, ...] = ("month", "week")
+    for period in periods:
+        days = _DAYS[period]
         if rows_per_day * days <= TARGET_ROWS_PER_PARTITION and days * 2 <= retention_days:
-            return period  # type: ignore[return-value]
+            return period
     return "day"
 
 

@@ -75,18 +75,14 @@ def _to_python(
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            key = yaml.SafeLoader(key_node.value).construct_scalar(key_node)  # type: ignore[arg-type]
-            key = str(key)
+            key = str(key_node.value)
             if key in result:
                 raise ProfileError(source, *_mark(key_node), f"duplicate key {key!r}")
             key_marks[(*path, key)] = _mark(key_node)
             result[key] = _to_python(value_node, (*path, key), marks, key_marks, source)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [
-            _to_python(item, (*path, i), marks, key_marks, source)
-            for i, item in enumerate(node.value)
-        ]
+        return [_to_python(item, (*path, i), marks, key_marks, source) for i, item in enumerate(node.value)]
     loader = yaml.SafeLoader("")
     return loader.construct_object(node, deep=True)
 

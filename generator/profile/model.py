@@ -7,11 +7,11 @@ they are written for the person editing a profile.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from agentddl.generator.profile.units import ByteSize, Duration
+from agentddl.generator.profile.units import ByteSize, Duration, parse_duration, parse_size
 
 SUPPORTED_MAJORS = (14, 15, 16, 17, 18)
 _RESERVED = {"user", "table", "select", "order", "group", "public", "pg_catalog", "all"}
@@ -32,6 +32,15 @@ def _identifier(value: str) -> str:
 Identifier = Annotated[str, AfterValidator(_identifier)]
 
 
+def duration_field(default: str, description: str) -> Any:
+    """A duration field whose default is shown in the JSON Schema as a user writes it."""
+    return Field(parse_duration(default), description=description, json_schema_extra={"default": default})
+
+
+def size_field(default: str, description: str) -> Any:
+    return Field(parse_size(default), description=description, json_schema_extra={"default": default})
+
+
 class LockStrategy(StrEnum):
     skip_locked = "skip_locked"
     lease = "lease"
@@ -40,8 +49,7 @@ class LockStrategy(StrEnum):
 
 
 class _Section(BaseModel):
-    # Defaults are written as a user would write them, and validated like input.
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Engine(_Section):
@@ -77,15 +85,15 @@ class Tenancy(_Section):
 class Volume(_Section):
     steps_per_second: int = Field(200, ge=1, description="Peak agent steps per second.")
     runs_per_day: int = Field(100_000, ge=1, description="New runs per day.")
-    checkpoint_bytes: ByteSize = Field("16kB", description="Typical checkpoint payload size.")
+    checkpoint_bytes: ByteSize = size_field("16kB", description="Typical checkpoint payload size.")
     events_per_step: int = Field(2, ge=1, le=100, description="Events appended per step.")
 
 
 class Retention(_Section):
-    events: Duration = Field("30d", description="Keep events of runs created this recently.")
-    checkpoints: Duration = Field("14d", description="Keep checkpoints this long.")
-    outbox_delivered: Duration = Field("3d", description="Keep delivered outbox rows.")
-    runs: Duration = Field("365d", description="Keep finished runs (and their operations).")
+    events: Duration = duration_field("30d", description="Keep events of runs created this recently.")
+    checkpoints: Duration = duration_field("14d", description="Keep checkpoints this long.")
+    outbox_delivered: Duration = duration_field("3d", description="Keep delivered outbox rows.")
+    runs: Duration = duration_field("365d", description="Keep finished runs (and their operations).")
     partition_manager: Literal["builtin", "pg_partman"] = Field(
         "builtin",
         description="Who creates and drops partitions: generated SQL functions, or pg_partman.",
@@ -97,7 +105,7 @@ class Retention(_Section):
 
 
 class Lease(_Section):
-    duration: Duration = Field("60s", description="How long a claim lasts without a heartbeat.")
+    duration: Duration = duration_field("60s", description="How long a claim lasts without a heartbeat.")
     max_attempts: int = Field(5, ge=1, le=1000, description="Attempts before a run fails.")
 
 
@@ -105,22 +113,18 @@ class Payload(_Section):
     compression: Literal["lz4", "pglz", "none"] = Field(
         "lz4", description="TOAST compression of checkpoint/event/outbox payload columns."
     )
-    inline_limit: ByteSize = Field(
+    inline_limit: ByteSize = size_field(
         "64kB", description="Checkpoints larger than this are stored out of line (payload_ref)."
     )
-    event_limit: ByteSize = Field("8kB", description="Maximum size of one event's payload.")
-    outbox_limit: ByteSize = Field("64kB", description="Maximum size of one outbox message.")
+    event_limit: ByteSize = size_field("8kB", description="Maximum size of one event's payload.")
+    outbox_limit: ByteSize = size_field("64kB", description="Maximum size of one outbox message.")
 
 
 class Roles(_Section):
     owner: Identifier | None = Field(None, description="Owner role; default <schema>_owner.")
     app: Identifier | None = Field(None, description="Workers' role; default <schema>_app.")
-    relay: Identifier | None = Field(
-        None, description="Outbox relay's role; default <schema>_relay."
-    )
-    readonly: Identifier | None = Field(
-        None, description="Read-only role; default <schema>_readonly."
-    )
+    relay: Identifier | None = Field(None, description="Outbox relay's role; default <schema>_relay.")
+    readonly: Identifier | None = Field(None, description="Read-only role; default <schema>_readonly.")
 
 
 class Profile(_Section):
@@ -133,16 +137,12 @@ class Profile(_Section):
     tenancy: Tenancy = Tenancy()
     volume: Volume = Volume()
     retention: Retention = Retention()
-    lock_strategy: LockStrategy = Field(
-        LockStrategy.skip_locked, description="How workers claim runs."
-    )
+    lock_strategy: LockStrategy = Field(LockStrategy.skip_locked, description="How workers claim runs.")
     lease: Lease = Lease()
     payload: Payload = Payload()
     roles: Roles = Roles()
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, validate_default=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @property
     def tenant(self) -> str | None:

@@ -58,7 +58,7 @@ def _column(column: Column) -> sa.Column[Any]:
     return sa.Column(
         column.name,
         _TYPES[column.type],
-        sa.Identity(always=True) if column.identity else None,
+        *([sa.Identity(always=True)] if column.identity else []),
         nullable=column.nullable,
         server_default=sa.text(column.default) if column.default else None,
         comment=column.comment or None,

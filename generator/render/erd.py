@@ -24,8 +24,7 @@ def render_erd(model: SchemaModel) -> str:
 def _entity(table: Table) -> list[str]:
     keys = _key_marks(table)
     rows = [
-        f"        {_word(table.column(name).type)} {name} {', '.join(marks)}"
-        for name, marks in keys.items()
+        f"        {_word(table.column(name).type)} {name} {', '.join(marks)}" for name, marks in keys.items()
     ]
     return [f"    {table.name} {{", *rows, "    }"]
 

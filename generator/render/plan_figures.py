@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agentddl.generator.model import AccessPath, Index, Partitioning, SchemaModel, Table
-from agentddl.generator.model import tuning
+from agentddl.generator.model import AccessPath, Index, Partitioning, SchemaModel, Table, tuning
 from agentddl.generator.model.blocks import quote
 from agentddl.generator.render.markdown import interval
 
 DAY = 86400
+ADVERB = {"day": "daily", "week": "weekly", "month": "monthly"}
 PERIOD_DAYS = {"day": 1, "week": 7, "month": 30}  # month: nominal, for runway arithmetic
 # How often partition maintenance runs per granularity: many times per period, so one
 # missed run never costs a partition.

@@ -1,0 +1,359 @@
+"""PLAN.md section 2: how workers claim, hold and lose runs under the profile's lock
+strategy, and what each statement locks. Query names are those of `queries.sql`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.profile import LockStrategy
+from agentddl.generator.render import markdown as md
+from agentddl.generator.render import plan_figures as fig
+
+TITLE = "## 2. Concurrency and lock plan"
+
+
+@dataclass(frozen=True)
+class Names:
+    """The model's names the concurrency story refers to."""
+
+    runs: str
+    attempts: str
+    claim_index: str
+    one_active: str
+    lease_expiry: str
+    version_columns: str
+
+
+def names(model: SchemaModel) -> Names:
+    attempts = model.table("attempts")
+    one_active = next(i.name for i in attempts.indexes if i.unique and i.where)
+    return Names(
+        runs=fig.qualified(model, "runs"),
+        attempts=fig.qualified(model, "attempts"),
+        claim_index=fig.path(model, "claim_run").index or "runs_pkey",
+        one_active=one_active,
+        lease_expiry=fig.path(model, "expire_leases").index or "attempts_pkey",
+        version_columns="`version` and `fencing_token`",
+    )
+
+
+def concurrency_section(model: SchemaModel) -> str:
+    strategy = model.profile.lock_strategy
+    n = names(model)
+    return "\n\n".join(
+        [
+            TITLE,
+            f"Strategy: **`{strategy.value}`** ({SUMMARY[strategy]}).",
+            "### Claiming a run",
+            md.numbered(claim_steps(strategy, n)),
+            "### Leases, heartbeats and takeover",
+            lease_text(model, n),
+            "### Fencing and version checks",
+            fencing_text(n),
+            "### Idempotent operations and the outbox",
+            effects_text(model),
+            "### Isolation level and locks per statement",
+            isolation_text(),
+            lock_table(strategy, n),
+            "### The other strategies",
+            comparison_table(model),
+        ]
+    )
+
+
+SUMMARY = {
+    LockStrategy.skip_locked: "row lock on the run, `FOR UPDATE SKIP LOCKED`",
+    LockStrategy.lease: "claim = insert an attempt, guarded by a partial unique index",
+    LockStrategy.optimistic: "compare-and-set on `runs.version`, no lock held while deciding",
+    LockStrategy.advisory: "transaction-level advisory lock on a hash of the run key",
+}
+
+
+def _expire_first(n: Names) -> str:
+    return (
+        f"`expire_leases` first: active attempts whose `lease_expires_at` has passed "
+        f"(found through `{n.lease_expiry}`) become `expired`, and their runs go back to "
+        "`queued` (or `failed` after `max_attempts`)."
+    )
+
+
+def _candidates(n: Names) -> str:
+    return (
+        f"due queued runs come from `{n.claim_index}` (partial on `status = 'queued'`, "
+        "ordered by priority, then `wake_at <= now()`)"
+    )
+
+
+def _open_attempt(n: Names) -> str:
+    return (
+        "In the same transaction: set the run `running`, increment `fencing_token`, "
+        "`attempt_count` and `version`, and insert the attempt with `lease_expires_at = "
+        f"now() + lease` and the sha256 of a fresh lease token; `{n.one_active}` refuses "
+        "a second active attempt for the run whatever happened before."
+    )
+
+
+def claim_steps(strategy: LockStrategy, n: Names) -> list[str]:
+    return [_expire_first(n), *_STRATEGY_STEPS[strategy](n)]
+
+
+def _skip_locked_steps(n: Names) -> list[str]:
+    return [
+        f"`claim_run` in one transaction: {_candidates(n)}; `SELECT ... LIMIT 1 FOR UPDATE "
+        "SKIP LOCKED` row-locks the first one no other worker holds, so workers never "
+        "queue behind each other.",
+        _open_attempt(n),
+        "COMMIT. The worker keeps the plain lease token; the database keeps only its hash.",
+    ]
+
+
+def _lease_steps(n: Names) -> list[str]:
+    return [
+        f"`claim_run` reads candidates without locking: {_candidates(n)}.",
+        f"It inserts the attempt `ON CONFLICT DO NOTHING`: `{n.one_active}` (unique on the "
+        "run while `status = 'active'`) is the claim itself. A second inserter for the "
+        "same run waits for the first transaction and then inserts nothing; it moves on "
+        "to the next candidate. Expired leases must be materialized first (step 1), or "
+        "the dead attempt would still count as active.",
+        "The winner updates the run (`running`, `fencing_token + 1`, `version + 1`) "
+        "`WHERE version = :read_version`; zero rows means the run changed meanwhile: roll "
+        "back.",
+        "COMMIT.",
+    ]
+
+
+def _optimistic_steps(n: Names) -> list[str]:
+    return [
+        f"`claim_run` reads a few candidates with their `version`, without locking: "
+        f"{_candidates(n)}; pick one at random among the first few so workers do not "
+        "all race for the head of the queue.",
+        "Compare-and-set: `UPDATE runs SET status = 'running', version = version + 1, "
+        "fencing_token = fencing_token + 1 ... WHERE <key> AND version = :read_version "
+        "AND status = 'queued'`. One row: claimed. Zero rows: another worker won; try the "
+        "next candidate. Under READ COMMITTED the loser waits for the winner's row lock, "
+        "then re-checks the predicate against the new version, so exactly one wins.",
+        f"In the same transaction insert the attempt; `{n.one_active}` is the backstop.",
+        "COMMIT.",
+    ]
+
+
+def _advisory_steps(n: Names) -> list[str]:
+    return [
+        f"`claim_run` in one transaction: {_candidates(n)}; for each, "
+        "`pg_try_advisory_xact_lock(hashtextextended(<tenant and run id>, 0))` until one "
+        "is granted. Only a bounded candidate list is tried (a subquery with LIMIT), so "
+        "the lock function never runs over the whole queue.",
+        "The candidate was read before the lock: re-check it is still `queued` with the "
+        "version read, or skip it.",
+        _open_attempt(n),
+        "COMMIT releases the advisory lock; from then on the attempt's lease is the claim. "
+        "Transaction-level locks are safe behind a transaction-pooling proxy (PgBouncer); "
+        "session-level ones are not. A hash collision only skips a candidate.",
+    ]
+
+
+_STRATEGY_STEPS = {
+    LockStrategy.skip_locked: _skip_locked_steps,
+    LockStrategy.lease: _lease_steps,
+    LockStrategy.optimistic: _optimistic_steps,
+    LockStrategy.advisory: _advisory_steps,
+}
+
+
+def lease_text(model: SchemaModel, n: Names) -> str:
+    lease = model.profile.lease
+    beat = fig.heartbeat_seconds(model)
+    return md.bullets(
+        [
+            f"Lease: {md.duration(lease.duration)} (`lease.duration`). Heartbeat every "
+            f"{md.duration(beat)} (a third of the lease, so two missed beats still leave "
+            "time): `heartbeat` renews `lease_expires_at` for the active attempt whose "
+            "token hash matches and whose lease has not expired.",
+            "A heartbeat that updates zero rows means the lease is lost: the worker stops "
+            "at once and writes nothing more.",
+            f"Takeover by time alone: a crashed worker stops beating; at most "
+            f"{md.duration(lease.duration)} later its lease has expired, and the next "
+            "`expire_leases` (run before every claim, and by the maintenance schedule) "
+            "closes the attempt as `expired` with `interruption_reason = 'lease_expired'` "
+            f"and requeues the run, or fails it after {lease.max_attempts} attempts "
+            "(`lease.max_attempts`). Every time is the database's `now()`; no worker "
+            "clock is trusted.",
+            f"`lease_expires_at` is indexed (`{n.lease_expiry}`, partial on active "
+            "attempts), so heartbeats are not HOT updates; the index stays small because "
+            "only active attempts are in it.",
+        ]
+    )
+
+
+def fencing_text(n: Names) -> str:
+    return md.bullets(
+        [
+            "Every claim increments `runs.fencing_token`; the attempt records the token it got.",
+            "Every step write carries the token and the run's `version`: `transition_run` "
+            "updates `WHERE fencing_token = :token AND version = :version`, and "
+            "`save_checkpoint` / `append_event` insert only while the run still has that "
+            "token. A worker that paused past its lease and wakes up after a takeover holds "
+            "an older token: its writes match zero rows and it must stop.",
+            f"The {n.version_columns} checks make every step's write constant-time: one run "
+            "row by key, one event, optionally one checkpoint, operation and outbox row.",
+        ]
+    )
+
+
+def effects_text(model: SchemaModel) -> str:
+    operations = model.table("operations")
+    relay = model.profile.role("relay")
+    pending = fig.path(model, "relay_claim").index
+    return md.bullets(
+        [
+            f"`reserve_operation` inserts ({', '.join(operations.primary_key)}) with "
+            f"`input_hash` `ON CONFLICT DO NOTHING` on `{operations.pk_name}`. An existing row "
+            "with the same `input_hash` returns its status and result (pending: the first "
+            "caller still owns it); a different `input_hash` is a conflict reported to "
+            "the caller, never a silent reuse. `complete_operation` stores the result.",
+            "`enqueue_outbox` writes the message in the same transaction as the state "
+            "change: both commit or neither does.",
+            f"The relay (role `{relay}`: SELECT and UPDATE on the outbox only) runs "
+            f"`relay_claim`: pending rows through `{pending}`, `FOR UPDATE SKIP "
+            "LOCKED`, marked with `claimed_by`/`claimed_until`; after publishing, "
+            "`mark_delivered` sets `delivered_at`.",
+            "A relay crash between publish and `mark_delivered` re-sends the message once "
+            "`claimed_until` passes: delivery is at-least-once, and consumers dedupe by "
+            "`message_id`.",
+        ]
+    )
+
+
+def isolation_text() -> str:
+    return (
+        "All transactions run at READ COMMITTED. Each step writes by key with a predicate "
+        "(version, fencing token, status), and READ COMMITTED re-evaluates that predicate "
+        "on the newest row version after waiting, so no update is lost; SERIALIZABLE would "
+        "add a retry path to every step without protecting another invariant. No "
+        "transaction holds a row lock across a model or tool call."
+    )
+
+
+def _claim_locks(strategy: LockStrategy, n: Names) -> list[str]:
+    row = {
+        LockStrategy.skip_locked: "FOR UPDATE on one run (others skipped, never waited "
+        "for), then FOR NO KEY UPDATE by the UPDATE",
+        LockStrategy.lease: f"none while choosing; the insert waits on `{n.one_active}` "
+        "only for a concurrent claim of the same run",
+        LockStrategy.optimistic: "FOR NO KEY UPDATE on one run for the compare-and-set; "
+        "losers wait for it, then match zero rows",
+        LockStrategy.advisory: "an advisory lock per run in the lock manager, then FOR "
+        "NO KEY UPDATE by the UPDATE",
+    }[strategy]
+    return ["`claim_run`", "ROW EXCLUSIVE on runs and attempts", row]
+
+
+def lock_table(strategy: LockStrategy, n: Names) -> str:
+    rows = [
+        _claim_locks(strategy, n),
+        ["`heartbeat`", "ROW EXCLUSIVE on attempts", "FOR NO KEY UPDATE on the attempt"],
+        [
+            "`transition_run`",
+            "ROW EXCLUSIVE on runs",
+            "FOR NO KEY UPDATE on the run (no key column changes)",
+        ],
+        [
+            "`append_event`, `save_checkpoint`",
+            "ROW EXCLUSIVE on the partition",
+            "FK check takes FOR KEY SHARE on the run, which does not conflict with FOR NO "
+            "KEY UPDATE: appends never wait for run updates",
+        ],
+        [
+            "`reserve_operation`",
+            "ROW EXCLUSIVE on operations",
+            "a concurrent insert of the same key waits on the unique index until the first commits",
+        ],
+        [
+            "`relay_claim`",
+            "ROW SHARE + ROW EXCLUSIVE on outbox",
+            "FOR UPDATE SKIP LOCKED on pending messages",
+        ],
+        [
+            "`expire_leases`",
+            "ROW EXCLUSIVE on attempts and runs",
+            "FOR NO KEY UPDATE on each expired attempt and its run",
+        ],
+        [
+            "partition maintenance",
+            "ACCESS EXCLUSIVE on the partitioned parent; SHARE ROW EXCLUSIVE on runs to "
+            "create or detach, ACCESS EXCLUSIVE on runs to drop (FK triggers); all brief, "
+            "under a short `lock_timeout`",
+            "none (see section 4)",
+        ],
+    ]
+    return md.table(["statement", "table lock", "row locks"], rows)
+
+
+_COMPARISON = (
+    (
+        LockStrategy.skip_locked,
+        "row lock + SKIP LOCKED",
+        "workers never wait on each other; locked rows are skipped",
+        "many workers polling one queue (the default)",
+    ),
+    (
+        LockStrategy.lease,
+        "insert guarded by the partial unique index",
+        "no row lock while choosing; same-run inserters wait briefly",
+        "claims by run id (not from a queue), or a claim that must be a single INSERT",
+    ),
+    (
+        LockStrategy.optimistic,
+        "compare-and-set on `version`",
+        "losers retry; cheap with few workers, wasteful with many",
+        "a few workers, low contention, or a driver without row-lock support",
+    ),
+    (
+        LockStrategy.advisory,
+        "advisory lock on a hash of the run key",
+        "no row lock; locks live in shared memory",
+        "claims that must also coordinate things that are not rows (e.g. a per-tenant concurrency cap)",
+    ),
+)
+
+
+def comparison_table(model: SchemaModel) -> str:
+    current = model.profile.lock_strategy
+    rows = [
+        [
+            f"`{s.value}`" + (" (this profile)" if s is current else ""),
+            guard,
+            behaviour,
+            when,
+            _index_change(model, s),
+        ]
+        for s, guard, behaviour, when in _COMPARISON
+    ]
+    header = ["strategy", "claim guard", "under contention", "switch to it for", "index change"]
+    return md.table(header, rows) + (
+        "\n\nEvery strategy ends in the same run update and attempt insert guarded by the "
+        "partial unique index, so workers can be rolled over to another strategy gradually "
+        "once its indexes exist."
+    )
+
+
+def _index_change(model: SchemaModel, strategy: LockStrategy) -> str:
+    """What switching to `strategy` adds or drops, by deriving that profile's model."""
+    if strategy is model.profile.lock_strategy:
+        return "-"
+    other = derive(model.profile.model_copy(update={"lock_strategy": strategy}))
+    ours = {i.name: i for i in model.indexes}
+    theirs = {i.name: i for i in other.indexes}
+    added = [n for n in theirs if n not in ours or theirs[n] != ours[n]]
+    dropped = [n for n in ours if n not in theirs]
+    if not added and not dropped:
+        return "none: only the claim queries change"
+    return "; ".join(
+        part
+        for part in (
+            "adds/changes " + md.codes(added) if added else "",
+            "drops " + md.codes(dropped) if dropped else "",
+        )
+        if part
+    )

@@ -21,9 +21,10 @@ class AccessExclusiveWithSlowWork(Rule):
     ## What it does
     Reports a slow statement that runs in the same transaction as an earlier statement
     which took an ACCESS EXCLUSIVE lock on a relation that existed before this
-    migration (most `ALTER TABLE` forms, `DROP`, `TRUNCATE`, `LOCK TABLE`, ...). The
+    migration (most `ALTER TABLE` forms, `DROP`, `TRUNCATE`, `LOCK TABLE`). The
     finding is placed at the slow statement and names the earlier lock. Slow work,
     on relations that existed before this migration:
+
     - an `UPDATE` or `DELETE` whose rows are not bounded (the `unbatched-backfill`
       heuristic: a targeted `WHERE id = 42` is fast and not reported);
     - `INSERT ... SELECT` and `CREATE TABLE ... AS` reading an existing relation
@@ -32,6 +33,7 @@ class AccessExclusiveWithSlowWork(Rule):
     - `ALTER TABLE ... VALIDATE CONSTRAINT` (unless the constraint was added in the same
       transaction: `validate-in-same-transaction` reports that);
     - `REFRESH MATERIALIZED VIEW`.
+
     Statements that autocommit on their own (psql outside `BEGIN`, Alembic's
     `autocommit_block()`) hold nothing from earlier statements and are not reported.
 

@@ -31,11 +31,12 @@ class DropBreaksRunningCode(Rule):
     """Dropping a column, table or schema breaks the release that still uses it.
 
     ## What it does
-    Flags `ALTER TABLE ... DROP COLUMN`, `DROP TABLE`, `DROP FOREIGN TABLE` and
-    `DROP SCHEMA` of objects that existed before this migration. Not flagged: objects
+    Flags `DROP COLUMN`, `DROP TABLE`, `DROP FOREIGN TABLE` and `DROP SCHEMA` of
+    objects that existed before this migration. Not flagged: objects
     created earlier in the same migration (including columns added by `ADD COLUMN` and
     everything in a schema created here), and a partition dropped after this migration
     detached it (the retention pattern). Deliberately not flagged at all:
+
     - `DROP CONSTRAINT`: queries keep working (only an `ON CONFLICT` naming it, or
       needing its unique index, would fail), and dropping one is a step of the safe
       patterns (the CHECK that proves `SET NOT NULL`, swapping a constraint for one

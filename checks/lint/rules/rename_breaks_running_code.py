@@ -44,9 +44,10 @@ class RenameBreaksRunningCode(Rule):
     """Renaming a column, table, view, schema or enum value breaks the running release.
 
     ## What it does
-    Flags `ALTER TABLE|VIEW|MATERIALIZED VIEW|FOREIGN TABLE ... RENAME [COLUMN] ... TO`,
-    `ALTER SCHEMA ... RENAME TO` and `ALTER TYPE ... RENAME VALUE` on objects that
-    existed before this migration. Not flagged: objects created earlier in the same
+    Flags renames of columns, tables, views, materialized views, foreign tables,
+    schemas and enum values that existed before this migration (`ALTER TABLE` or
+    `ALTER VIEW` with `RENAME` or `RENAME COLUMN`, `ALTER SCHEMA` with `RENAME TO`,
+    `ALTER TYPE` with `RENAME VALUE`). Not flagged: objects created earlier in the same
     migration (a table, a schema, an enum type, a column added by `ADD COLUMN`, an enum
     value added by `ADD VALUE`), and renames application queries never mention: indexes,
     constraints, sequences, triggers, functions and types themselves.

@@ -23,8 +23,9 @@ class RequireConcurrentReindex(Rule):
     """Rebuilding indexes with a plain `REINDEX` blocks the table while it runs.
 
     ## What it does
-    Flags `REINDEX INDEX|TABLE|SCHEMA|DATABASE` without `CONCURRENTLY` on objects that
-    existed before this migration, when the target is PostgreSQL 12 or later. Objects
+    Flags a `REINDEX` of an index, table, schema or database without `CONCURRENTLY` on
+    objects that existed before this migration, when the target is PostgreSQL 12 or
+    later. Objects
     created earlier in the same migration (a table, an index, a schema) are new and
     small and are not reported. The rule asks only for what the target version has:
     before 12 there is no `REINDEX ... CONCURRENTLY`, and `REINDEX SYSTEM` has no

@@ -32,13 +32,18 @@ class TableRewriteOperation(Rule):
     """Operations that copy a whole table or index while holding ACCESS EXCLUSIVE.
 
     ## What it does
-    Flags, on relations that existed before this migration:
-    `ALTER TABLE ... SET LOGGED` / `SET UNLOGGED` / `SET TABLESPACE` /
-    `SET ACCESS METHOD`, `ALTER INDEX|MATERIALIZED VIEW ... SET TABLESPACE`,
-    `ALTER TABLE|INDEX ALL IN TABLESPACE ... SET TABLESPACE`, `VACUUM FULL` and
-    `CLUSTER`. Relations created earlier in the same migration are new and small and
-    are not reported. Plain `VACUUM`, `ANALYZE` and `ALTER TABLE ... CLUSTER ON`
-    (which only marks an index) are fine.
+    Flags operations that copy a whole table or index that existed before this
+    migration while holding an ACCESS EXCLUSIVE lock. Those are:
+
+    - `ALTER TABLE` with `SET LOGGED`, `SET UNLOGGED`, `SET TABLESPACE` or
+      `SET ACCESS METHOD`;
+    - `ALTER INDEX` or `ALTER MATERIALIZED VIEW` with `SET TABLESPACE`, and
+      `ALTER TABLE` / `ALTER INDEX` `ALL IN TABLESPACE`;
+    - `VACUUM FULL` and `CLUSTER`.
+
+    Relations created earlier in the same migration are new and small and are not
+    reported. Plain `VACUUM`, `ANALYZE` and `ALTER TABLE ... CLUSTER ON` (which only
+    marks an index) are fine.
 
     ## Why is this bad?
     Each of these writes a complete new copy of the table (or index) and swaps it in,

@@ -18,6 +18,7 @@ class UnbatchedBackfill(Rule):
     ## What it does
     Flags `UPDATE` and `DELETE` of a table that existed before this migration when the
     `WHERE` clause does not bound the rows it touches. The test is syntactic:
+
     - **bounded** (not flagged): an equality or `IN` list on a column the statement
       does not `SET` (`WHERE id = 42`, `WHERE email = 'a@b.c'`), a two-sided range
       (`id BETWEEN 1 AND 10000`, `id >= $1 AND id < $2`), a `LIMIT`ed subquery
@@ -25,6 +26,7 @@ class UnbatchedBackfill(Rule):
     - **unbounded** (flagged): no `WHERE`, `col IS NULL`, `col <> value`, one-sided
       ranges (`created_at < now() - interval '90 days'`), a filter on the column being
       set (`SET status = 'b' WHERE status = 'a'`), a join to another table.
+
     Tables created earlier in the same migration are not reported. The rule cannot
     know a table's size: a backfill of a ten-row lookup table is reported too;
     suppress it with a reason.

@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agentddl.checks.lint.ast_helpers import const_value, iter_nodes, name_list, relation_name
-from agentddl.checks.lint.types import Context, RelationName, Statement
 from pglast import ast
 from pglast.enums import (
     AlterTableType,
@@ -20,6 +18,9 @@ from pglast.enums import (
     ObjectType,
     VariableSetKind,
 )
+
+from agentddl.checks.lint.ast_helpers import const_value, iter_nodes, name_list, relation_name
+from agentddl.checks.lint.types import Context, RelationName, Statement
 
 
 def table_commands(node: Any) -> tuple[ast.AlterTableCmd, ...]:
@@ -225,11 +226,7 @@ def rewrite_needed(old: ColumnType, new: ColumnType, *, utc_session: bool) -> bo
     if old.array != new.array:
         return True
     if old.name == new.name and old.schema == new.schema:
-        return (
-            not _typmod_widens(old, new)
-            if old.builtin
-            else (None if old.mods != new.mods else False)
-        )
+        return not _typmod_widens(old, new) if old.builtin else (None if old.mods != new.mods else False)
     pair = (old.name, new.name)
     if pair in BINARY_COERCIBLE:
         return bool(new.mods)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+from pglast.enums import ConstrType
+
 from agentddl.checks.lint.columns import (
     added_columns,
     altered_table,
@@ -12,8 +15,6 @@ from agentddl.checks.lint.columns import (
     is_serial,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import ConstrType
 
 FAST_DEFAULT_SINCE = 11  # a non-volatile DEFAULT no longer rewrites the table
 # Constraints that fill a new column in by themselves.

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+from pglast.enums import ConstrType
+
 from agentddl.checks.lint.columns import (
     added_columns,
     altered_table,
@@ -11,8 +14,6 @@ from agentddl.checks.lint.columns import (
     is_serial,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import ConstrType
 
 VIRTUAL_GENERATED_SINCE = 18
 
@@ -25,9 +26,7 @@ _HELP = {
         "Add a plain bigint column, backfill it in batches from a sequence, make it NOT "
         "NULL safely, then ALTER COLUMN ... ADD GENERATED ... AS IDENTITY (no rewrite)."
     ),
-    "stored generated": (
-        "Add a plain column kept current by a trigger and backfill it in batches."
-    ),
+    "stored generated": ("Add a plain column kept current by a trigger and backfill it in batches."),
 }
 _VIRTUAL_HELP = " On PostgreSQL 18, a VIRTUAL generated column needs no rewrite."
 

@@ -6,6 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pglast import ast
+from pglast.enums import AlterTableType
+
 from agentddl.checks.lint.columns import (
     MAYBE_FREE_INTO,
     ZERO_OFFSET_ZONES,
@@ -21,8 +24,6 @@ from agentddl.checks.lint.columns import (
     session_timezone,
 )
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import AlterTableType
 
 UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone
 
@@ -140,9 +141,7 @@ class _Change:
         if column_ref_name(self.using) == self.column:
             return True
         free_target = self.new.builtin and self.new.name in MAYBE_FREE_INTO
-        return (free_target or self.new.name == "citext") and keeps_contents(
-            self.using, self.column
-        )
+        return (free_target or self.new.name == "citext") and keeps_contents(self.using, self.column)
 
     def _known_old_type(self) -> ColumnType | None:
         """The column's type when an earlier statement of this migration set it."""
@@ -151,9 +150,9 @@ class _Change:
             definition = cmd.def_
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
                 continue
-            if (
-                cmd.subtype == AlterTableType.AT_AddColumn and definition.colname == self.column
-            ) or (cmd.subtype == AlterTableType.AT_AlterColumnType and cmd.name == self.column):
+            if (cmd.subtype == AlterTableType.AT_AddColumn and definition.colname == self.column) or (
+                cmd.subtype == AlterTableType.AT_AlterColumnType and cmd.name == self.column
+            ):
                 found = column_type(definition.typeName)
         return found
 

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+from pglast.enums import ConstrType
+
 from agentddl.checks.lint.ast_helpers import relation_name
 from agentddl.checks.lint.columns import (
     added_columns,
     added_constraints,
     altered_table,
     column_constraints,
+    default_expression,
+    is_serial,
     is_validating,
 )
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import ConstrType
 
 _KINDS = (ConstrType.CONSTR_FOREIGN, ConstrType.CONSTR_CHECK)
 
@@ -23,9 +26,11 @@ class ConstraintMissingNotValid(Rule):
     """
     ## What it does
     Flags `ALTER TABLE ... ADD FOREIGN KEY` and `ADD CHECK` (also as part of
-    `ADD COLUMN ... REFERENCES` / `CHECK`) on a table that existed before this
-    migration, when the constraint is not added `NOT VALID`. Tables created earlier in
-    the same migration are new and empty and are not flagged.
+    `ADD COLUMN ... CHECK`, and `ADD COLUMN ... REFERENCES` when the new column gets a
+    default) on a table that existed before this migration, when the constraint is
+    not added `NOT VALID`. Tables created earlier in the same migration are new and
+    empty and are not flagged; nor is a foreign key on a new column without a
+    default, which PostgreSQL does not need to check (every value is NULL).
 
     ## Why is this bad?
     Adding a validated constraint checks every existing row while holding the lock
@@ -79,8 +84,18 @@ class ConstraintMissingNotValid(Rule):
                 yield _violation(constraint, table, context, _HELP)
         for column in added_columns(node):
             for constraint in column_constraints(column, *_KINDS):
-                if is_validating(constraint):
+                if is_validating(constraint) and _checks_rows(constraint, column):
                     yield _violation(constraint, table, context, _INLINE_HELP)
+
+
+def _checks_rows(constraint: ast.Constraint, column: ast.ColumnDef) -> bool:
+    """PostgreSQL skips validating a foreign key on a new column that starts out all
+    NULL (no default, not generated); a CHECK on a new column is always checked."""
+    if constraint.contype != ConstrType.CONSTR_FOREIGN:
+        return True
+    filled = (ConstrType.CONSTR_IDENTITY, ConstrType.CONSTR_GENERATED)
+    has_values = default_expression(column) is not None or column_constraints(column, *filled)
+    return bool(has_values) or is_serial(column)
 
 
 _HELP = "Add it with NOT VALID, then VALIDATE CONSTRAINT in a later transaction."
@@ -90,9 +105,7 @@ _INLINE_HELP = (
 )
 
 
-def _violation(
-    constraint: ast.Constraint, table: RelationName, context: Context, action: str
-) -> Violation:
+def _violation(constraint: ast.Constraint, table: RelationName, context: Context, action: str) -> Violation:
     label = f" {constraint.conname}" if constraint.conname else ""
     if constraint.contype == ConstrType.CONSTR_FOREIGN:
         pktable = constraint.pktable

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
+
 from agentddl.checks.lint.ast_helpers import qualified_name
 from agentddl.checks.lint.columns import string_constants
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from pglast import ast
 
 ADD_VALUE_IN_TRANSACTION_SINCE = 12
 
@@ -81,8 +82,7 @@ def _added_value(node: object, context: Context) -> tuple[RelationName, str] | N
 
 def _created_in_transaction(enum: RelationName, statement: Statement, context: Context) -> bool:
     return any(
-        isinstance(s.node, ast.CreateEnumStmt)
-        and qualified_name(s.node.typeName or (), context) == enum
+        isinstance(s.node, ast.CreateEnumStmt) and qualified_name(s.node.typeName or (), context) == enum
         for s in context.same_transaction(statement)
     )
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast.enums import ConstrType
+
 from agentddl.checks.lint.columns import added_constraints, altered_table
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast.enums import ConstrType
 
 # PostgreSQL 18's temporal keys (`WITHOUT OVERLAPS`) are exclusion constraints too.
 _KINDS = (ConstrType.CONSTR_EXCLUSION, ConstrType.CONSTR_UNIQUE, ConstrType.CONSTR_PRIMARY)

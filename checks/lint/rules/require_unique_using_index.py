@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast.enums import ConstrType
+
 from agentddl.checks.lint.columns import (
     added_columns,
     added_constraints,
@@ -11,7 +13,6 @@ from agentddl.checks.lint.columns import (
     column_constraints,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast.enums import ConstrType
 
 _KINDS = (ConstrType.CONSTR_UNIQUE, ConstrType.CONSTR_PRIMARY)
 

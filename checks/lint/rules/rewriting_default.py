@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pglast import ast
+from pglast.enums import ConstrType
+
 from agentddl.checks.lint.ast_helpers import (
     VOLATILE_FUNCTIONS,
     expression_volatility,
@@ -18,8 +21,6 @@ from agentddl.checks.lint.columns import (
     default_expression,
 )
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import ConstrType
 
 FAST_DEFAULT_SINCE = 11  # non-volatile defaults are stored in the catalog, not the rows
 # Columns whose values are computed for every row anyway: add-generated-or-serial-column.

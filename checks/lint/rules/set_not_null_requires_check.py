@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from pglast import ast
+from pglast.enums import AlterTableType, ConstrType
+
 from agentddl.checks.lint.columns import (
     added_constraint,
     altered_table,
@@ -14,8 +17,6 @@ from agentddl.checks.lint.columns import (
     table_commands,
 )
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from pglast import ast
-from pglast.enums import AlterTableType, ConstrType
 
 CHECK_SKIPS_SCAN_SINCE = 12  # SET NOT NULL uses a validated CHECK (col IS NOT NULL)
 NOT_NULL_NOT_VALID_SINCE = 18  # ADD CONSTRAINT ... NOT NULL col NOT VALID
@@ -118,9 +119,7 @@ def _column_made_not_null(command: ast.AlterTableCmd, context: Context) -> str |
     return None
 
 
-def _proven(
-    table: RelationName, column: str, context: Context, same: Iterable[ast.AlterTableCmd]
-) -> bool:
+def _proven(table: RelationName, column: str, context: Context, same: Iterable[ast.AlterTableCmd]) -> bool:
     """A valid constraint proving `column` not null exists when this command runs."""
     if context.pg_version < CHECK_SKIPS_SCAN_SINCE:
         return False

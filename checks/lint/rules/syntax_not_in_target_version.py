@@ -6,10 +6,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agentddl.checks.lint.ast_helpers import const_value, iter_nodes
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType, MergeMatchKind, PartitionStrategy
+
+from agentddl.checks.lint.ast_helpers import const_value, iter_nodes
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,7 @@ def _table_not_null(node: Any) -> bool:
         elements = tuple(node.tableElts or ())
     else:
         return False
-    return any(
-        isinstance(e, ast.Constraint) and e.contype == ConstrType.CONSTR_NOTNULL for e in elements
-    )
+    return any(isinstance(e, ast.Constraint) and e.contype == ConstrType.CONSTR_NOTNULL for e in elements)
 
 
 def _not_enforced(constraint: ast.Constraint) -> bool:
@@ -78,8 +77,7 @@ FEATURES: tuple[Feature, ...] = (
         "hash partitioning",
         "Partition by LIST or RANGE instead.",
         lambda n: (
-            isinstance(n, ast.PartitionSpec)
-            and n.strategy == PartitionStrategy.PARTITION_STRATEGY_HASH
+            isinstance(n, ast.PartitionSpec) and n.strategy == PartitionStrategy.PARTITION_STRATEGY_HASH
         ),
     ),
     Feature(
@@ -93,8 +91,7 @@ FEATURES: tuple[Feature, ...] = (
         "procedures (CREATE PROCEDURE / CALL)",
         "Use a function and SELECT it.",
         lambda n: (
-            isinstance(n, ast.CallStmt)
-            or (isinstance(n, ast.CreateFunctionStmt) and bool(n.is_procedure))
+            isinstance(n, ast.CallStmt) or (isinstance(n, ast.CreateFunctionStmt) and bool(n.is_procedure))
         ),
     ),
     Feature(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast.enums import AlterTableType
+
 from agentddl.checks.lint.columns import (
     added_constraint,
     altered_table,
@@ -11,7 +13,6 @@ from agentddl.checks.lint.columns import (
     earlier_commands,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from pglast.enums import AlterTableType
 
 
 class ValidateInSameTransaction(Rule):
@@ -74,9 +75,7 @@ class ValidateInSameTransaction(Rule):
         validate = AlterTableType.AT_ValidateConstraint
         validated = {str(cmd.name) for cmd in commands_of(statement.node, validate)}
         same_transaction = context.same_transaction(statement)
-        added = [
-            added_constraint(cmd) for _, cmd in earlier_commands(table, context, same_transaction)
-        ]
+        added = [added_constraint(cmd) for _, cmd in earlier_commands(table, context, same_transaction)]
         added_not_valid = {c.conname for c in added if c and c.conname and c.skip_validation}
         for name in sorted(validated & added_not_valid):
             yield Violation(

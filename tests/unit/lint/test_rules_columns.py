@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pglast import ast, parse_sql
+
 from agentddl.checks.lint.columns import (
     ColumnType,
     column_type,
@@ -16,7 +18,6 @@ from agentddl.checks.lint.columns import (
     session_timezone,
 )
 from agentddl.checks.lint.walk import walk
-from pglast import ast, parse_sql
 
 
 def _type(sql_type: str) -> ColumnType:
@@ -68,9 +69,7 @@ def test_timestamp_to_timestamptz_is_free_only_in_a_utc_session() -> None:
 def test_unknown_types_give_no_verdict() -> None:
     assert rewrite_needed(_type("mood"), _type("text"), utc_session=False) is None
     assert (
-        rewrite_needed(
-            _type("geometry(Point,4326)"), _type("geometry(Point,3857)"), utc_session=False
-        )
+        rewrite_needed(_type("geometry(Point,4326)"), _type("geometry(Point,3857)"), utc_session=False)
         is None
     )
 

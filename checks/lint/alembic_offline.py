@@ -140,17 +140,49 @@ def revision_files(versions: list[Path]) -> list[Path]:
     return sorted(p for folder in versions for p in folder.glob("*.py") if p.name != "__init__.py")
 
 
-def offline_sql(revisions: list[Path]) -> Iterator[RevisionSQL]:
+def offline_sql(revisions: list[Path]) -> list[RevisionSQL]:
     """The offline SQL of each revision file. Missing parents become empty stubs, so a
-    single revision lints on its own; a broken revision yields an error, not a crash."""
+    single revision lints on its own; a broken revision yields an error, not a crash.
+    Revisions are loaded once for the batch; if any fails to load, each is run alone."""
     with tempfile.TemporaryDirectory(prefix="agentddl-alembic-") as temp:
-        root = Path(temp)
-        (root / "env.py").write_text(ENV_PY, encoding="utf-8")
-        versions = root / "versions"
-        versions.mkdir()
-        copies = _stage(revisions, versions)
-        for original, (copy, revision, down) in copies.items():
-            yield _run_one(root, original, copy, revision, down)
+        try:
+            return _render(revisions, Path(temp) / "batch")
+        except _LoadError:
+            results = []
+            for number, path in enumerate(revisions):
+                try:
+                    results.extend(_render([path], Path(temp) / f"single{number}"))
+                except _LoadError as error:
+                    results.append(RevisionSQL(path, error=str(error)))
+            return results
+
+
+class _LoadError(Exception):
+    """Alembic could not load the staged revision scripts."""
+
+
+def _render(revisions: list[Path], root: Path) -> list[RevisionSQL]:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    (root / "versions").mkdir(parents=True)
+    (root / "env.py").write_text(ENV_PY, encoding="utf-8")
+    staged = _stage(revisions, root / "versions")
+    buffer = io.StringIO()
+    config = Config(output_buffer=buffer)
+    config.set_main_option("script_location", str(root))
+    config.set_main_option("sqlalchemy.url", "postgresql://")
+    script = ScriptDirectory.from_config(config)
+    try:
+        script.revision_map.get_revisions("heads")  # imports every revision script
+    except Exception as error:  # revision scripts are user code
+        raise _LoadError(f"{type(error).__name__}: {error}") from None
+    return [
+        _run_one(script, config, buffer, path, *staged[path])
+        if path in staged
+        else RevisionSQL(path, error="no `revision = '...'` assignment: not an Alembic revision")
+        for path in revisions
+    ]
 
 
 def _stage(revisions: list[Path], versions: Path) -> dict[Path, tuple[Path, str, str | None]]:
@@ -211,18 +243,31 @@ def _as_list(value: Any) -> list[str]:
     return []
 
 
-def _run_one(root: Path, original: Path, copy: Path, revision: str, down: str | None) -> RevisionSQL:
-    from alembic import command
-    from alembic.config import Config
+def _run_one(
+    script: Any,
+    config: Any,
+    buffer: io.StringIO,
+    original: Path,
+    copy: Path,
+    revision: str,
+    down: str | None,
+) -> RevisionSQL:
+    """What `alembic upgrade <down>:<revision> --sql` prints, with source markers."""
+    from alembic.runtime.environment import EnvironmentContext
 
-    buffer = io.StringIO()
-    config = Config(output_buffer=buffer)
-    config.set_main_option("script_location", str(root))
-    config.set_main_option("sqlalchemy.url", "postgresql://")
+    buffer.seek(0)
+    buffer.truncate()
     config.attributes["agentddl_file"] = str(copy)
-    target = f"{down}:{revision}" if down else revision
+
+    def upgrade(rev: Any, context: Any) -> Any:
+        return script._upgrade_revs(revision, rev)
+
+    environment = EnvironmentContext(
+        config, script, fn=upgrade, as_sql=True, starting_rev=down, destination_rev=revision
+    )
     try:
-        command.upgrade(config, target, sql=True)
+        with environment:
+            script.run_env()
     except Exception as error:  # a revision is user code: any failure is a finding
         return RevisionSQL(original, error=f"{type(error).__name__}: {error}")
     sql = _python_file_ignores(original) + buffer.getvalue()

@@ -27,12 +27,17 @@ def schema_created_earlier(schema: str, context: Context) -> bool:
 
 
 def is_new(range_var: ast.RangeVar | None, context: Context) -> bool:
-    """A relation created earlier in this migration, or living in a schema that was."""
+    """A relation created earlier in this migration, or named in a schema that was.
+
+    Only an explicit schema counts: an unqualified name of an existing table resolves
+    past a new, empty schema at the head of the search_path.
+    """
     if range_var is None:
         return False
     if is_new_relation(range_var, context):
         return True
-    return schema_created_earlier(relation_name(range_var, context).schema, context)
+    schema = range_var.schemaname
+    return schema_created_earlier(schema, context) if schema else False
 
 
 def column_added_earlier(relation: RelationName, column: str, context: Context) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.ast_helpers import qualified_name, relation_name
+from agentddl.checks.lint.ast_helpers import name_list, qualified_name, relation_name
 from agentddl.checks.lint.rules._earlier import (
     column_added_earlier,
     detached_earlier,
@@ -123,9 +123,10 @@ def _drop_tables(node: ast.DropStmt, context: Context) -> Iterator[Violation]:
     kind = _TABLE_KINDS.get(node.removeType, "table")
     for names in node.objects or ():
         relation = qualified_name(names, context)
-        if context.is_new(relation) or schema_created_earlier(relation.schema, context):
+        explicit_schema = len(name_list(names)) > 1
+        if context.is_new(relation) or detached_earlier(relation, context):
             continue
-        if detached_earlier(relation, context):
+        if explicit_schema and schema_created_earlier(relation.schema, context):
             continue
         yield Violation(
             f"Dropping {kind} {relation} breaks running code that still queries it, "

@@ -12,7 +12,7 @@ from agentddl.checks.lint.ast_helpers import iter_nodes, relation_name
 from agentddl.checks.lint.locks import Lock, LockMode, locks_taken
 from agentddl.checks.lint.rules._batching import is_unbounded_read, is_unbounded_write
 from agentddl.checks.lint.rules._earlier import is_new
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
 
 class AccessExclusiveWithSlowWork(Rule):
@@ -95,7 +95,7 @@ class AccessExclusiveWithSlowWork(Rule):
 def _exclusive_locks(statement: Statement, context: Context) -> list[tuple[Lock, Statement]]:
     """ACCESS EXCLUSIVE locks earlier statements of this transaction hold, oldest first,
     each with the statement that took it."""
-    held: dict[Any, tuple[Lock, Statement]] = {}
+    held: dict[RelationName, tuple[Lock, Statement]] = {}
     for earlier in context.same_transaction(statement):
         for lock in locks_taken(earlier, context):
             if lock[1] == LockMode.ACCESS_EXCLUSIVE and lock[0] not in held:

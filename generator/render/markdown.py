@@ -37,6 +37,12 @@ def duration(seconds: int) -> str:
     raise AssertionError("unreachable: 1 second divides everything")
 
 
+def every(seconds: int) -> str:
+    """'every hour', 'every 5 minutes'."""
+    text = duration(seconds)
+    return f"every {text[2:]}" if text.startswith("1 ") else f"every {text}"
+
+
 def interval(seconds: int) -> str:
     """A PostgreSQL interval literal for a duration."""
     return f"interval '{duration(seconds)}'"

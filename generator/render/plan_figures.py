@@ -126,10 +126,11 @@ def purge_delete(model: SchemaModel, purge: Purge) -> str:
     """One batch: the oldest expired rows by the purge index, deleted by primary key."""
     table = model.table(purge.path.table)
     key = ", ".join(table.primary_key)
+    row = f"({key})" if len(table.primary_key) > 1 else key
     target = qualified(model, table.name)
     return (
         f"DELETE FROM {target}\n"
-        f"WHERE ({key}) IN (\n"
+        f"WHERE {row} IN (\n"
         f"    SELECT {key} FROM {target}\n"
         f"    WHERE {purge.column} < now() - {interval(purge.retention_seconds)}\n"
         f"    ORDER BY {purge.column}\n"

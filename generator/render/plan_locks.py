@@ -110,42 +110,41 @@ def _skip_locked_steps(n: Names) -> list[str]:
 
 def _lease_steps(n: Names) -> list[str]:
     return [
-        f"`claim_run` reads candidates without locking: {_candidates(n)}.",
-        f"It inserts the attempt `ON CONFLICT DO NOTHING`: `{n.one_active}` (unique on the "
-        "run while `status = 'active'`) is the claim itself. A second inserter for the "
-        "same run waits for the first transaction and then inserts nothing; it moves on "
-        "to the next candidate. Expired leases must be materialized first (step 1), or "
-        "the dead attempt would still count as active.",
-        "The winner updates the run (`running`, `fencing_token + 1`, `version + 1`) "
-        "`WHERE version = :read_version`; zero rows means the run changed meanwhile: roll "
-        "back.",
-        "COMMIT.",
+        f"`claim_run` picks a candidate without locking: {_candidates(n)}, without an active attempt.",
+        f"It inserts the next attempt `ON CONFLICT DO NOTHING`: `{n.one_active}` (unique "
+        "on the run while `status = 'active'`) and the attempt's primary key are the "
+        "claim itself. A second inserter for the same run waits for the first "
+        "transaction and then inserts nothing. Expired leases must be materialized first "
+        "(step 1), or the dead attempt would still count as active.",
+        "Only an inserted attempt moves the run to `running` (fencing token and version + "
+        "1), re-checking `status = 'queued'` and the fencing token. If the run changed "
+        "meanwhile (cancelled), the attempt moves nothing and expires by time.",
     ]
 
 
 def _optimistic_steps(n: Names) -> list[str]:
     return [
-        f"`claim_run` reads a few candidates with their `version`, without locking: "
-        f"{_candidates(n)}; pick one at random among the first few so workers do not "
-        "all race for the head of the queue.",
-        "Compare-and-set: `UPDATE runs SET status = 'running', version = version + 1, "
-        "fencing_token = fencing_token + 1 ... WHERE <key> AND version = :read_version "
-        "AND status = 'queued'`. One row: claimed. Zero rows: another worker won; try the "
-        "next candidate. Under READ COMMITTED the loser waits for the winner's row lock, "
-        "then re-checks the predicate against the new version, so exactly one wins.",
-        f"In the same transaction insert the attempt; `{n.one_active}` is the backstop.",
-        "COMMIT.",
+        f"`claim_run` reads the first candidate with its `version`, without locking: {_candidates(n)}.",
+        "Compare-and-set in the same statement: the run becomes `running` (`version`, "
+        "`fencing_token` and `attempt_count` + 1) only `WHERE version = <read version> "
+        "AND status = 'queued'`. One row: claimed. No row: another worker won; poll again. "
+        "Under READ COMMITTED the loser waits for the winner's row lock, then re-checks "
+        "the predicate against the new version, so exactly one wins.",
+        f"The attempt is inserted in the same statement; `{n.one_active}` is the backstop.",
+        "With many workers they all race for the head of the queue and most lose: that "
+        "is the signal to switch to `skip_locked`.",
     ]
 
 
 def _advisory_steps(n: Names) -> list[str]:
     return [
-        f"`claim_run` in one transaction: {_candidates(n)}; for each, "
-        "`pg_try_advisory_xact_lock(hashtextextended(<tenant and run id>, 0))` until one "
-        "is granted. Only a bounded candidate list is tried (a subquery with LIMIT), so "
-        "the lock function never runs over the whole queue.",
-        "The candidate was read before the lock: re-check it is still `queued` with the "
-        "version read, or skip it.",
+        f"`claim_run` in one statement: {_candidates(n)}; a short, materialized list of "
+        "them is tried in order with `pg_try_advisory_xact_lock(hashtextextended(run_id::"
+        "text, 0))`, stopping at the first lock granted, so no run beyond the claimed one "
+        "is locked and the lock function never runs over the whole queue.",
+        "The candidate list was read before the lock: the run update re-checks `status = "
+        "'queued'` and the `version` read, so a run claimed and committed meanwhile is "
+        "not claimed twice.",
         _open_attempt(n),
         "COMMIT releases the advisory lock; from then on the attempt's lease is the claim. "
         "Transaction-level locks are safe behind a transaction-pooling proxy (PgBouncer); "
@@ -174,7 +173,7 @@ def lease_text(model: SchemaModel, n: Names) -> str:
             "at once and writes nothing more.",
             f"Takeover by time alone: a crashed worker stops beating; at most "
             f"{md.duration(lease.duration)} later its lease has expired, and the next "
-            "`expire_leases` (run before every claim, and by the maintenance schedule) "
+            "`expire_leases` (run at the start of every claim) "
             "closes the attempt as `expired` with `interruption_reason = 'lease_expired'` "
             f"and requeues the run, or fails it after {lease.max_attempts} attempts "
             "(`lease.max_attempts`). Every time is the database's `now()`; no worker "
@@ -190,12 +189,14 @@ def fencing_text(n: Names) -> str:
     return md.bullets(
         [
             "Every claim increments `runs.fencing_token`; the attempt records the token it got.",
-            "Every step write carries the token and the run's `version`: `transition_run` "
-            "updates `WHERE fencing_token = :token AND version = :version`, and "
-            "`save_checkpoint` / `append_event` insert only while the run still has that "
-            "token. A worker that paused past its lease and wakes up after a takeover holds "
-            "an older token: its writes match zero rows and it must stop.",
-            f"The {n.version_columns} checks make every step's write constant-time: one run "
+            "Every step write carries the token: attempt ends and run transitions update "
+            "only where the run still has it (`transition_run` also checks `version`); "
+            "`save_checkpoint`, `append_event` and `reserve_operation` insert from the run "
+            "row selected `FOR SHARE` where the token matches and the run is `running`, so "
+            "a concurrent claim (which bumps the token) waits for the write or the write "
+            "sees the new token. A worker that paused past its lease and wakes up after a "
+            "takeover holds an older token: its writes match zero rows and it must stop.",
+            f"The {n.version_columns} checks keep every step's write constant-time: one run "
             "row by key, one event, optionally one checkpoint, operation and outbox row.",
         ]
     )
@@ -207,11 +208,13 @@ def effects_text(model: SchemaModel) -> str:
     pending = fig.path(model, "relay_claim").index
     return md.bullets(
         [
-            f"`reserve_operation` inserts ({', '.join(operations.primary_key)}) with "
-            f"`input_hash` `ON CONFLICT DO NOTHING` on `{operations.pk_name}`. An existing row "
-            "with the same `input_hash` returns its status and result (pending: the first "
-            "caller still owns it); a different `input_hash` is a conflict reported to "
-            "the caller, never a silent reuse. `complete_operation` stores the result.",
+            f"`reserve_operation` inserts ({', '.join(operations.primary_key)}) with the "
+            f"request's `input_hash`, fenced like the history writes; a conflict on "
+            f"`{operations.pk_name}` returns the existing row instead. Same `input_hash` "
+            "and finished: the earlier result, no second effect. Different `input_hash`: "
+            "a conflict reported to the caller, never a silent reuse. Still pending from an "
+            "attempt that lost its lease: the new attempt takes it over and redoes the "
+            "effect under the same key. `complete_operation` stores the result.",
             "`enqueue_outbox` writes the message in the same transaction as the state "
             "change: both commit or neither does.",
             f"The relay (role `{relay}`: SELECT and UPDATE on the outbox only) runs "
@@ -260,14 +263,15 @@ def lock_table(strategy: LockStrategy, n: Names) -> str:
         ],
         [
             "`append_event`, `save_checkpoint`",
-            "ROW EXCLUSIVE on the partition",
-            "FK check takes FOR KEY SHARE on the run, which does not conflict with FOR NO "
-            "KEY UPDATE: appends never wait for run updates",
+            "ROW EXCLUSIVE on the partition, ROW SHARE on runs",
+            "FOR SHARE on the run (the fence): waits for, and holds off, a claim or "
+            "transition of that same run only; other runs are untouched",
         ],
         [
             "`reserve_operation`",
-            "ROW EXCLUSIVE on operations",
-            "a concurrent insert of the same key waits on the unique index until the first commits",
+            "ROW EXCLUSIVE on operations, ROW SHARE on runs",
+            "FOR SHARE on the run; a concurrent insert of the same key waits on the "
+            "primary key until the first commits",
         ],
         [
             "`relay_claim`",

@@ -60,7 +60,7 @@ def missing_partition(model: SchemaModel) -> Scenario:
     return Scenario(
         "An insert into history finds no partition",
         f"(a) partition maintenance stops (scheduler down, the job failing on its lock "
-        f"timeout) and the {runway} runway of `{newest.name}` runs out; or (b) a run stays "
+        f"timeout) and the runway of `{newest.name}` ({runway}) runs out; or (b) a run stays "
         f"live longer than `{short.name}` is kept ({format_duration(keep)}), so its "
         "`run_created_at` partition is dropped under it. Inserts fail with `no partition "
         "of relation ... found for row` (SQLSTATE 23514).",
@@ -83,13 +83,16 @@ def missing_partition(model: SchemaModel) -> Scenario:
 
 
 def _hot_columns(table: Table) -> list[str]:
-    """Columns whose change makes an UPDATE non-HOT: index keys and predicate columns."""
-    names = {c.name for c in table.columns}
+    """Lifecycle columns whose change makes an UPDATE non-HOT: index keys and predicate
+    columns, leaving out identity columns (keys, FKs, unique keys), which never change."""
+    fixed = {*table.primary_key, *(c for fk in table.foreign_keys for c in fk.columns)}
+    fixed |= {c for i in table.indexes if i.unique for c in i.key_columns}
+    names = {c.name for c in table.columns} - fixed
     found = {c for i in table.indexes if i.method == "btree" for c in i.key_columns}
     for i in table.indexes:
         text = " ".join((i.where or "", *i.columns))
         found |= {w for w in re.findall(r"[a-z_][a-z0-9_]*", text) if w in names}
-    return [c.name for c in table.columns if c.name in found]
+    return [c.name for c in table.columns if c.name in found and c.name in names]
 
 
 _STRATEGY_RELIEF = {

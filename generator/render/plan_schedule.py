@@ -55,7 +55,7 @@ def windows_table(model: SchemaModel) -> str:
                 format_duration(purge.retention_seconds),
                 f"batched DELETE, {md.number(fig.batch_size(model))} rows per batch, oldest "
                 f"first through `{purge.path.index}` (`{purge.path.name}`)",
-                f"every {md.duration(purge.every_minutes * 60)}",
+                md.every(purge.every_minutes * 60),
             ]
         )
     return md.table(["data", "kept for", "expires by", "runs"], rows)
@@ -71,7 +71,7 @@ def jobs_text(model: SchemaModel) -> str:
     ]
     for purge in fig.purges(model):
         lines.append(
-            f"`{purge.path.name}` every {md.duration(purge.every_minutes * 60)}: up to "
+            f"`{purge.path.name}` {md.every(purge.every_minutes * 60)}: up to "
             f"{fig.max_batches(model, purge)} batches per run (twice the "
             f"~{md.number(purge.rows_per_day)} rows/day arriving, {purge.rows_note}), "
             "committing after each batch and stopping at the first short batch."
@@ -100,7 +100,7 @@ def _jobs(model: SchemaModel) -> list[tuple[str, str, str]]:
 
 def pg_cron_text(model: SchemaModel) -> str:
     lines = [
-        f"SELECT cron.schedule('{name}', '{cron}', $job${sql}$job$);" for name, cron, sql in _jobs(model)
+        f"SELECT cron.schedule('{name}', '{cron}', $job$\n{sql}\n$job$);" for name, cron, sql in _jobs(model)
     ]
     return (
         "pg_cron (`retention.scheduler: pg_cron`). Run these in the database named by "
@@ -196,8 +196,8 @@ def detach_runbook(model: SchemaModel) -> str:
         f"DROP TABLE {child};"
     )
     return (
-        "The maintenance job detaches inside a function, i.e. inside a transaction, so it "
-        "takes a brief ACCESS EXCLUSIVE lock on the parent (bounded by its lock_timeout). "
+        "The maintenance job detaches inside a transaction, so it takes a brief ACCESS "
+        "EXCLUSIVE lock on the parent (bounded by its lock timeout). "
         f"On PostgreSQL {model.profile.engine.version} an operator can detach an expired "
         "partition ahead of the job with only SHARE UPDATE EXCLUSIVE on the parent. The "
         "foreign key to runs still costs two brief locks on runs: the detached table's own "

@@ -7,6 +7,7 @@ Names coming out of pglast are already case-folded the way PostgreSQL folds them
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
@@ -81,7 +82,27 @@ def const_value(node: Any) -> str | int | float | bool | None:
 
 
 def iter_nodes(node: Any) -> Iterator[ast.Node]:
-    """Every pglast node inside `node` (itself included), depth-first, in field order."""
+    """Every pglast node inside `node` (itself included), depth-first, in field order.
+
+    Many rules walk the same statement; the flattened walk of the last few hundred nodes
+    asked for is kept, so each statement is traversed once however many rules ask.
+    """
+    key = id(node)
+    cached = _WALKS.get(key)
+    if cached is None or cached[0] is not node:
+        cached = (node, tuple(_walk(node)))
+        _WALKS[key] = cached
+        if len(_WALKS) > _WALK_CACHE_SIZE:
+            _WALKS.popitem(last=False)
+    return iter(cached[1])
+
+
+_WALK_CACHE_SIZE = 512
+# id -> (node, its walk); keeping the node alive keeps its id from being reused.
+_WALKS: OrderedDict[int, tuple[Any, tuple[ast.Node, ...]]] = OrderedDict()
+
+
+def _walk(node: Any) -> Iterator[ast.Node]:
     stack = [node]
     while stack:
         item = stack.pop()

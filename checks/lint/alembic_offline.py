@@ -190,7 +190,7 @@ def _stage(revisions: list[Path], versions: Path) -> dict[Path, tuple[Path, str,
     known: set[str] = set()
     parents: set[str] = set()
     for number, original in enumerate(revisions):
-        identity = _identity(original)
+        identity = revision_identity(original)
         if identity is None:
             continue
         revision, down = identity
@@ -205,7 +205,7 @@ def _stage(revisions: list[Path], versions: Path) -> dict[Path, tuple[Path, str,
     return staged
 
 
-def _identity(path: Path) -> tuple[str, str | None] | None:
+def revision_identity(path: Path) -> tuple[str, str | None] | None:
     """`revision` and (first) `down_revision` read from the script without importing it."""
     try:
         tree = pyast.parse(path.read_text(encoding="utf-8"))

@@ -56,12 +56,12 @@ def _expand(path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def _looks_like_revision(path: Path) -> bool:
-    """A loose Alembic revision script (its folder has no env.py beside it)."""
+    """A loose Alembic revision script: module-level `revision = "..."` and an upgrade()."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return "down_revision" in text and "def upgrade(" in text
+    return "def upgrade(" in text and alembic_offline.revision_identity(path) is not None
 
 
 def _lint_sql_file(path: Path, config: LintConfig, report: LintReport) -> None:

@@ -9,7 +9,7 @@ from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.rules import all_rules
 from agentddl.checks.lint.source import SourceMap
 from agentddl.checks.lint.suppress import Suppression, find_suppressions
-from agentddl.checks.lint.types import Finding, Rule, Severity, Statement
+from agentddl.checks.lint.types import Context, Finding, Rule, Severity, Statement, Violation
 from agentddl.checks.lint.walk import Migration, SyntaxProblem, walk
 
 SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
@@ -68,24 +68,31 @@ def _raw_findings(migration: Migration, rules: _Enabled) -> Iterable[tuple[Findi
     ]
     for statement, context in migration.steps:
         for rule, severity in instances:
-            for violation in rule.check(statement, context):
+            for violation in _checked(rule, statement, context):
                 offset = statement.offset
                 if violation.location is not None and not statement.in_do_block:
                     offset += violation.location
                 line, column = migration.source.position(offset)
-                yield (
-                    Finding(
-                        migration.file,
-                        line,
-                        column,
-                        rule.code,
-                        rule.name,
-                        severity,
-                        violation.message,
-                        violation.help,
-                    ),
-                    statement,
+                finding = Finding(
+                    migration.file,
+                    line,
+                    column,
+                    rule.code,
+                    rule.name,
+                    severity,
+                    violation.message,
+                    violation.help,
                 )
+                yield finding, statement
+
+
+def _checked(rule: Rule, statement: Statement, context: Context) -> list[Violation]:
+    """The rule's violations; a crashing rule becomes one warning, never a traceback."""
+    try:
+        return list(rule.check(statement, context))
+    except Exception as error:  # a bug in one rule must not stop the whole lint run
+        message = f"The {rule.name} rule crashed on this statement ({type(error).__name__}: {error})."
+        return [Violation(message, "Please report this bug; the statement was not checked by it.")]
 
 
 def _apply_suppressions(

@@ -1,0 +1,97 @@
+"""Shared pieces of queries.sql: one Query block, and the profile facts every query needs
+(schema-qualified names, tenant predicates and keys)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentddl.generator.model import AccessPath, SchemaModel
+from agentddl.generator.model.blocks import quote
+
+# aiosql operation suffixes: "" many rows, "^" one row, "$" one value, "!" row count,
+# "<!" one row from INSERT/UPDATE ... RETURNING.
+Suffix = str
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    suffix: Suffix
+    doc: tuple[str, ...]  # what it does, which index serves it, what it returns
+    sql: str  # one statement, without the trailing semicolon
+    params: tuple[str, ...] = ()  # "name type (note)", in the order callers think of them
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.split()[0] for p in self.params)
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """What a query builder reads from the model; nothing from input is pasted as SQL
+    text except validated identifiers (schema, tenant column) and our own constants."""
+
+    model: SchemaModel
+
+    @property
+    def tenant(self) -> str | None:
+        return self.model.profile.tenancy.column
+
+    @property
+    def tenant_type(self) -> str:
+        return self.model.profile.tenancy.type
+
+    @property
+    def claim_is_tenant_scoped(self) -> bool:
+        return bool(self.tenant and self.model.profile.tenancy.row_level_security)
+
+    def t(self, table: str) -> str:
+        """A schema-qualified table name."""
+        return f"{quote(self.model.schema)}.{table}"
+
+    def path(self, name: str) -> AccessPath:
+        return next(p for p in self.model.access_paths if p.name == name)
+
+    def keyed(self, *columns: str) -> tuple[str, ...]:
+        return (self.tenant, *columns) if self.tenant else columns
+
+    def cols(self, alias: str, *columns: str) -> str:
+        """alias.col, ... for the tenant column (if any) and the given columns."""
+        return ", ".join(f"{alias}.{c}" for c in self.keyed(*columns))
+
+    def names(self, *columns: str) -> str:
+        return ", ".join(self.keyed(*columns))
+
+    def join(self, left: str, right: str, *columns: str) -> str:
+        """left.c = right.c AND ... over the tenant-scoped key."""
+        return " AND ".join(f"{left}.{c} = {right}.{c}" for c in self.keyed(*columns))
+
+    def match(self, alias: str, *columns: str) -> str:
+        """alias.c = :c AND ... : a row by its tenant-scoped key from parameters."""
+        return " AND ".join(f"{alias}.{c} = :{c}" for c in self.keyed(*columns))
+
+    def tenant_filter(self, alias: str) -> list[str]:
+        """[alias.tenant = :tenant] with tenancy on, else nothing."""
+        return [f"{alias}.{self.tenant} = :{self.tenant}"] if self.tenant else []
+
+    def tenant_param(self) -> list[str]:
+        return [f"{self.tenant} {self.tenant_type}"] if self.tenant else []
+
+
+def where(*predicates: str, pad: int = 0) -> str:
+    """A WHERE clause, one predicate per line; pad: the indent of the WHERE itself."""
+    present = [p for p in predicates if p]
+    return "WHERE " + f"\n{' ' * (pad + 4)}AND ".join(present)
+
+
+def returning(*columns: str) -> str:
+    return "RETURNING " + ", ".join(columns)
+
+
+def seconds(value: int) -> str:
+    """An interval literal from a number of seconds the profile fixed."""
+    return f"interval '{int(value)} seconds'"
+
+
+LEASE_HASH = "sha256(convert_to(CAST(:lease_token AS text), 'UTF8'))"
+LEASE_END = "now() + CAST(:lease_seconds AS integer) * interval '1 second'"

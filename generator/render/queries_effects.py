@@ -1,0 +1,219 @@
+"""Side effects: idempotent operations and the transactional outbox."""
+
+from __future__ import annotations
+
+from agentddl.generator.render.queries_base import Ctx, Query, returning, where
+from agentddl.generator.render.queries_history import fenced_params, fenced_run
+
+MESSAGE_READ = ("message_id", "run_id", "topic", "payload", "created_at", "available_at", "delivery_attempts")
+
+
+def effect_queries(c: Ctx) -> tuple[Query, ...]:
+    return (
+        reserve_operation(c),
+        complete_operation(c),
+        run_operations(c),
+        enqueue_outbox(c),
+        relay_claim(c),
+        mark_delivered(c),
+    )
+
+
+def reserve_operation(c: Ctx) -> Query:
+    takeover = (
+        "o.status = 'pending' AND o.run_id = EXCLUDED.run_id AND o.input_hash = EXCLUDED.input_hash\n"
+        "        AND o.fencing_token < EXCLUDED.fencing_token"
+    )
+    values = ", ".join(
+        [
+            *(f"r.{t}" for t in c.keyed()),
+            "CAST(:idempotency_key AS text)",
+            "r.run_id",
+            "CAST(:input_hash AS bytea)",
+            "r.fencing_token",
+        ]
+    )
+    sql = f"""INSERT INTO {c.t("operations")} AS o
+    ({c.names("idempotency_key", "run_id", "input_hash", "fencing_token")})
+SELECT {values}
+{fenced_run(c)}
+ON CONFLICT ({c.names("idempotency_key")}) DO UPDATE
+SET fencing_token = CASE
+    WHEN {takeover}
+    THEN EXCLUDED.fencing_token ELSE o.fencing_token END
+{
+        returning(
+            "o.run_id",
+            "o.status",
+            "o.result",
+            "o.input_hash = CAST(:input_hash AS bytea) AS same_input",
+            "(o.xmax = 0) AS inserted",
+            "o.fencing_token = CAST(:fencing_token AS bigint) AS owned",
+            "o.created_at",
+            "o.completed_at",
+        )
+    }"""
+    doc = (
+        "Reserve an idempotent side effect under (tenant, idempotency_key), fenced: only",
+        "the attempt holding the run's fencing token may reserve (else no row).",
+        "input_hash = sha256 of the caller's canonical input bytes (32 bytes, computed by",
+        "the caller). Read the row as: inserted -> new, do the effect; not same_input ->",
+        "conflict, the key was used with another input; status succeeded/failed -> the",
+        "earlier result; pending and owned -> an earlier attempt of this run died",
+        "holding it, this attempt took it over (redo the effect with the same key);",
+        "pending and not owned -> someone else is doing it now.",
+        "The DO UPDATE (a takeover, or a no-op) is what returns the existing row even",
+        "when it was committed after this statement's snapshot.",
+        f"index: {c.path('reserve_operation').index}",
+        "returns: run_id, status, result, same_input, inserted, owned, created_at, completed_at",
+    )
+    return Query(
+        "reserve_operation",
+        "<!",
+        doc,
+        sql,
+        params=tuple([*fenced_params(c), "idempotency_key text", "input_hash bytea"]),
+    )
+
+
+def complete_operation(c: Ctx) -> Query:
+    sql = (
+        f"UPDATE {c.t('operations')} AS o\n"
+        "SET status = CAST(:status AS text), result = CAST(:result AS jsonb), completed_at = now()\n"
+        + where(
+            c.match("o", "idempotency_key"),
+            "o.status = 'pending'",
+            "o.fencing_token = CAST(:fencing_token AS bigint)",
+        )
+        + "\n"
+        + returning("o.status", "o.completed_at")
+    )
+    doc = (
+        "Record the effect's outcome (status succeeded or failed) and result, once, by the",
+        "attempt that holds the reservation (its fencing token). Else no row.",
+        f"index: {c.path('complete_operation').index}",
+        "returns: status, completed_at; or no row",
+    )
+    return Query(
+        "complete_operation",
+        "<!",
+        doc,
+        sql,
+        params=tuple(
+            [
+                *c.tenant_param(),
+                "idempotency_key text",
+                "fencing_token bigint",
+                "status text",
+                "result jsonb|null",
+            ]
+        ),
+    )
+
+
+def run_operations(c: Ctx) -> Query:
+    columns = c.cols(
+        "o",
+        "idempotency_key",
+        "run_id",
+        "input_hash",
+        "fencing_token",
+        "status",
+        "result",
+        "created_at",
+        "completed_at",
+    )
+    sql = (
+        f"SELECT {columns}\nFROM {c.t('operations')} AS o\n"
+        + where(c.match("o", "run_id"))
+        + "\nORDER BY o.created_at, o.idempotency_key"
+    )
+    doc = (
+        "A run's side effects, oldest first.",
+        f"index: {c.path('run_operations').index}",
+    )
+    return Query("run_operations", "", doc, sql, params=tuple([*c.tenant_param(), "run_id uuid"]))
+
+
+def enqueue_outbox(c: Ctx) -> Query:
+    values = ", ".join(
+        [*(f":{t}" for t in c.keyed()), ":run_id", "CAST(:topic AS text)", "CAST(:payload AS jsonb)"]
+    )
+    sql = (
+        f"INSERT INTO {c.t('outbox')} AS m ({c.names('run_id', 'topic', 'payload')})\n"
+        f"VALUES ({values})\n" + returning("m.message_id")
+    )
+    doc = (
+        "Write a message in the same transaction as the state change it announces",
+        "(e.g. after complete_attempt returned a row, before COMMIT): both commit or",
+        "neither does. The relay delivers it at least once; consumers dedupe by message_id.",
+        f"index: {c.path('enqueue_outbox').index}",
+        "returns: message_id",
+    )
+    return Query(
+        "enqueue_outbox",
+        "$",
+        doc,
+        sql,
+        params=tuple([*c.tenant_param(), "run_id uuid", "topic text", "payload jsonb (size-bounded)"]),
+    )
+
+
+def relay_claim(c: Ctx) -> Query:
+    sql = f"""WITH due AS (
+    SELECT {c.cols("m", "message_id")}
+    FROM {c.t("outbox")} AS m
+    {
+        where(
+            "m.delivered_at IS NULL",
+            "m.available_at <= now()",
+            "(m.claimed_until IS NULL OR m.claimed_until < now())",
+            pad=4,
+        )
+    }
+    ORDER BY m.available_at
+    LIMIT CAST(:batch_size AS integer)
+    FOR UPDATE SKIP LOCKED
+),
+claimed AS (
+    UPDATE {c.t("outbox")} AS m
+    SET claimed_by = CAST(:relay_id AS text),
+        claimed_until = now() + CAST(:claim_seconds AS integer) * interval '1 second',
+        delivery_attempts = m.delivery_attempts + 1
+    FROM due AS d
+    {where(c.join("m", "d", "message_id"), pad=4)}
+    RETURNING {c.cols("m", *MESSAGE_READ)}
+)
+SELECT {c.cols("k", *MESSAGE_READ)}
+FROM claimed AS k
+ORDER BY k.available_at, k.message_id"""
+    doc = (
+        "The relay claims up to :batch_size pending messages, oldest first, across",
+        "tenants: not yet delivered, available, and unclaimed or with a lapsed claim (a",
+        "crashed relay's messages come back once claim_seconds pass). SKIP LOCKED lets",
+        "several relays share the queue.",
+        f"index: {c.path('relay_claim').index}",
+        "returns: the claimed messages",
+    )
+    return Query(
+        "relay_claim",
+        "",
+        doc,
+        sql,
+        params=tuple(["relay_id text", "claim_seconds integer", "batch_size integer"]),
+    )
+
+
+def mark_delivered(c: Ctx) -> Query:
+    sql = f"UPDATE {c.t('outbox')} AS m\nSET delivered_at = now()\n" + where(
+        c.match("m", "message_id"), "m.claimed_by = CAST(:relay_id AS text)", "m.delivered_at IS NULL"
+    )
+    doc = (
+        "The relay acknowledges a delivery. Only the relay holding the claim can; a",
+        "relay whose claim lapsed and was re-claimed by another updates nothing.",
+        f"index: {c.path('mark_delivered').index}",
+        "returns: the row count (1 delivered, 0 not yours)",
+    )
+    return Query(
+        "mark_delivered", "!", doc, sql, params=tuple([*c.tenant_param(), "message_id uuid", "relay_id text"])
+    )

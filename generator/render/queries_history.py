@@ -1,0 +1,252 @@
+"""Checkpoints and events: fenced appends, and the reads that page through them.
+
+Both tables are partitioned by run_created_at; every per-run query carries it (the run's
+created_at, returned by start_run and claim_run) so only one partition is touched.
+"""
+
+from __future__ import annotations
+
+from agentddl.generator.render.queries_base import Ctx, Query, returning, where
+
+CHECKPOINT_READ = (
+    "run_id",
+    "run_created_at",
+    "seq",
+    "parent_seq",
+    "fencing_token",
+    "state_schema_version",
+    "next_nodes",
+    "completed_nodes",
+    "payload",
+    "payload_ref",
+    "payload_bytes",
+    "payload_sha256",
+    "created_at",
+)
+EVENT_READ = (
+    "event_id",
+    "run_id",
+    "run_created_at",
+    "seq",
+    "kind",
+    "actor",
+    "policy_version",
+    "payload",
+    "created_at",
+)
+
+
+def history_queries(c: Ctx) -> tuple[Query, ...]:
+    return (
+        save_checkpoint(c),
+        latest_checkpoint(c),
+        append_event(c),
+        run_events(c),
+        events_since(c),
+        events_in_window(c),
+    )
+
+
+def fenced_run(c: Ctx) -> str:
+    """FROM the caller's run if it is running under their fencing token. FOR SHARE makes
+    a concurrent claim (which bumps the token) wait for this write or be seen by it:
+    a stale writer can't slip in just after a takeover."""
+    return (
+        f"FROM {c.t('runs')} AS r\n"
+        + where(
+            c.match("r", "run_id"), "r.fencing_token = CAST(:fencing_token AS bigint)", "r.status = 'running'"
+        )
+        + "\nFOR SHARE"
+    )
+
+
+def fenced_params(c: Ctx) -> list[str]:
+    return [*c.tenant_param(), "run_id uuid", "fencing_token bigint"]
+
+
+def save_checkpoint(c: Ctx) -> Query:
+    payload = "CAST(:payload AS jsonb)"
+    columns = c.names(
+        "run_id",
+        "run_created_at",
+        "seq",
+        "parent_seq",
+        "fencing_token",
+        "state_schema_version",
+        "next_nodes",
+        "completed_nodes",
+        "payload",
+        "payload_ref",
+        "payload_bytes",
+        "payload_sha256",
+    )
+    sql = f"""INSERT INTO {c.t("checkpoints")} AS k
+    ({columns})
+SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:parent_seq AS integer),
+    r.fencing_token, CAST(:state_schema_version AS integer),
+    CAST(:next_nodes AS text[]), CAST(:completed_nodes AS text[]),
+    {payload}, CAST(:payload_ref AS text),
+    coalesce(octet_length({payload}::text), CAST(:payload_bytes AS integer)),
+    coalesce(sha256(convert_to({payload}::text, 'UTF8')), CAST(:payload_sha256 AS bytea))
+{fenced_run(c)}
+{returning("k.seq", "k.run_created_at", "k.created_at")}"""
+    doc = (
+        "Insert checkpoint :seq of the caller's run, fenced: a writer whose fencing token",
+        "is not the run's (or whose run is not running) inserts nothing and gets no row.",
+        "run_created_at comes from the run row, so partition and FK always match.",
+        "seq is the caller's (last_checkpoint_seq from claim_run + 1); the primary key",
+        "rejects a duplicate. Payload inline (payload, then size and sha256 are computed",
+        "here) or out of line (payload_ref with payload_bytes and payload_sha256).",
+        f"index: {c.path('save_checkpoint').index}",
+        "returns: seq, run_created_at, created_at; or no row (stale writer)",
+    )
+    return Query(
+        "save_checkpoint",
+        "<!",
+        doc,
+        sql,
+        params=tuple(
+            [
+                *fenced_params(c),
+                "seq integer",
+                "parent_seq integer|null",
+                "state_schema_version integer",
+                "next_nodes text[]",
+                "completed_nodes text[]",
+                "payload jsonb|null",
+                "payload_ref text|null",
+                "payload_bytes integer|null",
+                "payload_sha256 bytea|null",
+            ]
+        ),
+    )
+
+
+def latest_checkpoint(c: Ctx) -> Query:
+    sql = (
+        f"SELECT {c.cols('k', *CHECKPOINT_READ)}\nFROM {c.t('checkpoints')} AS k\n"
+        + where(c.match("k", "run_id"), "k.run_created_at = CAST(:run_created_at AS timestamptz)")
+        + "\nORDER BY k.seq DESC\nLIMIT 1"
+    )
+    doc = (
+        "The newest checkpoint of a run (resume point). run_created_at prunes to the",
+        "run's partition.",
+        f"index: {c.path('latest_checkpoint').index} (backward scan)",
+    )
+    return Query(
+        "latest_checkpoint",
+        "^",
+        doc,
+        sql,
+        params=tuple([*c.tenant_param(), "run_id uuid", "run_created_at timestamptz"]),
+    )
+
+
+def append_event(c: Ctx) -> Query:
+    columns = c.names("run_id", "run_created_at", "seq", "kind", "actor", "policy_version", "payload")
+    sql = f"""INSERT INTO {c.t("events")} AS ev
+    ({columns})
+SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:kind AS text),
+    CAST(:actor AS text), CAST(:policy_version AS text), CAST(:payload AS jsonb)
+{fenced_run(c)}
+{returning("ev.event_id", "ev.seq")}"""
+    doc = (
+        "Append event :seq of the caller's run, fenced like save_checkpoint. seq is the",
+        "caller's (last_event_seq from claim_run + 1, counted by the one live attempt);",
+        "the primary key rejects a duplicate. A max(seq) + 1 here would race between",
+        "concurrent appends and hide the writer's mistake.",
+        f"index: {c.path('append_event').index}",
+        "returns: event_id, seq; or no row (stale writer)",
+    )
+    return Query(
+        "append_event",
+        "<!",
+        doc,
+        sql,
+        params=tuple(
+            [
+                *fenced_params(c),
+                "seq integer",
+                "kind text",
+                "actor text",
+                "policy_version text|null",
+                "payload jsonb (redacted, size-bounded)",
+            ]
+        ),
+    )
+
+
+def run_events(c: Ctx) -> Query:
+    sql = (
+        f"SELECT {c.cols('e', *EVENT_READ)}\nFROM {c.t('events')} AS e\n"
+        + where(
+            c.match("e", "run_id"),
+            "e.run_created_at = CAST(:run_created_at AS timestamptz)",
+            "e.seq > CAST(:after_seq AS integer)",
+        )
+        + "\nORDER BY e.seq\nLIMIT CAST(:limit AS integer)"
+    )
+    doc = (
+        "A run's history in order, a page at a time (after_seq 0 for the first page).",
+        f"index: {c.path('run_events').index}",
+    )
+    return Query(
+        "run_events",
+        "",
+        doc,
+        sql,
+        params=tuple(
+            [
+                *c.tenant_param(),
+                "run_id uuid",
+                "run_created_at timestamptz",
+                "after_seq integer",
+                "limit integer",
+            ]
+        ),
+    )
+
+
+def events_since(c: Ctx) -> Query:
+    sql = (
+        f"SELECT {c.cols('e', *EVENT_READ)}\nFROM {c.t('events')} AS e\n"
+        + where(*c.tenant_filter("e"), "e.event_id > CAST(:after_id AS bigint)")
+        + "\nORDER BY e.event_id\nLIMIT CAST(:limit AS integer)"
+    )
+    doc = (
+        "Delta sync: events after the last id the reader has seen, in id order.",
+        "Ids are taken at insert and transactions commit out of order, so an id below",
+        "the cursor can still appear for a moment: re-read a short trailing window",
+        "(or dedupe by run_id, seq) when a gap must never be missed.",
+        f"index: {c.path('events_since').index}",
+    )
+    return Query(
+        "events_since", "", doc, sql, params=tuple([*c.tenant_param(), "after_id bigint", "limit integer"])
+    )
+
+
+def events_in_window(c: Ctx) -> Query:
+    end = "CAST(:window_end AS timestamptz)"
+    sql = (
+        f"SELECT {c.cols('e', *EVENT_READ)}\nFROM {c.t('events')} AS e\n"
+        + where(
+            *c.tenant_filter("e"),
+            "e.created_at >= CAST(:window_start AS timestamptz)",
+            f"e.created_at < {end}",
+            f"e.run_created_at < {end}",
+        )
+        + "\nORDER BY e.created_at, e.event_id"
+    )
+    doc = (
+        "Events created in [window_start, window_end), for export. An event is never",
+        "older than its run, so run_created_at < window_end also prunes partitions.",
+        "Keep windows small: the result is not paged.",
+        f"index: {c.path('events_in_window').index}",
+    )
+    return Query(
+        "events_in_window",
+        "",
+        doc,
+        sql,
+        params=tuple([*c.tenant_param(), "window_start timestamptz", "window_end timestamptz"]),
+    )

@@ -1,0 +1,190 @@
+"""Retention maintenance and health checks: global (cross-tenant) jobs for the operator."""
+
+from __future__ import annotations
+
+from agentddl.generator.model import tuning
+from agentddl.generator.render.queries_base import Ctx, Query, seconds, where
+
+BOUND = "substring(pg_catalog.pg_get_expr(child.relpartbound, child.oid) FROM '{word} \\(''([^'']+)''\\)')"
+
+
+def ops_queries(c: Ctx) -> tuple[Query, ...]:
+    return (
+        purge_finished_runs(c),
+        purge_outbox(c),
+        maintain_partitions(c),
+        health_stuck_runs(c),
+        health_expired_leases(c),
+        health_outbox_lag(c),
+        health_partition_runway(c),
+    )
+
+
+def _batch_default(c: Ctx) -> str:
+    return f"batch_size integer (suggested {tuning.batch_size(c.model.profile)})"
+
+
+def purge_finished_runs(c: Ctx) -> Query:
+    keep = c.model.profile.retention.runs
+    sql = f"""DELETE FROM {c.t("runs")} AS r
+WHERE ({c.cols("r", "run_id")}) IN (
+    SELECT {c.cols("f", "run_id")}
+    FROM {c.t("runs")} AS f
+    {
+        where(
+            "f.finished_at IS NOT NULL",
+            f"f.finished_at < now() - {seconds(keep)}",
+            f"NOT EXISTS (SELECT 1 FROM {c.t('runs')} AS child WHERE "
+            + " AND ".join(
+                [
+                    *(f"child.{t} = f.{t}" for t in c.keyed()),
+                    "child.parent_run_id = f.run_id",
+                    "child.finished_at IS NULL",
+                ]
+            )
+            + ")",
+            pad=4,
+        )
+    }
+    ORDER BY f.finished_at
+    LIMIT CAST(:batch_size AS integer)
+    FOR UPDATE SKIP LOCKED
+)"""
+    doc = (
+        f"Retention: delete one batch of runs finished more than {keep} s ago (the",
+        "profile's retention.runs), with their attempts, checkpoints, events, operations",
+        "and messages (FK cascade). A run with an unfinished child waits. Repeat until",
+        "it deletes 0 rows; short batches keep locks and WAL bursts small.",
+        f"index: {c.path('purge_finished_runs').index}",
+        "returns: rows deleted",
+    )
+    return Query("purge_finished_runs", "!", doc, sql, params=tuple([_batch_default(c)]))
+
+
+def purge_outbox(c: Ctx) -> Query:
+    keep = c.model.profile.retention.outbox_delivered
+    sql = f"""DELETE FROM {c.t("outbox")} AS m
+WHERE ({c.cols("m", "message_id")}) IN (
+    SELECT {c.cols("d", "message_id")}
+    FROM {c.t("outbox")} AS d
+    {where("d.delivered_at IS NOT NULL", f"d.delivered_at < now() - {seconds(keep)}", pad=4)}
+    ORDER BY d.delivered_at
+    LIMIT CAST(:batch_size AS integer)
+    FOR UPDATE SKIP LOCKED
+)"""
+    doc = (
+        f"Retention: delete one batch of messages delivered more than {keep} s ago (the",
+        "profile's retention.outbox_delivered). Repeat until it deletes 0 rows.",
+        f"index: {c.path('purge_outbox').index}",
+        "returns: rows deleted",
+    )
+    return Query("purge_outbox", "!", doc, sql, params=tuple([_batch_default(c)]))
+
+
+def _partitioned(c: Ctx) -> list[tuple[str, int]]:
+    return [(t.name, t.partitioning.runway) for t in c.model.tables if t.partitioning]
+
+
+def maintain_partitions(c: Ctx) -> Query:
+    if c.model.profile.retention.partition_manager == "pg_partman":
+        parents = ", ".join(f"('{c.model.schema}.{name}')" for name, _ in _partitioned(c))
+        sql = (
+            "SELECT 'maintained' AS action, t.parent_table AS partition_name\n"
+            f"FROM (VALUES {parents}) AS t (parent_table),\n"
+            "    LATERAL partman.run_maintenance(p_parent_table := t.parent_table) AS done\n"
+            "ORDER BY t.parent_table"
+        )
+        how = "pg_partman's run_maintenance for each of this schema's partitioned tables."
+    else:
+        sql = f"SELECT m.action, m.partition_name\nFROM {c.t('maintain_partitions')}() AS m"
+        how = "the generated maintain_partitions() function."
+    doc = (
+        "Create the partitions ahead of now and drop those past retention, via " + how,
+        "Run it on a schedule (hourly is plenty), as the owner role.",
+        "index: none (catalog work)",
+        "returns: one row per partition created or dropped (action, partition_name)",
+    )
+    return Query("maintain_partitions", "", doc, sql, params=tuple([]))
+
+
+def health_stuck_runs(c: Ctx) -> Query:
+    sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.updated_at,
+    a.attempt_no, a.worker_id, a.heartbeat_at, a.lease_expires_at
+FROM {c.t("runs")} AS r
+LEFT JOIN {c.t("attempts")} AS a ON {c.join("a", "r", "run_id")} AND a.status = 'active'
+{
+        where(
+            "r.status IN ('running', 'waiting')",
+            "r.updated_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
+        )
+    }
+ORDER BY r.updated_at
+LIMIT CAST(:limit AS integer)"""
+    doc = (
+        "Runs running or waiting with no status change for stale_seconds, oldest first,",
+        "with their active attempt (if any) to tell a long healthy run (recent",
+        "heartbeat) from a stuck one. A running run without an active attempt is a bug.",
+        f"index: {c.path('health_stuck_runs').index}",
+    )
+    return Query("health_stuck_runs", "", doc, sql, params=tuple(["stale_seconds integer", "limit integer"]))
+
+
+def health_expired_leases(c: Ctx) -> Query:
+    sql = f"""SELECT count(*) AS expired_leases, min(a.lease_expires_at) AS oldest_expiry,
+    coalesce(extract(epoch FROM now() - min(a.lease_expires_at)), 0) AS overdue_seconds
+FROM {c.t("attempts")} AS a
+{where("a.status = 'active'", "a.lease_expires_at < now()")}"""
+    doc = (
+        "Active attempts past their lease. More than a few, for longer than a poll",
+        "interval, means workers are not running expire_leases.",
+        f"index: {c.path('health_expired_leases').index}",
+        "returns: expired_leases, oldest_expiry, overdue_seconds",
+    )
+    return Query("health_expired_leases", "^", doc, sql, params=tuple([]))
+
+
+def health_outbox_lag(c: Ctx) -> Query:
+    sql = f"""SELECT count(*) AS pending, min(m.available_at) AS oldest_available_at,
+    coalesce(extract(epoch FROM now() - min(m.available_at)), 0) AS lag_seconds
+FROM {c.t("outbox")} AS m
+{where("m.delivered_at IS NULL", "m.available_at <= now()")}"""
+    doc = (
+        "Messages due but not delivered, and how long the oldest has waited.",
+        f"index: {c.path('health_outbox_lag').index}",
+        "returns: pending, oldest_available_at, lag_seconds",
+    )
+    return Query("health_outbox_lag", "^", doc, sql, params=tuple([]))
+
+
+def health_partition_runway(c: Ctx) -> Query:
+    wanted = ",\n        ".join(f"('{name}', {runway})" for name, runway in _partitioned(c))
+    sql = f"""WITH wanted (table_name, runway) AS (
+    VALUES
+        {wanted}
+),
+bounds AS (
+    SELECT parent.relname::text AS table_name,
+        {BOUND.format(word="FROM")}::timestamptz AS lower_bound,
+        {BOUND.format(word="TO")}::timestamptz AS upper_bound
+    FROM pg_catalog.pg_inherits AS inh
+    JOIN pg_catalog.pg_class AS parent ON parent.oid = inh.inhparent
+    JOIN pg_catalog.pg_class AS child ON child.oid = inh.inhrelid
+    JOIN pg_catalog.pg_namespace AS ns ON ns.oid = parent.relnamespace
+    {where(f"ns.nspname = '{c.model.schema}'", "parent.relkind = 'p'", pad=4)}
+)
+SELECT w.table_name, w.runway AS wanted_runway, count(b.lower_bound) AS partitions,
+    count(b.lower_bound) FILTER (WHERE b.lower_bound > now()) AS future_partitions,
+    max(b.upper_bound) AS covered_until,
+    count(b.lower_bound) FILTER (WHERE b.lower_bound > now()) >= w.runway AS ok
+FROM wanted AS w
+LEFT JOIN bounds AS b ON b.table_name = w.table_name
+GROUP BY w.table_name, w.runway
+ORDER BY w.table_name"""
+    doc = (
+        "How far ahead partitions exist, per partitioned table, from the catalog",
+        "(pg_inherits, pg_class; works for pg_partman's partitions too). ok = false:",
+        "maintain_partitions is late, and writes past covered_until will fail.",
+        "index: none (catalog query)",
+        "returns: table_name, wanted_runway, partitions, future_partitions, covered_until, ok",
+    )
+    return Query("health_partition_runway", "", doc, sql, params=tuple([]))

@@ -1,0 +1,185 @@
+"""Run lifecycle queries outside the claim: start, read, children, status transitions."""
+
+from __future__ import annotations
+
+from agentddl.generator.model.scope import TERMINAL_RUN_STATUSES, sql_list
+from agentddl.generator.render.queries_base import Ctx, Query, returning, where
+
+# The transitions transition_run may make. Everything else is made by a fenced query:
+# queued -> running only by claim_run; running -> succeeded/failed/queued only by the
+# attempt queries or expire_leases. Terminal statuses never change.
+TRANSITIONS: tuple[tuple[str, str], ...] = (
+    ("queued", "waiting"),
+    ("queued", "cancelled"),
+    ("running", "waiting"),
+    ("running", "cancelled"),
+    ("waiting", "queued"),
+    ("waiting", "cancelled"),
+    ("waiting", "failed"),
+)
+
+RUN_SUMMARY = (
+    "run_id",
+    "created_at",
+    "run_key",
+    "parent_run_id",
+    "kind",
+    "status",
+    "version",
+    "priority",
+    "wake_at",
+    "attempt_count",
+    "updated_at",
+    "finished_at",
+)
+
+
+def run_queries(c: Ctx) -> tuple[Query, ...]:
+    return (start_run(c), get_run(c), child_runs(c), transition_run(c))
+
+
+def _conflict_target(c: Ctx) -> str:
+    """The ON CONFLICT target spelled exactly as runs_run_key_key, so inference finds it
+    (columns on 15+ with NULLS NOT DISTINCT; a COALESCE expression before 15)."""
+    index = next(i for i in c.model.table("runs").indexes if i.name == "runs_run_key_key")
+    return f"({', '.join(index.columns)}) WHERE {index.where}"
+
+
+def start_run(c: Ctx) -> Query:
+    columns = c.names("run_key", "parent_run_id", "kind", "input", "priority", "trace_id")
+    values = ", ".join(
+        [
+            *(f":{t}" for t in c.keyed()),
+            ":run_key",
+            ":parent_run_id",
+            ":kind",
+            "CAST(:input AS jsonb)",
+            ":priority",
+            ":trace_id",
+        ]
+    )
+    sql = (
+        f"INSERT INTO {c.t('runs')} AS r ({columns})\n"
+        f"VALUES ({values})\n"
+        f"ON CONFLICT {_conflict_target(c)}\n"
+        "DO UPDATE SET run_key = EXCLUDED.run_key\n"
+        + returning(
+            c.cols("r", "run_id"),
+            "r.created_at",
+            "r.status",
+            "r.version",
+            "r.kind",
+            "r.input",
+            "(r.xmax = 0) AS inserted",
+        )
+    )
+    doc = (
+        "Start a queued run. With a run_key, a repeat (same tenant, parent and key) returns",
+        "the first run with inserted = false; compare kind/input if that matters to you.",
+        "The no-op DO UPDATE is what returns the existing row even when it was committed",
+        "after this statement's snapshot (DO NOTHING would return no row then).",
+        f"index: {c.path('start_run').index} (conflict target spelled as the index)",
+        "returns: the run's key, created_at (keep it: history reads need it), status, version, inserted",
+    )
+    return Query(
+        "start_run",
+        "<!",
+        doc,
+        sql,
+        params=tuple(
+            [
+                *c.tenant_param(),
+                "run_key text|null",
+                "parent_run_id uuid|null",
+                "kind text",
+                "input jsonb",
+                "priority smallint",
+                "trace_id text|null",
+            ]
+        ),
+    )
+
+
+def get_run(c: Ctx) -> Query:
+    columns = ", ".join(f"r.{col.name}" for col in c.model.table("runs").columns)
+    sql = f"SELECT {columns}\nFROM {c.t('runs')} AS r\n{where(c.match('r', 'run_id'))}"
+    doc = (
+        "One run by key.",
+        f"index: {c.path('get_run').index}",
+    )
+    return Query("get_run", "^", doc, sql, params=tuple([*c.tenant_param(), "run_id uuid"]))
+
+
+def child_runs(c: Ctx) -> Query:
+    columns = ", ".join(f"r.{col}" for col in c.keyed(*RUN_SUMMARY))
+    sql = (
+        f"SELECT {columns}\nFROM {c.t('runs')} AS r\n"
+        + where(*c.tenant_filter("r"), "r.parent_run_id = :parent_run_id")
+        + "\nORDER BY r.created_at, r.run_id"
+    )
+    doc = (
+        "The child runs of a run (multi-agent tree), oldest first.",
+        f"index: {c.path('child_runs').index}",
+    )
+    return Query("child_runs", "", doc, sql, params=tuple([*c.tenant_param(), "parent_run_id uuid"]))
+
+
+def transition_run(c: Ctx) -> Query:
+    pairs = ",\n        ".join(f"('{a}', '{b}')" for a, b in TRANSITIONS)
+    terminal = sql_list(TERMINAL_RUN_STATUSES)
+    sql = f"""WITH allowed (from_status, to_status) AS (
+    VALUES
+        {pairs}
+),
+active AS (
+    SELECT {c.cols("a", "run_id")}, a.attempt_no
+    FROM {c.t("attempts")} AS a
+    {where(c.match("a", "run_id"), "a.status = 'active'", pad=4)}
+    FOR UPDATE
+),
+moved AS (
+    UPDATE {c.t("runs")} AS r
+    SET status = t.to_status,
+        version = r.version + 1,
+        updated_at = now(),
+        wake_at = CASE WHEN t.to_status = 'queued' THEN now() ELSE r.wake_at END,
+        finished_at = CASE WHEN t.to_status IN ({terminal}) THEN now() END
+    FROM allowed AS t, (SELECT count(*) AS locked FROM active) AS lock_first
+    {
+        where(
+            c.match("r", "run_id"),
+            "r.version = CAST(:expected_version AS bigint)",
+            "t.from_status = r.status",
+            "t.to_status = CAST(:to_status AS text)",
+            pad=4,
+        )
+    }
+    {returning(c.cols("r", "run_id"), "r.status", "r.version")}
+),
+closed AS (
+    UPDATE {c.t("attempts")} AS a
+    SET status = 'interrupted', ended_at = now(), interruption_reason = 'run_' || m.status
+    FROM active AS x, moved AS m
+    {where(c.join("a", "x", "run_id"), "a.attempt_no = x.attempt_no", "a.status = 'active'", pad=4)}
+    RETURNING a.attempt_no
+)
+SELECT m.version
+FROM moved AS m
+LEFT JOIN (SELECT count(*) AS attempts_closed FROM closed) AS done ON true"""
+    doc = (
+        "Change a run's status if its version is still :expected_version and the",
+        "transition is allowed: " + ", ".join(f"{a}->{b}" for a, b in TRANSITIONS) + ".",
+        "Anything else (cancelled->running, succeeded->anything, a stale version) changes",
+        "nothing and returns no row. Leaving 'running' also ends the active attempt",
+        "(interrupted, reason run_<status>), so the worker's next fenced write fails.",
+        "Lock order attempt -> run, as in every attempt query: no deadlock with them.",
+        f"index: {c.path('transition_run').index}; the attempt by attempts_one_active_key",
+        "returns: the new version, or nothing",
+    )
+    return Query(
+        "transition_run",
+        "$",
+        doc,
+        sql,
+        params=tuple([*c.tenant_param(), "run_id uuid", "expected_version bigint", "to_status text"]),
+    )

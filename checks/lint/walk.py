@@ -265,5 +265,16 @@ def _raw_text(raw: ast.RawStmt, sql: str) -> str:
 def span(raw: ast.RawStmt, text: str) -> tuple[int, int]:
     """Start (first word, past comments) and end offsets of a RawStmt in `text`."""
     location = raw.stmt_location or 0
-    end = location + raw.stmt_len if raw.stmt_len else len(text)
+    end = location + raw.stmt_len if raw.stmt_len else _last_token_end(text, location)
     return skip_trivia(text, location), end
+
+
+def _last_token_end(text: str, start: int) -> int:
+    """The end of the last statement, which runs to the end of the text: without the
+    trailing comments (stmt_len is 0 there)."""
+    try:
+        tokens = pglast.parser.scan(text[start:])
+    except pglast.parser.ParseError:
+        return len(text)
+    code = [t for t in tokens if t.name not in ("SQL_COMMENT", "C_COMMENT")]
+    return start + code[-1].end + 1 if code else len(text)

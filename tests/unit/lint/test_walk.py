@@ -82,3 +82,9 @@ def test_psql_meta_commands_are_ignored() -> None:
     migration = walk("\\set ON_ERROR_STOP on\nSELECT 1;", "m.sql", 16, "psql")
     assert migration.syntax_error is None
     assert [(s.line, s.sql) for s, _ in migration.steps] == [(2, "SELECT 1")]
+
+
+def test_last_statement_without_semicolon_ends_before_trailing_comments() -> None:
+    text = "SELECT 1;\nSELECT 2 -- two\n-- agentddl: ignore[x] later\n"
+    statements = [s for s, _ in walk(text, "m.sql", 16, "psql").steps]
+    assert statements[-1].sql == "SELECT 2"

@@ -1,0 +1,97 @@
+"""The SQL that PLAN.md tells operators to run works on a real server: the scheduled
+maintenance files delete exactly the expired rows in batches, and the DETACH ...
+CONCURRENTLY runbook detaches and drops a partition."""
+
+from __future__ import annotations
+
+import re
+
+import psycopg
+import pytest
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.profile import load_profile_text
+from agentddl.generator.render.ddl import render_schema_sql
+from agentddl.generator.render.plan import render_plan
+
+PROFILES = {
+    "default": "",
+    "single-tenant-busy": "tenancy: {column: null}\nvolume: {steps_per_second: 2000}",
+}
+
+
+def model_for(body: str, version: int) -> SchemaModel:
+    text = f"profile: 1\nname: plan_sql\nengine: {{version: {version}}}\n{body}"
+    return derive(load_profile_text(text))
+
+
+def scheduled_files(plan: str) -> dict[str, str]:
+    """The `-- /etc/agentddl/<job>.sql` files of the external-scheduler section."""
+    block = re.search(r"```sql\n(-- /etc/agentddl/.*?)\n```", plan, re.S)
+    assert block, "no scheduled SQL files in PLAN.md"
+    parts = re.split(r"^-- /etc/agentddl/(\w+)\.sql\n", block.group(1), flags=re.M)[1:]
+    return {name: sql.strip() for name, sql in zip(parts[::2], parts[1::2], strict=True)}
+
+
+def seed_outbox(conn: psycopg.Connection[tuple[object, ...]], model: SchemaModel, rows: int) -> None:
+    tenant = model.profile.tenant
+    s = model.schema
+    if tenant:
+        conn.execute(f"INSERT INTO {s}.tenants ({tenant}, name) VALUES (gen_random_uuid(), 't')")
+    key = f"{tenant}, " if tenant else ""
+    pick = f"(SELECT {tenant} FROM {s}.tenants LIMIT 1), " if tenant else ""
+    conn.execute(f"INSERT INTO {s}.runs ({key}kind) VALUES ({pick}'demo')")
+    source = f"SELECT {key}run_id FROM {s}.runs LIMIT 1"
+    conn.execute(
+        f"INSERT INTO {s}.outbox ({key}run_id, topic, payload, delivered_at) "
+        f"SELECT {key}run_id, 'topic', '{{}}'::jsonb, now() - interval '30 days' "
+        f"FROM ({source}) AS r, generate_series(1, %s)",
+        (rows,),
+    )
+    conn.execute(
+        f"INSERT INTO {s}.outbox ({key}run_id, topic, payload, delivered_at) "
+        f"SELECT {key}run_id, 'topic', '{{}}'::jsonb, now() FROM ({source}) AS r"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_scheduled_maintenance_files_run(pg_server_latest: PostgresServer, name: str) -> None:
+    model = model_for(PROFILES[name], pg_server_latest.version)
+    files = scheduled_files(render_plan(model))
+    assert set(files) == {
+        f"{model.schema}_partitions",
+        f"{model.schema}_purge_finished_runs",
+        f"{model.schema}_purge_outbox",
+    }
+    with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(render_schema_sql(model).encode())
+        seed_outbox(conn, model, rows=7_500)  # more than one batch at either batch size
+        for sql in files.values():
+            conn.execute(sql.encode())
+        left = conn.execute(
+            f"SELECT count(*) FILTER (WHERE delivered_at < now() - interval '1 day'), count(*) "
+            f"FROM {model.schema}.outbox"
+        ).fetchone()
+    assert left == (0, 1)
+
+
+def test_detach_concurrently_runbook(pg_server_latest: PostgresServer) -> None:
+    model = model_for("", pg_server_latest.version)
+    plan = render_plan(model)
+    runbook = re.search(r"-- list partitions of (\w+).*?```", plan, re.S)
+    assert runbook
+    statements = [s.strip() for s in runbook.group(0).rstrip("`").split(";") if s.strip()]
+    listing, *steps = statements
+    with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(render_schema_sql(model).encode())
+        partitions = [row[0] for row in conn.execute(listing.encode())]
+        oldest = partitions[0]
+        for step in steps:
+            if "FINALIZE" in step:
+                continue  # only for an interrupted detach
+            conn.execute(re.sub(r"\S+_pYYYYMMDD", oldest, step).encode())
+        remaining = [row[0] for row in conn.execute(listing.encode())]
+        exists = conn.execute("SELECT to_regclass(%s)", (oldest,)).fetchone()
+    assert remaining == partitions[1:]
+    assert exists == (None,)

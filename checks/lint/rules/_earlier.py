@@ -71,7 +71,8 @@ def _detaches(cmd: Any) -> bool:
 
 
 def type_created_earlier(names: Sequence[Any] | None, context: Context) -> bool:
-    """True when the (possibly qualified) type was created as an enum in this migration.
+    """True when the (possibly qualified) type was created in this migration (an enum,
+    composite, range or domain).
 
     An unqualified name matches a type created in any schema of the search_path; an
     unqualified CREATE counts as made in the search_path's first schema.
@@ -82,17 +83,27 @@ def type_created_earlier(names: Sequence[Any] | None, context: Context) -> bool:
         if len(wanted) >= 2
         else {(schema, wanted[-1]) for schema in context.search_path}
     )
-    return bool(candidates & _created_enums(context))
+    return bool(candidates & _created_types(context))
 
 
-def _created_enums(context: Context) -> set[tuple[str, str]]:
+def _created_types(context: Context) -> set[tuple[str, str]]:
     first = context.search_path[0] if context.search_path else "public"
     created: set[tuple[str, str]] = set()
     for statement in context.earlier:
-        if isinstance(statement.node, ast.CreateEnumStmt):
-            parts = name_list(statement.node.typeName)
+        parts = _created_type_name(statement.node)
+        if parts:
             created.add((parts[-2] if len(parts) >= 2 else first, parts[-1]))
     return created
+
+
+def _created_type_name(node: Any) -> list[str]:
+    if isinstance(node, (ast.CreateEnumStmt, ast.CreateRangeStmt)):
+        return name_list(node.typeName)
+    if isinstance(node, ast.CreateDomainStmt):
+        return name_list(node.domainname)
+    if isinstance(node, ast.CompositeTypeStmt) and node.typevar is not None:
+        return [p for p in (node.typevar.schemaname, node.typevar.relname) if p]
+    return []
 
 
 def enum_value_added_earlier(names: Sequence[Any] | None, value: str, context: Context) -> bool:

@@ -34,6 +34,14 @@ _RELATION_HELP = (
     "same transaction, then drop the view once no code uses the old name."
 )
 _SCHEMA_HELP = "Create the new schema and move objects while code uses both, or deploy code first."
+_TYPE_KINDS: dict[ObjectType | None, str] = {
+    ObjectType.OBJECT_TYPE: "type",
+    ObjectType.OBJECT_DOMAIN: "domain",
+}
+_TYPE_HELP = (
+    "Create the type under the new name, move columns and code to it, then drop the old "
+    "one in a later release."
+)
 _ENUM_HELP = (
     "Add the new value, migrate rows and code to it, and stop using the old one; "
     "renaming in place breaks code that still sends the old value."
@@ -45,12 +53,14 @@ class RenameBreaksRunningCode(Rule):
 
     ## What it does
     Flags renames of columns, tables, views, materialized views, foreign tables,
-    schemas and enum values that existed before this migration (`ALTER TABLE` or
-    `ALTER VIEW` with `RENAME` or `RENAME COLUMN`, `ALTER SCHEMA` with `RENAME TO`,
-    `ALTER TYPE` with `RENAME VALUE`). Not flagged: objects created earlier in the same
-    migration (a table, a schema, an enum type, a column added by `ADD COLUMN`, an enum
-    value added by `ADD VALUE`), and renames application queries never mention: indexes,
-    constraints, sequences, triggers, functions and types themselves.
+    schemas, types, domains and enum values that existed before this migration
+    (`ALTER TABLE` or `ALTER VIEW` with `RENAME` or `RENAME COLUMN`, `ALTER SCHEMA`,
+    `ALTER TYPE` or `ALTER DOMAIN` with `RENAME TO`, `ALTER TYPE` with `RENAME VALUE`).
+    Types count because drivers cast to them by name: SQLAlchemy's asyncpg dialect
+    sends every enum parameter as `$1::run_status`. Not flagged: objects created earlier
+    in the same migration (a table, a schema, a type, a column added by `ADD COLUMN`, an
+    enum value added by `ADD VALUE`), and renames application queries never mention:
+    indexes, constraints, sequences, triggers and functions.
 
     ## Why is this bad?
     A migration runs while the previous release of the application is still serving
@@ -64,6 +74,7 @@ class RenameBreaksRunningCode(Rule):
     ALTER TABLE agent.runs RENAME COLUMN wake_at TO next_wake_at;
     ALTER TABLE agent.events RENAME TO run_events;
     ALTER TYPE agent.run_status RENAME VALUE 'done' TO 'succeeded';
+    ALTER TYPE agent.run_status RENAME TO run_state;
     ```
 
     ## Use instead
@@ -114,6 +125,8 @@ def _rename(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
             )
     elif node.renameType == ObjectType.OBJECT_COLUMN:
         yield from _rename_column(node, context)
+    elif node.renameType in _TYPE_KINDS and isinstance(node.object, tuple):
+        yield from _rename_type(node, context)
     elif node.renameType in _RELATION_KINDS and node.relation is not None:
         if is_new(node.relation, context):
             return
@@ -137,6 +150,18 @@ def _rename_column(node: ast.RenameStmt, context: Context) -> Iterator[Violation
         f"Renaming column {relation}.{node.subname} to {node.newname} breaks running code "
         "that still uses the old name.",
         _COLUMN_HELP,
+    )
+
+
+def _rename_type(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
+    names = node.object if isinstance(node.object, tuple) else ()
+    if type_created_earlier(names, context):
+        return
+    old = ".".join(name_list(names))
+    yield Violation(
+        f"Renaming {_TYPE_KINDS.get(node.renameType, 'type')} {old} to {node.newname} breaks running code "
+        "that still casts to the old name.",
+        _TYPE_HELP,
     )
 
 

@@ -233,8 +233,9 @@ def created_names(node: Any) -> list[tuple[str | None, str]]:
         if node.idxname and node.relation is not None:
             return [(node.relation.schemaname, node.idxname)]
         return []
-    if isinstance(node, ast.CreateTableAsStmt):
-        relation = node.into.rel if node.into is not None else None
+    if isinstance(node, (ast.CreateTableAsStmt, ast.SelectStmt)):
+        into = node.into if isinstance(node, ast.CreateTableAsStmt) else node.intoClause
+        relation = into.rel if into is not None else None
     else:
         field_name = _CREATED_FIELD.get(type(node))
         relation = getattr(node, field_name) if field_name else None

@@ -55,6 +55,23 @@ def size(count: int) -> str:
     return f"{count} bytes"
 
 
+def approx_size(count: int) -> str:
+    """A rounded byte count for prose: '~5.2 TB' (binary units)."""
+    value, unit = float(count), "bytes"
+    for next_unit in ("kB", "MB", "GB", "TB", "PB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, next_unit
+    return f"~{value:.1f} {unit}" if unit != "bytes" else f"{count} bytes"
+
+
+def approx_time(seconds: float) -> str:
+    """'about 12 minutes' / 'about 2.5 hours' for estimates."""
+    if seconds < 3600:
+        return f"about {max(1, round(seconds / 60))} minutes"
+    return f"about {seconds / 3600:.1f} hours"
+
+
 def number(value: int) -> str:
     return f"{value:,}"
 

@@ -76,7 +76,7 @@ def derived_figures(model: SchemaModel) -> str:
         ],
         [
             "checkpoint bytes/day (at most)",
-            md.number(fig.checkpoint_rows_per_day(model) * p.volume.checkpoint_bytes),
+            md.approx_size(fig.checkpoint_rows_per_day(model) * p.volume.checkpoint_bytes),
             "checkpoints/day x checkpoint_bytes, before compression",
         ],
     ]

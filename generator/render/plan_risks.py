@@ -113,7 +113,7 @@ def hot_rows(model: SchemaModel) -> Scenario:
     live_rows = p.volume.runs_per_day * max(1, p.retention.runs // fig.DAY)
     scale = float(dict(runs.storage).get("autovacuum_vacuum_scale_factor", "0.2"))
     dead = int(live_rows * scale)
-    hours = dead / max(1, p.volume.steps_per_second) / 3600
+    seconds = dead / max(1, p.volume.steps_per_second)
     return Scenario(
         "Run-row contention and autovacuum falling behind",
         f"at {md.number(p.volume.steps_per_second)} steps/s every step updates its run row "
@@ -121,8 +121,8 @@ def hot_rows(model: SchemaModel) -> Scenario:
         f"{md.duration(fig.heartbeat_seconds(model))}. Updates that change an indexed "
         f"column ({md.codes(_hot_columns(runs))} on runs) are not HOT and leave dead index "
         f"entries. With ~{md.number(live_rows)} runs kept, autovacuum starts after "
-        f"~{md.number(dead)} dead rows (scale factor {scale:g}), about {hours:.1f} h of "
-        "peak updates; a long transaction holding back the xmin horizon stops it from "
+        f"~{md.number(dead)} dead rows (scale factor {scale:g}), {md.approx_time(seconds)} "
+        "of peak updates; a long transaction holding back the xmin horizon stops it from "
         "cleaning anything. Retention adds brief locks on runs: creating or detaching a "
         "history partition takes SHARE ROW EXCLUSIVE on runs, and dropping a detached one "
         "ACCESS EXCLUSIVE, because the foreign key's triggers live on runs.",

@@ -5,6 +5,7 @@ CONCURRENTLY runbook detaches and drops a partition."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import psycopg
 import pytest
@@ -95,3 +96,22 @@ def test_detach_concurrently_runbook(pg_server_latest: PostgresServer) -> None:
         exists = conn.execute("SELECT to_regclass(%s)", (oldest,)).fetchone()
     assert remaining == partitions[1:]
     assert exists == (None,)
+
+
+def test_pg_partman_maintenance_command_runs(pg_servers: Any) -> None:
+    server = pg_servers.get(15)
+    assert server.has_extension("pg_partman"), "make test installs postgresql-15-partman"
+    body = "retention: {partition_manager: pg_partman}"
+    model = model_for(body, 15)
+    files = scheduled_files(render_plan(model))
+    assert files[f"{model.schema}_partitions"] == "CALL partman.run_maintenance_proc();"
+    with server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(render_schema_sql(model).encode())
+        seed_outbox(conn, model, rows=10)
+        for sql in files.values():
+            conn.execute(sql.encode())
+        runway = conn.execute(
+            "SELECT count(*) FROM pg_inherits WHERE inhparent = %s::regclass",
+            (f"{model.schema}.events",),
+        ).fetchone()
+    assert runway is not None and runway[0] >= model.profile.retention.runway

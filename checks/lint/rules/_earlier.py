@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pglast import ast
-from pglast.enums import AlterTableType
+from pglast.enums import AlterTableType, ObjectType
 
 from agentddl.checks.lint.ast_helpers import is_new_relation, name_list, relation_name
 from agentddl.checks.lint.columns import added_columns, earlier_commands
@@ -93,7 +93,22 @@ def _created_types(context: Context) -> set[tuple[str, str]]:
         parts = _created_type_name(statement.node)
         if parts:
             created.add((parts[-2] if len(parts) >= 2 else first, parts[-1]))
+        renamed = _renamed_type(statement.node, first)
+        if renamed is not None and renamed[0] in created:  # a new type keeps being new
+            created.add(renamed[1])
     return created
+
+
+def _renamed_type(node: Any, first: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """((schema, old), (schema, new)) for `ALTER TYPE|DOMAIN old RENAME TO new`."""
+    kinds = (ObjectType.OBJECT_TYPE, ObjectType.OBJECT_DOMAIN)
+    if not isinstance(node, ast.RenameStmt) or node.renameType not in kinds or not node.newname:
+        return None
+    parts = name_list(node.object if isinstance(node.object, tuple) else ())
+    if not parts:
+        return None
+    schema = parts[-2] if len(parts) >= 2 else first
+    return (schema, parts[-1]), (schema, node.newname)
 
 
 def _created_type_name(node: Any) -> list[str]:

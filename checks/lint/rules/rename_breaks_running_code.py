@@ -19,7 +19,7 @@ from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 # Relations application code names in queries; renaming an index, constraint,
 # sequence or trigger does not change any query text.
-_RELATION_KINDS = {
+_RELATION_KINDS: dict[ObjectType | None, str] = {
     ObjectType.OBJECT_TABLE: "table",
     ObjectType.OBJECT_VIEW: "view",
     ObjectType.OBJECT_MATVIEW: "materialized view",
@@ -34,6 +34,9 @@ _RELATION_HELP = (
     "same transaction, then drop the view once no code uses the old name."
 )
 _SCHEMA_HELP = "Create the new schema and move objects while code uses both, or deploy code first."
+_MOVE_HELP = (
+    "Deploy code that uses the new schema first (or leave a view under the old name), then move the object."
+)
 _TYPE_KINDS: dict[ObjectType | None, str] = {
     ObjectType.OBJECT_TYPE: "type",
     ObjectType.OBJECT_DOMAIN: "domain",
@@ -55,7 +58,8 @@ class RenameBreaksRunningCode(Rule):
     Flags renames of columns, tables, views, materialized views, foreign tables,
     schemas, types, domains and enum values that existed before this migration
     (`ALTER TABLE` or `ALTER VIEW` with `RENAME` or `RENAME COLUMN`, `ALTER SCHEMA`,
-    `ALTER TYPE` or `ALTER DOMAIN` with `RENAME TO`, `ALTER TYPE` with `RENAME VALUE`).
+    `ALTER TYPE` or `ALTER DOMAIN` with `RENAME TO`, `ALTER TYPE` with `RENAME VALUE`),
+    and moves of tables, views and types to another schema (`SET SCHEMA`).
     Types count because drivers cast to them by name: SQLAlchemy's asyncpg dialect
     sends every enum parameter as `$1::run_status`. Not flagged: objects created earlier
     in the same migration (a table, a schema, a type, a column added by `ADD COLUMN`, an
@@ -113,6 +117,8 @@ class RenameBreaksRunningCode(Rule):
             yield from _rename(node, context)
         elif isinstance(node, ast.AlterEnumStmt) and node.oldVal is not None:
             yield from _rename_value(node, context)
+        elif isinstance(node, ast.AlterObjectSchemaStmt):
+            yield from _move(node, context)
 
 
 def _rename(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
@@ -162,6 +168,25 @@ def _rename_type(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
         f"Renaming {_TYPE_KINDS.get(node.renameType, 'type')} {old} to {node.newname} breaks running code "
         "that still casts to the old name.",
         _TYPE_HELP,
+    )
+
+
+def _move(node: ast.AlterObjectSchemaStmt, context: Context) -> Iterator[Violation]:
+    """`ALTER TABLE|VIEW|TYPE ... SET SCHEMA`: a rename of the qualified name."""
+    if node.objectType in _RELATION_KINDS and node.relation is not None:
+        if is_new(node.relation, context):
+            return
+        old = str(relation_name(node.relation, context))
+    elif node.objectType in _TYPE_KINDS and isinstance(node.object, tuple):
+        if type_created_earlier(node.object, context):
+            return
+        old = ".".join(name_list(node.object))
+    else:
+        return
+    yield Violation(
+        f"Moving {old} to schema {node.newschema} breaks running code that still uses "
+        "the old qualified name.",
+        _MOVE_HELP,
     )
 
 

@@ -11,6 +11,8 @@ from agentddl.checks.lint.columns import string_constants
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
 ADD_VALUE_IN_TRANSACTION_SINCE = 12
+# From 17 a value added to a type created in the same transaction is usable at once.
+NEW_TYPE_VALUES_USABLE_SINCE = 17
 
 _HELP = (
     "Run ALTER TYPE ... ADD VALUE outside a transaction block (in Alembic, inside "
@@ -26,7 +28,8 @@ class EnumAddValueInTransaction(Rule):
     12 on, where that is allowed, flags a later statement of the same transaction
     that uses the new value as a literal (`UPDATE ... SET status = 'archived'`, a
     `DEFAULT`, an index predicate). An enum type created in the same transaction is
-    exempt on every version, as PostgreSQL exempts it.
+    exempt where PostgreSQL exempts it: its `ADD VALUE` before 12, and the use of the
+    new value from 17 on (12 to 16 refuse that too).
 
     ## Why is this bad?
     Before 12, `ADD VALUE` refuses to run in a transaction block: the migration
@@ -109,7 +112,10 @@ def _new_value_used(statement: Statement, context: Context) -> Iterator[Violatio
     pending: dict[str, RelationName] = {}
     for earlier in context.same_transaction(statement):
         added = _added_value(earlier.node, context)
-        if added and not _created_in_transaction(added[0], earlier, context):
+        if added is None:
+            continue
+        new_type = _created_in_transaction(added[0], earlier, context)
+        if not (new_type and context.pg_version >= NEW_TYPE_VALUES_USABLE_SINCE):
             pending[added[1]] = added[0]
     if not pending:
         return

@@ -19,7 +19,7 @@ CLAIMED = ("run_id", "created_at", "kind", "input", "version", "fencing_token", 
 def claim_run(c: Ctx) -> Query:
     strategy = c.model.profile.lock_strategy
     body, how = _BUILDERS[strategy](c)
-    scope = "within :" + c.tenant + " (row-level security)" if c.claim_is_tenant_scoped else "across tenants"
+    scope = f"within one {c.tenant} (row-level security)" if c.claim_is_tenant_scoped else "across tenants"
     doc = (
         f"Claim the next due queued run {scope} and open its attempt ({strategy.value}).",
         *how,

@@ -3,7 +3,7 @@ scheduler entries (pg_cron or an external cron / Kubernetes CronJob)."""
 
 from __future__ import annotations
 
-from agentddl.generator.model import SchemaModel
+from agentddl.generator.model import SchemaModel, features
 from agentddl.generator.profile.units import format_duration
 from agentddl.generator.render import markdown as md
 from agentddl.generator.render import plan_figures as fig
@@ -181,7 +181,7 @@ def detach_runbook(model: SchemaModel) -> str:
     table = next((t for t in tables if t.append_only), tables[0] if tables else None)
     if table is None:
         return "No partitions to detach in this profile."
-    if model.profile.engine.version < 14:
+    if not features.has(model.profile.engine.version, "detach_concurrently"):
         return "DETACH ... CONCURRENTLY needs PostgreSQL 14; use the maintenance job."
     parent = fig.qualified(model, table.name)
     child = f"{fig.qualified(model, table.name)}_pYYYYMMDD"

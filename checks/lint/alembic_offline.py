@@ -41,6 +41,8 @@ class RevisionSQL:
     sql: str = ""
     error: str | None = None
     markers: dict[int, int] = field(default_factory=dict)  # SQL line -> revision line
+    error_line: int = 1  # where in the revision rendering stopped
+    broken: bool = False  # the script itself is invalid (not just unrenderable offline)
 
 
 def run_offline(context: Any) -> None:
@@ -153,12 +155,16 @@ def offline_sql(revisions: list[Path]) -> list[RevisionSQL]:
                 try:
                     results.extend(_render([path], Path(temp) / f"single{number}"))
                 except _LoadError as error:
-                    results.append(RevisionSQL(path, error=str(error)))
+                    results.append(RevisionSQL(path, error=str(error), broken=error.broken))
             return results
 
 
 class _LoadError(Exception):
     """Alembic could not load the staged revision scripts."""
+
+    def __init__(self, message: str, broken: bool) -> None:
+        super().__init__(message)
+        self.broken = broken  # a Python syntax error, not a missing import
 
 
 def _render(revisions: list[Path], root: Path) -> list[RevisionSQL]:
@@ -176,11 +182,12 @@ def _render(revisions: list[Path], root: Path) -> list[RevisionSQL]:
     try:
         script.revision_map.get_revisions("heads")  # imports every revision script
     except Exception as error:  # revision scripts are user code
-        raise _LoadError(f"{type(error).__name__}: {error}") from None
+        broken = isinstance(error, SyntaxError)
+        raise _LoadError(f"{type(error).__name__}: {error}", broken) from None
     return [
         _run_one(script, config, buffer, path, *staged[path])
         if path in staged
-        else RevisionSQL(path, error="no `revision = '...'` assignment: not an Alembic revision")
+        else RevisionSQL(path, error="no `revision = '...'` assignment: not an Alembic revision", broken=True)
         for path in revisions
     ]
 
@@ -268,10 +275,27 @@ def _run_one(
     try:
         with environment:
             script.run_env()
-    except Exception as error:  # a revision is user code: any failure is a finding
-        return RevisionSQL(original, error=f"{type(error).__name__}: {error}")
+    except Exception as error:  # user code, e.g. op.get_bind() data migrations, fails offline
+        partial = _python_file_ignores(original) + buffer.getvalue()
+        return RevisionSQL(
+            original,
+            sql=partial,
+            markers=source_markers(partial),
+            error=f"{type(error).__name__}: {error}",
+            error_line=_failing_line(error, copy),
+        )
     sql = _python_file_ignores(original) + buffer.getvalue()
     return RevisionSQL(original, sql=sql, markers=source_markers(sql))
+
+
+def _failing_line(error: BaseException, copy: Path) -> int:
+    """The revision line the exception passed through last (1 if none)."""
+    line, trace = 1, error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == str(copy):
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return line
 
 
 def _python_file_ignores(path: Path) -> str:

@@ -77,12 +77,13 @@ def _lint_revisions(revisions: list[Path], config: LintConfig, report: LintRepor
     for result in alembic_offline.offline_sql(_unique(revisions)):
         file = str(result.path)
         source = result.path.read_text(encoding="utf-8")
-        if result.error is not None:
-            report.add(file, source, [_revision_error(file, result.error)])
-            continue
-        findings = lint(result.sql, file, alembic_config)
         lines = source.splitlines()
-        report.add(file, source, [_to_revision_line(f, result.markers, lines) for f in findings])
+        findings = lint(result.sql, file, alembic_config) if result.sql.strip() else []
+        findings = [_to_revision_line(f, result.markers, lines) for f in findings]
+        if result.error is not None:
+            error = _revision_error(file, result)
+            findings.append(_to_revision_line(error, {error.line: error.line}, lines))
+        report.add(file, source, findings)
 
 
 def _unique(paths: list[Path]) -> list[Path]:
@@ -99,15 +100,26 @@ def _to_revision_line(finding: Finding, markers: dict[int, int], lines: list[str
     return replace(finding, line=line, column=len(text) - len(text.lstrip()) + 1)
 
 
-def _revision_error(file: str, error: str) -> Finding:
+def _revision_error(file: str, result: alembic_offline.RevisionSQL) -> Finding:
+    """A revision Alembic cannot render offline: an error if the script is broken, a
+    warning if only offline mode fails (e.g. op.get_bind() reading data)."""
     rule = rules_by_name()["syntax-error"]
+    if result.broken:
+        message = f"This revision cannot be loaded ({result.error}); nothing in it was linted."
+        return Finding(
+            file, result.error_line, 1, rule.code, rule.name, "error", message, "Fix the revision script."
+        )
+    message = (
+        f"Alembic's offline mode stopped here ({result.error}); statements from this line on were not linted."
+    )
     return Finding(
         file,
-        1,
+        result.error_line,
         1,
         rule.code,
         rule.name,
-        "error",
-        f"Alembic could not render this revision offline ({error}); nothing in it was linted.",
-        "Make `alembic upgrade --sql` work for this revision.",
+        "warning",
+        message,
+        "Keep schema changes in op.* / op.execute() calls that render with --sql;"
+        " move data reads (op.get_bind()) to a separate data migration.",
     )

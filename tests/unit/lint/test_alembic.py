@@ -125,8 +125,33 @@ def test_environment_folder_lints_every_revision(tmp_path: Path) -> None:
     }
 
 
-def test_broken_revision_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+def test_unloadable_revision_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     path = _revision(tmp_path, "0005", "import no_such_module_anywhere  # noqa")
     report = lint_paths([str(path)], LintConfig())
-    assert [(f.line, f.rule, f.severity) for f in report.findings] == [(1, "syntax-error", "error")]
+    line = _line_of(path, "import no_such_module_anywhere")
+    assert [(f.line, f.rule, f.severity) for f in report.findings] == [(line, "syntax-error", "warning")]
     assert "no_such_module_anywhere" in report.findings[0].message
+
+
+def test_python_syntax_error_is_an_error(tmp_path: Path) -> None:
+    path = _revision(tmp_path, "0006", "op.execute(")
+    report = lint_paths([str(path)], LintConfig())
+    assert [(f.rule, f.severity) for f in report.findings] == [("syntax-error", "error")]
+
+
+def test_offline_failure_keeps_what_rendered_before_it(tmp_path: Path) -> None:
+    path = _revision(
+        tmp_path,
+        "0007",
+        """\
+        op.execute("SET LOCAL lock_timeout = '2s'")
+        op.create_index("idx_runs_status", "runs", ["status"], schema="agent")
+        rows = op.get_bind().execute(sa.text("SELECT id FROM agent.runs")).fetchall()
+    """,
+    )
+    report = lint_paths([str(path)], LintConfig())
+    found = [(f.line, f.rule, f.severity) for f in report.findings]
+    assert found == [
+        (_line_of(path, "op.create_index"), "require-concurrent-index-creation", "error"),
+        (_line_of(path, "get_bind"), "syntax-error", "warning"),
+    ]

@@ -25,6 +25,9 @@ _NOT_NULL = (ConstrType.CONSTR_NOTNULL, ConstrType.CONSTR_PRIMARY)
 class AddColumnNotNullWithoutDefault(Rule):
     """
     ## What it does
+    Flags a `NOT NULL` column without a default added to a table that existed
+    before this migration.
+
     Flags `ALTER TABLE ... ADD COLUMN c type NOT NULL` (or `PRIMARY KEY`, which implies
     NOT NULL) without a `DEFAULT`, on a table that existed before this migration.
     Identity, serial and generated columns fill themselves in and are not flagged

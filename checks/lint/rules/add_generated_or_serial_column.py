@@ -34,6 +34,9 @@ _VIRTUAL_HELP = " On PostgreSQL 18, a VIRTUAL generated column needs no rewrite.
 class AddGeneratedOrSerialColumn(Rule):
     """
     ## What it does
+    Flags a serial, identity or stored generated column added to a table that
+    existed before this migration.
+
     Flags `ALTER TABLE ... ADD COLUMN` of a `serial` / `bigserial` / `smallserial`
     column, an identity column (`GENERATED ... AS IDENTITY`) or a stored generated
     column (`GENERATED ALWAYS AS (...) STORED`) on a table that existed before this

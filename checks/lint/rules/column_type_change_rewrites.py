@@ -40,6 +40,9 @@ _TZ_HELP = (
 class ColumnTypeChangeRewrites(Rule):
     """
     ## What it does
+    Flags a column type change that rewrites a table that existed before this
+    migration.
+
     Flags `ALTER TABLE ... ALTER COLUMN c TYPE t` on a table that existed before this
     migration when the change rewrites the table. The old type is usually not in the
     migration, so a change is flagged when it rewrites whatever the old type was (into

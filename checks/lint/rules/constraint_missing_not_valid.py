@@ -25,6 +25,9 @@ _KINDS = (ConstrType.CONSTR_FOREIGN, ConstrType.CONSTR_CHECK)
 class ConstraintMissingNotValid(Rule):
     """
     ## What it does
+    Flags a foreign key or CHECK constraint added without `NOT VALID` to a table
+    that existed before this migration.
+
     Flags `ALTER TABLE ... ADD FOREIGN KEY` and `ADD CHECK` (also as part of
     `ADD COLUMN ... CHECK`, and `ADD COLUMN ... REFERENCES` when the new column gets a
     default) on a table that existed before this migration, when the constraint is

@@ -23,6 +23,10 @@ _HELP = (
 class EnumAddValueInTransaction(Rule):
     """
     ## What it does
+    Flags an enum `ADD VALUE` that fails in a transaction block: the statement
+    itself before PostgreSQL 12, a use of the new value in the same transaction
+    from 12 on.
+
     Before PostgreSQL 12, flags `ALTER TYPE ... ADD VALUE` inside a transaction block
     (an explicit `BEGIN`, Alembic's per-revision transaction, or a `DO` block). From
     12 on, where that is allowed, flags a later statement of the same transaction

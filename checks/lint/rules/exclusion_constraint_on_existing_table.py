@@ -16,6 +16,9 @@ _KINDS = (ConstrType.CONSTR_EXCLUSION, ConstrType.CONSTR_UNIQUE, ConstrType.CONS
 class ExclusionConstraintOnExistingTable(Rule):
     """
     ## What it does
+    Flags an exclusion constraint added to a table that existed before this
+    migration.
+
     Flags `ALTER TABLE ... ADD CONSTRAINT ... EXCLUDE` (and PostgreSQL 18's temporal
     `UNIQUE` / `PRIMARY KEY (..., period WITHOUT OVERLAPS)`, which are exclusion
     constraints underneath) on a table that existed before this migration. Exclusion

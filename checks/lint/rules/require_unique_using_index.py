@@ -20,6 +20,9 @@ _KINDS = (ConstrType.CONSTR_UNIQUE, ConstrType.CONSTR_PRIMARY)
 class RequireUniqueUsingIndex(Rule):
     """
     ## What it does
+    Flags a UNIQUE or PRIMARY KEY constraint added to an existing table that builds
+    its own index instead of adopting a concurrently built one.
+
     Flags `ALTER TABLE ... ADD UNIQUE (...)` / `ADD PRIMARY KEY (...)` (and
     `ADD COLUMN ... UNIQUE | PRIMARY KEY`) on a table that existed before this
     migration, when the constraint builds its own index instead of adopting one with

@@ -30,6 +30,9 @@ _COMPUTED = (ConstrType.CONSTR_IDENTITY, ConstrType.CONSTR_GENERATED)
 class RewritingDefault(Rule):
     """
     ## What it does
+    Flags a column added with a default that rewrites the table: any default
+    before PostgreSQL 11, a volatile one on every version.
+
     Flags `ALTER TABLE ... ADD COLUMN ... DEFAULT expr` on a table that existed before
     this migration when the default forces a table rewrite: any non-NULL default
     before PostgreSQL 11, and on every version a volatile one (`clock_timestamp()`,

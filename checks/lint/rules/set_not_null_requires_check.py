@@ -25,6 +25,9 @@ NOT_NULL_NOT_VALID_SINCE = 18  # ADD CONSTRAINT ... NOT NULL col NOT VALID
 class SetNotNullRequiresCheck(Rule):
     """
     ## What it does
+    Flags `SET NOT NULL` on an existing table unless a validated
+    `CHECK (col IS NOT NULL)` proves the column first.
+
     Flags `ALTER TABLE ... ALTER COLUMN c SET NOT NULL` (and, on PostgreSQL 18,
     `ADD CONSTRAINT ... NOT NULL c` without `NOT VALID`) on a table that existed
     before this migration, unless earlier in this migration a `CHECK (c IS NOT NULL)`

@@ -230,6 +230,9 @@ FEATURES: tuple[Feature, ...] = (
 class SyntaxNotInTargetVersion(Rule):
     """
     ## What it does
+    Flags syntax the target PostgreSQL version does not have, where the migration
+    would fail.
+
     Flags syntax the target PostgreSQL version (`--pg-version`) does not have, so the
     migration would fail there: for example `REINDEX ... CONCURRENTLY` before 12,
     `DETACH PARTITION ... CONCURRENTLY` and column `COMPRESSION` before 14,

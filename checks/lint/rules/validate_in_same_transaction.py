@@ -18,6 +18,9 @@ from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 class ValidateInSameTransaction(Rule):
     """
     ## What it does
+    Flags `VALIDATE CONSTRAINT` in the same transaction as the `NOT VALID` add of
+    that constraint.
+
     Flags `ALTER TABLE ... VALIDATE CONSTRAINT c` run in the same transaction as the
     `ADD CONSTRAINT c ... NOT VALID` that created it, on a table that existed before
     this migration.

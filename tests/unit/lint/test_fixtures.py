@@ -124,3 +124,21 @@ def test_fixtures_exist_for_every_rule() -> None:
     folders = {path.parent.name for path in FIXTURES.rglob("*.sql")}
     missing = set(rules_by_name()) - folders
     assert not missing, f"rules without fixtures in tests/fixtures/lint/<name>/: {sorted(missing)}"
+
+
+def test_runner_reads_expectations_and_header(tmp_path: Path) -> None:
+    text = (
+        "-- agentddl-fixture: pg-version=11 runner=alembic rules=a,b\n"
+        "SELECT 1;  -- error: [x, y]\n"
+        "SELECT 2;\n"
+        "SELECT 3;  -- warning: [z]  -- info: [x]\n"
+    )
+    path = tmp_path / "require-lock-timeout" / "case.sql"
+    config, rules = _header(path, text)
+    assert (config.pg_version, config.runner, rules) == (11, "alembic", ("a", "b"))
+    assert _expected(text) == {
+        2: Counter({("error", "x"): 1, ("error", "y"): 1}),
+        4: Counter({("warning", "z"): 1, ("info", "x"): 1}),
+    }
+    assert _header(path, "SELECT 1;\n")[1] == ("require-lock-timeout",)
+    assert _header(tmp_path / "misc" / "case.sql", "SELECT 1;\n")[1] is None

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.rules import all_rules
 from agentddl.checks.lint.source import SourceMap
-from agentddl.checks.lint.suppress import Suppression, find_suppressions
+from agentddl.checks.lint.suppress import Suppression, attach_to_statements, find_suppressions
 from agentddl.checks.lint.types import Context, Finding, Rule, Severity, Statement, Violation
 from agentddl.checks.lint.walk import Migration, SyntaxProblem, walk
 
@@ -34,7 +34,8 @@ def lint_migration(
     if migration.syntax_error is not None:
         return _syntax_findings(migration, migration.syntax_error, rules)
     raw = list(_raw_findings(migration, rules))
-    suppressions = find_suppressions(migration.text, migration.source)
+    spans = [_statement_lines(s) for s, _ in migration.steps if not s.in_do_block]
+    suppressions = attach_to_statements(find_suppressions(migration.text, migration.source), spans)
     findings = _apply_suppressions(raw, suppressions, migration.file, rules)
     return sorted(findings, key=lambda f: (f.line, f.column, f.code))
 

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pglast
 
@@ -26,16 +27,32 @@ class Suppression:
     line: int
     column: int
     own_line: bool  # nothing but whitespace before the comment on its line
+    next_statement_line: int | None = None  # first line of the statement after it
 
     def covers(self, rule: str, first_line: int, last_line: int) -> bool:
         """True when this ignores `rule` for a statement spanning first_line..last_line:
-        a file-level ignore, one on any of its lines, or one alone on the line before it.
-        A trailing ignore (after code) covers only the statements on its own line."""
+        a file-level ignore, one on any of its lines, or one alone on its line before the
+        statement (blank lines and other comments may sit between). A trailing ignore
+        (after code) covers only the statements on its own line."""
         if rule not in self.rules:
             return False
         if self.file_level or first_line <= self.line <= last_line:
             return True
-        return self.own_line and self.line == first_line - 1
+        return self.own_line and first_line in (self.line + 1, self.next_statement_line)
+
+
+def attach_to_statements(suppressions: list[Suppression], spans: list[tuple[int, int]]) -> list[Suppression]:
+    """Give each own-line ignore outside any statement the line of the next statement."""
+    starts = sorted(first for first, _ in spans)
+    attached = []
+    for suppression in suppressions:
+        inside = any(first <= suppression.line <= last for first, last in spans)
+        if suppression.own_line and not inside:
+            following = bisect.bisect_right(starts, suppression.line)
+            if following < len(starts):
+                suppression = replace(suppression, next_statement_line=starts[following])
+        attached.append(suppression)
+    return attached
 
 
 def find_suppressions(text: str, source: SourceMap) -> list[Suppression]:

@@ -41,8 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as error:  # click usage errors arrive as ClickException
         import click
+        from typer import _click  # typer >= 0.29 vendors its own click
 
-        if isinstance(error, click.ClickException):
+        if isinstance(error, (click.ClickException, _click.exceptions.ClickException)):
             error.show(file=sys.stderr)
             return 2
         raise

@@ -147,3 +147,10 @@ def test_config_flag_and_agentddl_toml(project: Path, capsys: pytest.CaptureFixt
     (project / "slow.sql").write_text("SET lock_timeout = '5s';\nALTER TABLE t ADD COLUMN a int;\n")
     code, out, _ = _lint(["slow.sql", "--config", "strict.toml"], capsys)
     assert code == 1 and "above the policy's 1000 ms" in out
+
+
+def test_missing_argument_is_a_usage_error_not_a_traceback(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _lint([], capsys)
+    assert code == 2 and "Missing argument" in err and "Traceback" not in err

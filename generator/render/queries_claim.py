@@ -109,7 +109,7 @@ def _advisory(c: Ctx) -> tuple[str, tuple[str, ...]]:
 ),
 candidate AS (
     SELECT {c.cols("o", "run_id")}, o.version
-    FROM (SELECT * FROM candidates ORDER BY priority DESC, wake_at) AS o
+    FROM (SELECT * FROM candidates ORDER BY priority DESC, wake_at OFFSET 0) AS o
     WHERE pg_try_advisory_xact_lock(hashtextextended(o.run_id::text, 0))
     LIMIT 1
 ),
@@ -117,9 +117,9 @@ candidate AS (
     how = (
         "Transaction-level advisory lock on hashtextextended(run_id::text, 0): at most",
         f"{ADVISORY_SCAN} due runs are read into a MATERIALIZED list first, and the lock is",
-        "tried in order on that list only, stopping at the first success (a volatile",
-        "filter is not pushed below the ordered subquery), so no run beyond the one",
-        "claimed is locked. The UPDATE's version check rejects a run claimed and",
+        "tried in order on that list only, stopping at the first success. OFFSET 0 keeps",
+        "the planner from pushing the lock filter below the sort, where it would lock",
+        "every candidate. The UPDATE's version check rejects a run claimed and",
         "committed since the list was read. The lock ends with the transaction.",
     )
     return body, how

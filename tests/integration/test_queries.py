@@ -1,0 +1,466 @@
+"""queries.sql on real PostgreSQL: every query runs through aiosql + psycopg, for every
+lock strategy, and the guarantees that could break are tried on the database."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import aiosql
+import psycopg
+import pytest
+from profiles import example_profiles, with_strategy, with_version
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.generator.model import derive
+from agentddl.generator.profile import LockStrategy, Profile
+from agentddl.generator.render.ddl import render_schema_sql
+from agentddl.generator.render.queries import render_queries
+
+PROFILES = example_profiles()
+Row = dict[str, Any]
+Conn = psycopg.Connection[Row]
+
+
+def scenario_profiles() -> dict[str, Profile]:
+    found = {s.value: with_strategy(PROFILES["default"], s) for s in LockStrategy}
+    found["single-tenant"] = PROFILES["single-tenant"]
+    found["rls"] = PROFILES["newest-engine"]
+    return found
+
+
+SCENARIOS = scenario_profiles()
+
+
+class Runtime:
+    """One database with the schema applied and queries.sql loaded; calls are recorded."""
+
+    def __init__(self, dsn: str, profile: Profile) -> None:
+        model = derive(profile)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(render_schema_sql(model).encode())
+        self.profile = profile
+        self.schema = model.schema
+        self.queries = aiosql.from_str(render_queries(model), "psycopg")
+        self.all_names = {p.name for p in model.access_paths}
+        self.called: set[str] = set()
+        self.conn: Conn = psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
+        self.tenant: dict[str, Any] = {}
+        if profile.tenancy.column:
+            self.tenant = {profile.tenancy.column: uuid.uuid4()}
+            self.sql(f"INSERT INTO {self.schema}.tenants VALUES (%s, 'acme')", *self.tenant.values())
+
+    def __call__(self, name: str, conn: Conn | None = None, **params: Any) -> Any:
+        self.called.add(name)
+        result = getattr(self.queries, name)(conn or self.conn, **params)
+        return list(result) if isinstance(result, Iterator) else result  # many rows: a generator
+
+    def sql(self, statement: str, *args: Any) -> list[Row]:
+        cursor = self.conn.execute(statement.encode(), args)
+        return cursor.fetchall() if cursor.description else []
+
+    @property
+    def claim_scope(self) -> dict[str, Any]:
+        return self.tenant if self.profile.tenancy.row_level_security else {}
+
+    def start(self, key: str, priority: int = 0, parent: uuid.UUID | None = None) -> Row:
+        row: Row = self(
+            "start_run",
+            **self.tenant,
+            run_key=key,
+            parent_run_id=parent,
+            kind="demo",
+            input=Jsonb({"key": key}),
+            priority=priority,
+            trace_id=None,
+        )
+        return row
+
+    def claim(self, worker: str, conn: Conn | None = None) -> Row | None:
+        row: Row | None = self(
+            "claim_run",
+            conn,
+            **self.claim_scope,
+            worker_id=worker,
+            lease_token=f"token-{worker}",
+            lease_seconds=30,
+        )
+        return row
+
+    def fence(self, claim: Row, worker: str) -> dict[str, Any]:
+        return {
+            **self.tenant,
+            "run_id": claim["run_id"],
+            "fencing_token": claim["fencing_token"],
+            "lease_token": f"token-{worker}",
+        }
+
+    def run(self, run_id: uuid.UUID) -> Row:
+        row: Row = self("get_run", **self.tenant, run_id=run_id)
+        return row
+
+    def backdate_lease(self, run_id: uuid.UUID) -> None:
+        self.sql(
+            f"UPDATE {self.schema}.attempts SET started_at = now() - interval '2 minutes', "
+            "lease_expires_at = now() - interval '1 minute' "
+            "WHERE run_id = %s AND status = 'active'",
+            run_id,
+        )
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@pytest.fixture(params=sorted(SCENARIOS))
+def runtime(request: pytest.FixtureRequest, pg_server: PostgresServer, scratch_dsn: str) -> Iterator[Runtime]:
+    runtime = Runtime(scratch_dsn, with_version(SCENARIOS[request.param], pg_server.version))
+    yield runtime
+    runtime.close()
+
+
+def test_every_query_runs_and_keeps_its_guarantees(runtime: Runtime) -> None:
+    root, child = starting_runs(runtime)
+    first, second = claiming(runtime, root["run_id"], child["run_id"])
+    writing_history(runtime, first, "root")
+    side_effects(runtime, first, "root")
+    outbox(runtime, first)
+    taken_over = lease_expiry(runtime, first)
+    finishing(runtime, taken_over, second)
+    maintenance(runtime, root["run_id"])
+    assert runtime.called == runtime.all_names
+
+
+def starting_runs(rt: Runtime) -> tuple[Row, Row]:
+    root = rt.start("root", priority=5)
+    assert root["inserted"] is True and root["status"] == "queued" and root["version"] == 1
+    again = rt.start("root", priority=5)
+    assert again["inserted"] is False and again["run_id"] == root["run_id"]
+    child = rt.start("child", parent=root["run_id"])
+    assert child["inserted"] is True
+    children = rt("child_runs", **rt.tenant, parent_run_id=root["run_id"])
+    assert [c["run_id"] for c in children] == [child["run_id"]]
+    assert rt.run(root["run_id"])["status"] == "queued"
+    return root, child
+
+
+def claiming(rt: Runtime, root_id: uuid.UUID, child_id: uuid.UUID) -> tuple[Row, Row]:
+    assert rt("expire_leases", batch_size=10) == []
+    first = rt.claim("w1")
+    assert first is not None and first["run_id"] == root_id  # higher priority first
+    assert (first["attempt_no"], first["fencing_token"], first["version"]) == (1, 1, 2)
+    assert first["last_checkpoint_seq"] is None
+    second = rt.claim("w2")
+    assert second is not None and second["run_id"] == child_id
+    assert rt.claim("w3") is None  # both runs have a live attempt: nothing to claim
+    assert rt("heartbeat", **rt.fence(first, "w1"), lease_seconds=60) > datetime.now().astimezone()
+    assert rt("heartbeat", **{**rt.fence(first, "w1"), "lease_token": "stolen"}, lease_seconds=60) is None
+    stale = {**rt.fence(first, "w1"), "fencing_token": 0}
+    assert rt("heartbeat", **stale, lease_seconds=60) is None
+    return first, second
+
+
+def checkpoint(rt: Runtime, claim: Row, seq: int, token: int | None = None) -> Row | None:
+    row: Row | None = rt(
+        "save_checkpoint",
+        **rt.tenant,
+        run_id=claim["run_id"],
+        fencing_token=claim["fencing_token"] if token is None else token,
+        seq=seq,
+        parent_seq=seq - 1 or None,
+        state_schema_version=1,
+        next_nodes=["plan"],
+        completed_nodes=[],
+        payload=Jsonb({"step": seq}),
+        payload_ref=None,
+        payload_bytes=None,
+        payload_sha256=None,
+    )
+    return row
+
+
+def event(rt: Runtime, claim: Row, seq: int, token: int | None = None) -> Row | None:
+    row: Row | None = rt(
+        "append_event",
+        **rt.tenant,
+        run_id=claim["run_id"],
+        fencing_token=claim["fencing_token"] if token is None else token,
+        seq=seq,
+        kind="step.started",
+        actor="agent:planner",
+        policy_version=None,
+        payload=Jsonb({"n": seq}),
+    )
+    return row
+
+
+def writing_history(rt: Runtime, claim: Row, _name: str) -> None:
+    saved = checkpoint(rt, claim, 1)
+    assert saved is not None and saved["seq"] == 1
+    assert saved["run_created_at"] == claim["run_created_at"]
+    assert checkpoint(rt, claim, 2, token=claim["fencing_token"] - 1) is None
+    latest = rt(
+        "latest_checkpoint", **rt.tenant, run_id=claim["run_id"], run_created_at=claim["run_created_at"]
+    )
+    assert latest["seq"] == 1 and latest["payload"] == {"step": 1}
+    assert latest["payload_sha256"] == hashlib.sha256(b'{"step": 1}').digest()
+    appended = event(rt, claim, 1)
+    assert appended is not None and appended["seq"] == 1
+    assert event(rt, claim, 2, token=claim["fencing_token"] + 5) is None
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        event(rt, claim, 1)  # the caller's seq: a duplicate is an error, not a silent skip
+    history = rt(
+        "run_events",
+        **rt.tenant,
+        run_id=claim["run_id"],
+        run_created_at=claim["run_created_at"],
+        after_seq=0,
+        limit=10,
+    )
+    assert [e["seq"] for e in history] == [1]
+    since = rt("events_since", **rt.tenant, after_id=0, limit=10)
+    assert [e["event_id"] for e in since] == [appended["event_id"]]
+    assert rt("events_since", **rt.tenant, after_id=appended["event_id"], limit=10) == []
+    now = datetime.now().astimezone()
+    window = rt(
+        "events_in_window",
+        **rt.tenant,
+        window_start=now - timedelta(hours=1),
+        window_end=now + timedelta(hours=1),
+    )
+    assert [e["event_id"] for e in window] == [appended["event_id"]]
+
+
+def reserve(rt: Runtime, claim: Row, key: str, data: bytes, token: int | None = None) -> Row | None:
+    row: Row | None = rt(
+        "reserve_operation",
+        **rt.tenant,
+        run_id=claim["run_id"],
+        fencing_token=claim["fencing_token"] if token is None else token,
+        idempotency_key=key,
+        input_hash=hashlib.sha256(data).digest(),
+    )
+    return row
+
+
+def side_effects(rt: Runtime, claim: Row, _name: str) -> None:
+    new = reserve(rt, claim, "charge-1", b"amount=10")
+    assert new is not None and (new["inserted"], new["same_input"], new["owned"]) == (True, True, True)
+    assert reserve(rt, claim, "charge-2", b"x", token=claim["fencing_token"] - 1) is None
+    repeat = reserve(rt, claim, "charge-1", b"amount=10")
+    assert repeat is not None and (repeat["inserted"], repeat["status"]) == (False, "pending")
+    done = rt(
+        "complete_operation",
+        **rt.tenant,
+        idempotency_key="charge-1",
+        fencing_token=claim["fencing_token"],
+        status="succeeded",
+        result=Jsonb({"id": "ch_1"}),
+    )
+    assert done["status"] == "succeeded"
+    again = rt(
+        "complete_operation",
+        **rt.tenant,
+        idempotency_key="charge-1",
+        fencing_token=claim["fencing_token"],
+        status="failed",
+        result=None,
+    )
+    assert again is None  # recorded once
+    earlier = reserve(rt, claim, "charge-1", b"amount=10")
+    assert earlier is not None and earlier["inserted"] is False and earlier["same_input"] is True
+    assert (earlier["status"], earlier["result"]) == ("succeeded", {"id": "ch_1"})
+    conflict = reserve(rt, claim, "charge-1", b"amount=99")
+    assert conflict is not None and conflict["same_input"] is False
+    assert conflict["result"] == {"id": "ch_1"}  # the caller must refuse, not reuse it
+    operations = rt("run_operations", **rt.tenant, run_id=claim["run_id"])
+    assert [o["idempotency_key"] for o in operations] == ["charge-1"]
+
+
+def outbox(rt: Runtime, claim: Row) -> None:
+    message_id = rt(
+        "enqueue_outbox", **rt.tenant, run_id=claim["run_id"], topic="run.step", payload=Jsonb({"seq": 1})
+    )
+    first = rt("relay_claim", relay_id="relay-a", claim_seconds=30, batch_size=10)
+    assert [(m["message_id"], m["delivery_attempts"]) for m in first] == [(message_id, 1)]
+    assert rt("relay_claim", relay_id="relay-b", claim_seconds=30, batch_size=10) == []
+    lag = rt("health_outbox_lag")
+    assert lag["pending"] == 1
+    rt.sql(f"UPDATE {rt.schema}.outbox SET claimed_until = now() - interval '1 second'")
+    back = rt("relay_claim", relay_id="relay-b", claim_seconds=30, batch_size=10)
+    assert [(m["message_id"], m["delivery_attempts"]) for m in back] == [(message_id, 2)]
+    key = {**rt.tenant, "message_id": message_id}
+    assert rt("mark_delivered", **key, relay_id="relay-a") == 0  # its claim lapsed
+    assert rt("mark_delivered", **key, relay_id="relay-b") == 1
+    assert rt("health_outbox_lag")["pending"] == 0
+
+
+def lease_expiry(rt: Runtime, old: Row) -> Row:
+    assert rt("health_expired_leases")["expired_leases"] == 0
+    rt.backdate_lease(old["run_id"])
+    assert rt("health_expired_leases")["expired_leases"] == 1
+    assert rt("heartbeat", **rt.fence(old, "w1"), lease_seconds=60) is None  # expired: lost
+    expired = rt("expire_leases", batch_size=10)
+    assert [(e["run_id"], e["attempt_no"], e["run_status"]) for e in expired] == [
+        (old["run_id"], 1, "queued")
+    ]
+    new = rt.claim("w4")
+    assert new is not None and new["run_id"] == old["run_id"]
+    assert (new["attempt_no"], new["fencing_token"]) == (2, 2)
+    assert (new["last_checkpoint_seq"], new["last_event_seq"]) == (1, 1)
+    # The old worker wakes up: every write it tries is fenced off.
+    assert checkpoint(rt, old, 2) is None
+    assert event(rt, old, 2) is None
+    assert reserve(rt, old, "charge-3", b"y") is None
+    assert rt("complete_attempt", **rt.fence(old, "w1"), result=Jsonb({})) is None
+    assert checkpoint(rt, new, 2) is not None
+    return new
+
+
+def finishing(rt: Runtime, root: Row, child: Row) -> None:
+    version = rt.run(root["run_id"])["version"]
+    assert (
+        rt(
+            "transition_run",
+            **rt.tenant,
+            run_id=root["run_id"],
+            expected_version=version - 1,
+            to_status="cancelled",
+        )
+        is None
+    )
+    assert rt.run(root["run_id"])["version"] == version  # nothing changed
+    done = rt("complete_attempt", **rt.fence(root, "w4"), result=Jsonb({"answer": 42}))
+    assert done["run_status"] == "succeeded" and done["run_version"] == version + 1
+    assert (
+        rt(
+            "transition_run",
+            **rt.tenant,
+            run_id=root["run_id"],
+            expected_version=version + 1,
+            to_status="queued",
+        )
+        is None
+    )  # succeeded -> anything: refused
+    failed = rt(
+        "fail_attempt", **rt.fence(child, "w2"), error="tool timed out", retryable=True, backoff_seconds=60
+    )
+    assert failed["run_status"] == "queued" and failed["wake_at"] > datetime.now().astimezone()
+    assert rt.claim("w5") is None  # backing off
+    waiting = rt(
+        "transition_run",
+        **rt.tenant,
+        run_id=child["run_id"],
+        expected_version=failed["run_version"],
+        to_status="waiting",
+    )
+    assert waiting == failed["run_version"] + 1
+    requeued = rt(
+        "transition_run", **rt.tenant, run_id=child["run_id"], expected_version=waiting, to_status="queued"
+    )
+    again = rt.claim("w6")
+    assert again is not None and again["run_id"] == child["run_id"] and again["version"] == requeued + 1
+    interrupted = rt("interrupt_attempt", **rt.fence(again, "w6"), reason="worker_shutdown")
+    assert interrupted["run_status"] == "queued"
+    last = rt.claim("w7")
+    assert last is not None and last["run_id"] == child["run_id"]
+    cancelled = rt(
+        "transition_run",
+        **rt.tenant,
+        run_id=child["run_id"],
+        expected_version=last["version"],
+        to_status="cancelled",
+    )
+    assert cancelled == last["version"] + 1
+    assert rt("heartbeat", **rt.fence(last, "w7"), lease_seconds=60) is None  # attempt ended
+    assert (
+        rt(
+            "transition_run",
+            **rt.tenant,
+            run_id=child["run_id"],
+            expected_version=cancelled,
+            to_status="running",
+        )
+        is None
+    )  # cancelled -> running: refused
+
+
+def maintenance(rt: Runtime, root_id: uuid.UUID) -> None:
+    stuck_key = rt.start("stuck")
+    rt("transition_run", **rt.tenant, run_id=stuck_key["run_id"], expected_version=1, to_status="waiting")
+    stuck = rt("health_stuck_runs", stale_seconds=0, limit=10)
+    assert [s["run_id"] for s in stuck] == [stuck_key["run_id"]]
+    rt.sql(f"UPDATE {rt.schema}.outbox SET delivered_at = now() - interval '400 days'")
+    assert rt("purge_outbox", batch_size=100) == 1
+    rt.sql(
+        f"UPDATE {rt.schema}.runs SET finished_at = now() - interval '400 days' WHERE finished_at IS NOT NULL"
+    )
+    assert rt("purge_finished_runs", batch_size=100) == 2  # the root and its cancelled child
+    assert rt.run(root_id) is None
+    assert rt.sql(f"SELECT count(*) AS n FROM {rt.schema}.events")[0]["n"] == 0  # cascaded
+    assert isinstance(rt("maintain_partitions"), list)
+    runway = rt("health_partition_runway")
+    assert [r["table_name"] for r in runway] == ["checkpoints", "events"]
+    assert all(r["ok"] and r["future_partitions"] >= r["wanted_runway"] for r in runway)
+
+
+@pytest.mark.parametrize("strategy", list(LockStrategy), ids=lambda s: s.value)
+def test_two_workers_racing_never_share_a_run(
+    pg_server: PostgresServer, scratch_dsn: str, strategy: LockStrategy
+) -> None:
+    rt = Runtime(scratch_dsn, with_version(with_strategy(PROFILES["default"], strategy), pg_server.version))
+    for key in ("one", "two"):
+        rt.start(key)
+    with psycopg.connect(scratch_dsn, row_factory=dict_row) as holder:
+        first = rt.claim("a", conn=holder)  # claimed, not yet committed
+        assert first is not None
+        if strategy is LockStrategy.advisory:  # only the claimed run's lock is held
+            held = rt.sql(
+                "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = %s",
+                holder.info.backend_pid,
+            )
+            assert held == [{"n": 1}]
+        second = racing_claim(rt, scratch_dsn, holder)
+    if strategy in (LockStrategy.skip_locked, LockStrategy.advisory):
+        assert second is not None  # these skip a held run instead of waiting or losing
+    assert second is None or second["run_id"] != first["run_id"]
+    active = rt.sql(
+        f"SELECT run_id, count(*) AS n FROM {rt.schema}.attempts WHERE status = 'active' GROUP BY run_id"
+    )
+    assert all(row["n"] == 1 for row in active)
+    assert len(active) == (1 if second is None else 2)
+    rt.close()
+
+
+def racing_claim(rt: Runtime, dsn: str, holder: Conn) -> Row | None:
+    """A second worker claims while `holder` is still in its claim transaction."""
+    result: dict[str, Row | None] = {}
+
+    def claim() -> None:
+        with psycopg.connect(dsn, autocommit=True, row_factory=dict_row) as conn:
+            result["b"] = rt.claim("b", conn=conn)
+
+    worker = threading.Thread(target=claim)
+    worker.start()
+    worker.join(0.3)  # skip_locked/advisory return at once; lease/optimistic wait on "a"
+    holder.commit()
+    worker.join(10)
+    assert not worker.is_alive()
+    return result["b"]
+
+
+def test_pg_partman_maintenance_query(pg_servers: Any) -> None:
+    server = pg_servers.get(15)
+    assert server.has_extension("pg_partman"), "make test installs postgresql-15-partman"
+    with server.scratch_database() as dsn:
+        rt = Runtime(dsn, PROFILES["partman"])
+        maintained = rt("maintain_partitions")
+        assert [m["partition_name"] for m in maintained] == ["agent.checkpoints", "agent.events"]
+        runway = rt("health_partition_runway")
+        assert all(r["ok"] for r in runway), runway
+        rt.close()

@@ -16,6 +16,9 @@ For rule authors (framework modules you can import):
   autocommit unless BEGIN..COMMIT; alembic: explicit BEGIN/COMMIT of the offline SQL,
   or one implicit transaction when the SQL has none). `transaction` ids are equal for
   statements that commit together (`Context.same_transaction`).
+- `Context.earlier_of(ast.CreateSchemaStmt, ...)`: earlier statements of those node types,
+  without scanning `earlier` (scanning it in every check is quadratic: 20k statements
+  take minutes).
 - `Context.options[rule-name]` is the rule's `[tool.agentddl.options.<rule-name>]`
   table; `Context.options["lock_timeout"]` is `[tool.agentddl] lock_timeout = {...}`.
 - Fixtures: tests/fixtures/lint/<rule-name>/*.sql, see tests/unit/lint/test_fixtures.py.
@@ -23,6 +26,7 @@ For rule authors (framework modules you can import):
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -70,6 +74,9 @@ class Context:
     statement_timeout_ms: int = 0
     earlier: tuple[Statement, ...] = ()  # every earlier statement of this migration
     options: dict[str, Any] = field(default_factory=dict)  # per-rule config from [tool.agentddl]
+    # The walker's append-only index of earlier statements (by node type, by transaction),
+    # so `earlier_of` and `same_transaction` need not scan `earlier` (quadratic on big files).
+    history: History | None = field(default=None, compare=False, repr=False)
 
     def is_new(self, relation: RelationName) -> bool:
         """True when the relation was created earlier in this migration."""
@@ -79,7 +86,36 @@ class Context:
         """Earlier statements that share `statement`'s transaction."""
         if not statement.in_transaction_block:
             return ()
+        if self.history is not None:
+            return self.history.before(("transaction", statement.transaction), len(self.earlier))
         return tuple(s for s in self.earlier if s.transaction == statement.transaction)
+
+    def earlier_of(self, *node_types: type) -> tuple[Statement, ...]:
+        """Earlier statements whose node is one of `node_types`, in order. Prefer this to
+        scanning `earlier`: it costs only the matches, so big files stay linear."""
+        if self.history is None:
+            return tuple(s for s in self.earlier if isinstance(s.node, node_types))
+        found = [s for t in node_types for s in self.history.before(t, len(self.earlier))]
+        return tuple(sorted(found, key=lambda s: s.index)) if len(node_types) > 1 else tuple(found)
+
+
+class History:
+    """Append-only lists of a migration's statements, keyed by node type and by
+    ("transaction", id). Statement.index is the position in the migration."""
+
+    def __init__(self) -> None:
+        self._lists: dict[object, list[Statement]] = {}
+
+    def add(self, statement: Statement) -> None:
+        """Record a statement (the walker calls this after each one)."""
+        self._lists.setdefault(type(statement.node), []).append(statement)
+        self._lists.setdefault(("transaction", statement.transaction), []).append(statement)
+
+    def before(self, key: object, position: int) -> tuple[Statement, ...]:
+        """The statements under `key` whose index is below `position`."""
+        items = self._lists.get(key, [])
+        end = bisect.bisect_left(items, position, key=lambda s: s.index)
+        return tuple(items[:end])
 
 
 @dataclass(frozen=True)

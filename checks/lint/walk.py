@@ -25,7 +25,7 @@ from agentddl.checks.lint import settings
 from agentddl.checks.lint.ast_helpers import resolve
 from agentddl.checks.lint.plpgsql import do_block_sql
 from agentddl.checks.lint.source import SourceMap, skip_trivia
-from agentddl.checks.lint.types import Context, RelationName, Runner, Statement
+from agentddl.checks.lint.types import Context, History, RelationName, Runner, Statement
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ class _State:
         self.created: set[RelationName] = set()
         self.saved: tuple[dict[str, Any], set[RelationName]] | None = None
         self.earlier: list[Statement] = []
+        self.history = History()
         self.index = 0
         self._pending_transaction = False
 
@@ -155,6 +156,7 @@ class _State:
             lock_timeout_ms=int(effective["lock_timeout"]),
             statement_timeout_ms=int(effective["statement_timeout"]),
             earlier=tuple(self.earlier),
+            history=self.history,
         )
 
     def after(self, statement: Statement) -> None:
@@ -167,6 +169,7 @@ class _State:
             self._apply_settings(node, statement.in_transaction_block)
             self._record_created(node)
         self.earlier.append(statement)
+        self.history.add(statement)
 
     def _transaction_statement(self, node: ast.TransactionStmt) -> None:
         kind = enums.TransactionStmtKind

@@ -88,3 +88,25 @@ def test_last_statement_without_semicolon_ends_before_trailing_comments() -> Non
     text = "SELECT 1;\nSELECT 2 -- two\n-- agentddl: ignore[x] later\n"
     statements = [s for s, _ in walk(text, "m.sql", 16, "psql").steps]
     assert statements[-1].sql == "SELECT 2"
+
+
+def test_earlier_of_and_same_transaction_match_a_scan_of_earlier() -> None:
+    text = (
+        "CREATE SCHEMA a; BEGIN; CREATE TABLE a.t (x int);"
+        " DO $$ BEGIN CREATE SCHEMA b; END $$; COMMIT; CREATE SCHEMA c; SELECT 1;"
+    )
+    steps = walk(text, "m.sql", 16, "psql").steps
+    for statement, context in steps:
+        assert [s.index for s in context.earlier] == list(range(statement.index))
+        scanned = tuple(s for s in context.earlier if isinstance(s.node, ast.CreateSchemaStmt))
+        assert context.earlier_of(ast.CreateSchemaStmt) == scanned
+        assert context.earlier_of(ast.CreateSchemaStmt, ast.CreateStmt) == tuple(
+            s for s in context.earlier if isinstance(s.node, ast.CreateSchemaStmt | ast.CreateStmt)
+        )
+        same = tuple(
+            s
+            for s in context.earlier
+            if statement.in_transaction_block and s.transaction == statement.transaction
+        )
+        assert context.same_transaction(statement) == same
+    assert len(steps[-1][1].earlier_of(ast.CreateSchemaStmt)) == 3

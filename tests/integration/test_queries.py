@@ -302,6 +302,8 @@ def outbox(rt: Runtime, claim: Row) -> None:
 
 def lease_expiry(rt: Runtime, old: Row) -> Row:
     assert rt("health_expired_leases")["expired_leases"] == 0
+    orphaned = reserve(rt, old, "send-mail", b"to=a")  # the old worker dies holding it
+    assert orphaned is not None and orphaned["inserted"] is True
     rt.backdate_lease(old["run_id"])
     assert rt("health_expired_leases")["expired_leases"] == 1
     assert rt("heartbeat", **rt.fence(old, "w1"), lease_seconds=60) is None  # expired: lost
@@ -319,6 +321,21 @@ def lease_expiry(rt: Runtime, old: Row) -> Row:
     assert reserve(rt, old, "charge-3", b"y") is None
     assert rt("complete_attempt", **rt.fence(old, "w1"), result=Jsonb({})) is None
     assert checkpoint(rt, new, 2) is not None
+    taken = reserve(rt, new, "send-mail", b"to=a")
+    assert taken is not None and (taken["inserted"], taken["status"], taken["owned"]) == (
+        False,
+        "pending",
+        True,
+    )
+    late = rt(
+        "complete_operation",
+        **rt.tenant,
+        idempotency_key="send-mail",
+        fencing_token=old["fencing_token"],
+        status="succeeded",
+        result=None,
+    )
+    assert late is None  # the reservation moved to the new attempt
     return new
 
 
@@ -464,3 +481,24 @@ def test_pg_partman_maintenance_query(pg_servers: Any) -> None:
         runway = rt("health_partition_runway")
         assert all(r["ok"] for r in runway), runway
         rt.close()
+
+
+def test_runs_out_of_attempts_fail_instead_of_requeueing(pg_server: PostgresServer, scratch_dsn: str) -> None:
+    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    for key in ("retry-exhausted", "not-retryable", "expired-last"):
+        rt.start(key)
+    rt.sql(f"UPDATE {rt.schema}.runs SET max_attempts = 1")
+    exhausted, fatal, expiring = rt.claim("a"), rt.claim("b"), rt.claim("c")
+    assert exhausted and fatal and expiring
+    out = rt("fail_attempt", **rt.fence(exhausted, "a"), error="boom", retryable=True, backoff_seconds=1)
+    assert out["run_status"] == "failed"
+    fatal_out = rt(
+        "fail_attempt", **rt.fence(fatal, "b"), error="bad input", retryable=False, backoff_seconds=1
+    )
+    assert fatal_out["run_status"] == "failed"
+    rt.backdate_lease(expiring["run_id"])
+    expired = rt("expire_leases", batch_size=10)
+    assert [e["run_status"] for e in expired] == ["failed"]
+    finished = rt.sql(f"SELECT count(*) AS n FROM {rt.schema}.runs WHERE finished_at IS NOT NULL")
+    assert finished == [{"n": 3}]
+    rt.close()

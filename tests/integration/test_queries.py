@@ -8,7 +8,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import aiosql
 import psycopg
@@ -38,6 +38,18 @@ def scenario_profiles() -> dict[str, Profile]:
 SCENARIOS = scenario_profiles()
 
 
+def role_of(query: str) -> Literal["app", "relay", "readonly", "owner"] | None:
+    """Who runs a query: workers (app), the relay, monitoring (read-only), retention jobs
+    (owner). Partition maintenance needs the tables' owner: the role that applied schema.sql."""
+    if query in ("relay_claim", "mark_delivered"):
+        return "relay"
+    if query.startswith("health_"):
+        return "readonly"
+    if query.startswith("purge_"):
+        return "owner"
+    return None if query == "maintain_partitions" else "app"
+
+
 class Runtime:
     """One database with the schema applied and queries.sql loaded; calls are recorded."""
 
@@ -57,9 +69,23 @@ class Runtime:
             self.sql(f"INSERT INTO {self.schema}.tenants VALUES (%s, 'acme')", *self.tenant.values())
 
     def __call__(self, name: str, conn: Conn | None = None, **params: Any) -> Any:
+        """Run a query as the role that runs it in production: grants and RLS apply."""
         self.called.add(name)
-        result = getattr(self.queries, name)(conn or self.conn, **params)
-        return list(result) if isinstance(result, Iterator) else result  # many rows: a generator
+        conn = conn or self.conn
+        role = role_of(name)
+        if self.profile.tenancy.row_level_security and role in ("readonly", "owner"):
+            role = None  # the model has no RLS policy for these roles yet: they would see no rows
+        if role:
+            conn.execute(f"SET ROLE {self.profile.role(role)}".encode())
+        if self.tenant:  # the app's session names its tenant (used by row-level security)
+            conn.execute("SELECT set_config('agentddl.tenant', %s, false)", [str(*self.tenant.values())])
+        try:
+            result = getattr(self.queries, name)(conn, **params)
+            return list(result) if isinstance(result, Iterator) else result  # many rows: a generator
+        finally:
+            if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
+                conn.rollback()
+            conn.execute("RESET ROLE")
 
     def sql(self, statement: str, *args: Any) -> list[Row]:
         cursor = self.conn.execute(statement.encode(), args)

@@ -27,9 +27,10 @@ For rule authors (framework modules you can import):
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, overload
 
 Severity = Literal["error", "warning", "info"]
 Runner = Literal["psql", "alembic"]
@@ -72,7 +73,7 @@ class Context:
     created_relations: frozenset[RelationName] = frozenset()  # new, empty: no lock hazard
     lock_timeout_ms: int = 0  # 0 = no timeout in force
     statement_timeout_ms: int = 0
-    earlier: tuple[Statement, ...] = ()  # every earlier statement of this migration
+    earlier: Sequence[Statement] = ()  # every earlier statement of this migration, in order
     options: dict[str, Any] = field(default_factory=dict)  # per-rule config from [tool.agentddl]
     # The walker's append-only index of earlier statements (by node type, by transaction),
     # so `earlier_of` and `same_transaction` need not scan `earlier` (quadratic on big files).
@@ -97,6 +98,40 @@ class Context:
             return tuple(s for s in self.earlier if isinstance(s.node, node_types))
         found = [s for t in node_types for s in self.history.before(t, len(self.earlier))]
         return tuple(sorted(found, key=lambda s: s.index)) if len(node_types) > 1 else tuple(found)
+
+
+class Earlier(Sequence[Statement]):
+    """The first `length` statements of the walker's shared, append-only list: what
+    `Context.earlier` is during a walk. One list for the whole migration instead of a
+    copy per statement (copies are quadratic in time and memory on big files)."""
+
+    def __init__(self, statements: list[Statement], length: int) -> None:
+        self._statements, self._length = statements, length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Statement: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Statement, ...]: ...
+    def __getitem__(self, index: int | slice) -> Statement | tuple[Statement, ...]:
+        if isinstance(index, slice):
+            return tuple(self._statements[: self._length][index])
+        if not -self._length <= index < self._length:
+            raise IndexError("earlier statement index out of range")
+        return self._statements[index % self._length]
+
+    def __iter__(self) -> Iterator[Statement]:
+        return itertools.islice(self._statements, self._length)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
 
 
 class History:

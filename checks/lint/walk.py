@@ -25,7 +25,7 @@ from agentddl.checks.lint import settings
 from agentddl.checks.lint.ast_helpers import resolve
 from agentddl.checks.lint.plpgsql import do_block_sql
 from agentddl.checks.lint.source import SourceMap, skip_trivia
-from agentddl.checks.lint.types import Context, History, RelationName, Runner, Statement
+from agentddl.checks.lint.types import Context, Earlier, History, RelationName, Runner, Statement
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,7 @@ class _State:
         self.saved: tuple[dict[str, Any], set[RelationName]] | None = None
         self.earlier: list[Statement] = []
         self.history = History()
+        self._frozen_created: frozenset[RelationName] | None = None
         self.index = 0
         self._pending_transaction = False
 
@@ -152,12 +153,18 @@ class _State:
         effective = {**self.session, **self.local}
         return replace(
             self.context_for_names(),
-            created_relations=frozenset(self.created),
+            created_relations=self._created_snapshot(),
             lock_timeout_ms=int(effective["lock_timeout"]),
             statement_timeout_ms=int(effective["statement_timeout"]),
-            earlier=tuple(self.earlier),
+            earlier=Earlier(self.earlier, len(self.earlier)),
             history=self.history,
         )
+
+    def _created_snapshot(self) -> frozenset[RelationName]:
+        """One frozenset per change of `created`, shared by the contexts in between."""
+        if self._frozen_created is None:
+            self._frozen_created = frozenset(self.created)
+        return self._frozen_created
 
     def after(self, statement: Statement) -> None:
         """Apply what `statement` did to the session, then remember it."""
@@ -167,7 +174,10 @@ class _State:
             self._transaction_statement(node)
         else:
             self._apply_settings(node, statement.in_transaction_block)
+            before = len(self.created)
             self._record_created(node)
+            if len(self.created) != before:
+                self._frozen_created = None
         self.earlier.append(statement)
         self.history.add(statement)
 
@@ -186,6 +196,7 @@ class _State:
     def _close_block(self, commit: bool, chain: bool) -> None:
         if not commit and self.saved is not None:
             self.session, self.created = dict(self.saved[0]), set(self.saved[1])
+            self._frozen_created = None
         self.local.clear()
         self.in_block, self.saved = False, None
         if chain:

@@ -101,8 +101,9 @@ class ColumnTypeChangeRewrites(Rule):
         table = altered_table(statement, context)
         if table is None or context.is_new(table):
             return
-        utc = _utc_session(statement, context)
-        for cmd in commands_of(statement.node, AlterTableType.AT_AlterColumnType):
+        changes = list(commands_of(statement.node, AlterTableType.AT_AlterColumnType))
+        utc = bool(changes) and _utc_session(statement, context)
+        for cmd in changes:
             definition = cmd.def_
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
                 continue

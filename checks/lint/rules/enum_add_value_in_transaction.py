@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import bisect
+from collections.abc import Iterator, Sequence
 
 from pglast import ast
 
@@ -87,10 +88,23 @@ def _added_value(node: object, context: Context) -> tuple[RelationName, str] | N
     return None
 
 
+def _this_transaction(statement: Statement, context: Context) -> Sequence[Statement]:
+    """Earlier statements of `statement`'s transaction. Transaction ids only grow along
+    the migration, so the transaction's start is found by bisection."""
+    earlier = context.earlier
+    start = bisect.bisect_left(earlier, statement.transaction, key=lambda s: s.transaction)
+    return earlier[start:]
+
+
+def _enum_additions(statement: Statement, context: Context) -> list[Statement]:
+    """`ALTER TYPE ... ADD VALUE` statements earlier in `statement`'s transaction."""
+    return [s for s in _this_transaction(statement, context) if isinstance(s.node, ast.AlterEnumStmt)]
+
+
 def _created_in_transaction(enum: RelationName, statement: Statement, context: Context) -> bool:
     return any(
         isinstance(s.node, ast.CreateEnumStmt) and qualified_name(s.node.typeName or (), context) == enum
-        for s in context.same_transaction(statement)
+        for s in _this_transaction(statement, context)
     )
 
 
@@ -113,8 +127,11 @@ def _add_value_in_block(statement: Statement, context: Context) -> Iterator[Viol
 def _new_value_used(statement: Statement, context: Context) -> Iterator[Violation]:
     if not statement.in_transaction_block or isinstance(statement.node, ast.AlterEnumStmt):
         return
+    literals = set(string_constants(statement.node))
+    if not literals:
+        return
     pending: dict[str, RelationName] = {}
-    for earlier in context.same_transaction(statement):
+    for earlier in _enum_additions(statement, context):
         added = _added_value(earlier.node, context)
         if added is None:
             continue
@@ -123,7 +140,7 @@ def _new_value_used(statement: Statement, context: Context) -> Iterator[Violatio
             pending[added[1]] = added[0]
     if not pending:
         return
-    for value in sorted(set(string_constants(statement.node)) & set(pending)):
+    for value in sorted(literals & set(pending)):
         yield Violation(
             message=(
                 f"Using '{value}', added to enum {pending[value]} earlier in this transaction, "

@@ -77,6 +77,8 @@ class ValidateInSameTransaction(Rule):
             return
         validate = AlterTableType.AT_ValidateConstraint
         validated = {str(cmd.name) for cmd in commands_of(statement.node, validate)}
+        if not validated:
+            return
         same_transaction = context.same_transaction(statement)
         added = [added_constraint(cmd) for _, cmd in earlier_commands(table, context, same_transaction)]
         added_not_valid = {c.conname for c in added if c and c.conname and c.skip_validation}

@@ -15,11 +15,13 @@ class ConcurrentlyInTransaction(Rule):
     Flags statements PostgreSQL refuses to run inside a transaction block when the
     runner's real transaction model puts them in one: `CREATE INDEX CONCURRENTLY`,
     `DROP INDEX CONCURRENTLY`, `REINDEX ... CONCURRENTLY`, `DETACH PARTITION
-    CONCURRENTLY` and `VACUUM`. A DO block always runs in a transaction. (`ALTER TYPE
-    ... ADD VALUE` before 12 is enum-add-value-in-transaction's; syntax the target
-    version lacks is syntax-not-in-target-version's.) With `--runner psql` a statement is in a block
+    CONCURRENTLY`, `VACUUM`, `REINDEX SCHEMA|DATABASE|SYSTEM`, `CLUSTER` without a
+    table, `CREATE|DROP DATABASE`, `CREATE|DROP TABLESPACE` and `ALTER SYSTEM`. A DO
+    block always runs in a transaction. With `--runner psql` a statement is in a block
     only between BEGIN and COMMIT; with `--runner alembic` Alembic's own transaction
-    (or the explicit BEGIN/COMMIT of `alembic upgrade --sql`) counts.
+    (or the explicit BEGIN/COMMIT of `alembic upgrade --sql`) counts. (`ALTER TYPE ...
+    ADD VALUE` before 12 is enum-add-value-in-transaction's; syntax the target version
+    lacks is syntax-not-in-target-version's.)
 
     ## Why is this bad?
     The statement fails with "cannot run inside a transaction block" and the migration
@@ -81,7 +83,25 @@ def no_transaction_block(node: object, pg_version: int) -> str | None:
         return "DETACH PARTITION CONCURRENTLY"
     if isinstance(node, ast.VacuumStmt) and node.is_vacuumcmd:
         return "VACUUM"
-    return None
+    if isinstance(node, ast.ReindexStmt) and node.kind in _REINDEX_MANY:
+        return "REINDEX SCHEMA/DATABASE/SYSTEM"
+    if isinstance(node, ast.ClusterStmt) and node.relation is None:
+        return "CLUSTER without a table"
+    return _NEVER_IN_BLOCK.get(type(node))
+
+
+_REINDEX_MANY = (
+    enums.ReindexObjectType.REINDEX_OBJECT_SCHEMA,
+    enums.ReindexObjectType.REINDEX_OBJECT_DATABASE,
+    enums.ReindexObjectType.REINDEX_OBJECT_SYSTEM,
+)
+_NEVER_IN_BLOCK: dict[type, str] = {
+    ast.CreatedbStmt: "CREATE DATABASE",
+    ast.DropdbStmt: "DROP DATABASE",
+    ast.AlterSystemStmt: "ALTER SYSTEM",
+    ast.CreateTableSpaceStmt: "CREATE TABLESPACE",
+    ast.DropTableSpaceStmt: "DROP TABLESPACE",
+}
 
 
 def _has_concurrently(node: ast.ReindexStmt) -> bool:

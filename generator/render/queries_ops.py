@@ -54,7 +54,8 @@ WHERE ({c.cols("r", "run_id")}) IN (
         f"Retention: delete one batch of runs finished more than {keep} s ago (the",
         "profile's retention.runs), with their attempts, checkpoints, events, operations",
         "and messages (FK cascade). A run with an unfinished child waits. Repeat until",
-        "it deletes 0 rows; short batches keep locks and WAL bursts small.",
+        "it deletes 0 rows; short batches keep locks and WAL bursts small. Runs as the",
+        "owner role (the app may not delete).",
         f"index: {c.path('purge_finished_runs').index}",
         "returns: rows deleted",
     )
@@ -74,7 +75,8 @@ WHERE ({c.cols("m", "message_id")}) IN (
 )"""
     doc = (
         f"Retention: delete one batch of messages delivered more than {keep} s ago (the",
-        "profile's retention.outbox_delivered). Repeat until it deletes 0 rows.",
+        "profile's retention.outbox_delivered). Repeat until it deletes 0 rows. Runs as",
+        "the owner role (app and relay may not delete).",
         f"index: {c.path('purge_outbox').index}",
         "returns: rows deleted",
     )
@@ -100,7 +102,8 @@ def maintain_partitions(c: Ctx) -> Query:
         how = "the generated maintain_partitions() function."
     doc = (
         "Create the partitions ahead of now and drop those past retention, via " + how,
-        "Run it on a schedule (hourly is plenty), as the owner role.",
+        "Run it on a schedule (hourly is plenty) as the role that owns the tables (the",
+        "one that applied schema.sql): creating and detaching partitions needs it.",
         "index: none (catalog work)",
         "returns: one row per partition created or dropped (action, partition_name)",
     )

@@ -17,6 +17,14 @@ TRANSITIONS: tuple[tuple[str, str], ...] = (
     ("waiting", "cancelled"),
     ("waiting", "failed"),
 )
+# The transitions the fenced worker queries make (claim_run, the attempt queries and
+# expire_leases). With TRANSITIONS, every status change any query in queries.sql makes.
+WORKER_TRANSITIONS: tuple[tuple[str, str], ...] = (
+    ("queued", "running"),
+    ("running", "queued"),
+    ("running", "succeeded"),
+    ("running", "failed"),
+)
 
 RUN_SUMMARY = (
     "run_id",
@@ -167,8 +175,9 @@ SELECT m.version
 FROM moved AS m
 LEFT JOIN (SELECT count(*) AS attempts_closed FROM closed) AS done ON true"""
     doc = (
-        "Change a run's status if its version is still :expected_version and the",
-        "transition is allowed: " + ", ".join(f"{a}->{b}" for a, b in TRANSITIONS) + ".",
+        "Change a run's status if its version is still expected_version and the",
+        "transition is one of the allowed list (the VALUES below); the database CHECKs",
+        "only the status set, so this list is where transitions are enforced.",
         "Anything else (cancelled->running, succeeded->anything, a stale version) changes",
         "nothing and returns no row. Leaving 'running' also ends the active attempt",
         "(interrupted, reason run_<status>), so the worker's next fenced write fails.",

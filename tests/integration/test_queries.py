@@ -22,6 +22,7 @@ from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.ddl import render_schema_sql
 from agentddl.generator.render.queries import render_queries
+from agentddl.generator.render.queries_runs import TRANSITIONS, WORKER_TRANSITIONS
 
 PROFILES = example_profiles()
 Row = dict[str, Any]
@@ -36,6 +37,29 @@ def scenario_profiles() -> dict[str, Profile]:
 
 
 SCENARIOS = scenario_profiles()
+
+
+def transition_guard(schema: str) -> str:
+    """The trigger proposed for the model: status changes only along the transitions the
+    queries make, and always with a new version. Installed here to prove the queries obey."""
+    pairs = ", ".join(f"('{a}', '{b}')" for a, b in (*WORKER_TRANSITIONS, *TRANSITIONS))
+    return f"""CREATE FUNCTION {schema}.check_run_transition() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF (OLD.status, NEW.status) NOT IN ({pairs}) THEN
+        RAISE EXCEPTION 'run %: % -> % is not an allowed transition', OLD.run_id, OLD.status,
+            NEW.status USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.version <= OLD.version THEN
+        RAISE EXCEPTION 'run %: a status change must bump version', OLD.run_id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER runs_transition_guard BEFORE UPDATE OF status ON {schema}.runs
+FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status)
+EXECUTE FUNCTION {schema}.check_run_transition();"""
 
 
 def role_of(query: str) -> Literal["app", "relay", "readonly", "owner"] | None:
@@ -57,6 +81,7 @@ class Runtime:
         model = derive(profile)
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(render_schema_sql(model).encode())
+            conn.execute(transition_guard(model.schema).encode())
         self.profile = profile
         self.schema = model.schema
         self.queries = aiosql.from_str(render_queries(model), "psycopg")
@@ -527,4 +552,23 @@ def test_runs_out_of_attempts_fail_instead_of_requeueing(pg_server: PostgresServ
     assert [e["run_status"] for e in expired] == ["failed"]
     finished = rt.sql(f"SELECT count(*) AS n FROM {rt.schema}.runs WHERE finished_at IS NOT NULL")
     assert finished == [{"n": 3}]
+    rt.close()
+
+
+def test_the_proposed_transition_guard_refuses_what_the_queries_never_do(
+    pg_server: PostgresServer, scratch_dsn: str
+) -> None:
+    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    run = rt.start("guarded")
+    with pytest.raises(psycopg.errors.CheckViolation, match="queued -> succeeded"):
+        rt.sql(
+            f"UPDATE {rt.schema}.runs SET status = 'succeeded', finished_at = now(), "
+            "version = version + 1 WHERE run_id = %s",
+            run["run_id"],
+        )
+    with pytest.raises(psycopg.errors.CheckViolation, match="must bump version"):
+        rt.sql(
+            f"UPDATE {rt.schema}.runs SET status = 'cancelled', finished_at = now() WHERE run_id = %s",
+            run["run_id"],
+        )
     rt.close()

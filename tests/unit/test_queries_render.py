@@ -12,8 +12,10 @@ from pglast.visitors import Visitor
 from profiles import example_profiles, with_strategy, with_version
 
 from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.model.scope import RUN_STATUSES, TERMINAL_RUN_STATUSES
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.queries import build_queries, render_queries
+from agentddl.generator.render.queries_runs import TRANSITIONS, WORKER_TRANSITIONS
 
 EXAMPLES = example_profiles()
 DEFAULT = EXAMPLES["default"]
@@ -213,3 +215,10 @@ def test_retention_windows_come_from_the_profile() -> None:
     assert f"interval '{90 * 86400} seconds'" in queries["purge_finished_runs"]
     assert f"interval '{86400} seconds'" in queries["purge_outbox"]
     assert "('events', 7)" in queries["health_partition_runway"]
+
+
+def test_transition_table_keeps_terminal_runs_terminal() -> None:
+    for source, target in (*TRANSITIONS, *WORKER_TRANSITIONS):
+        assert {source, target} <= set(RUN_STATUSES)
+        assert source not in TERMINAL_RUN_STATUSES
+    assert all(target != "running" for _, target in TRANSITIONS)  # only claim_run starts a run

@@ -35,7 +35,8 @@ def summary(rule: type[Rule]) -> str:
     """The first sentence of "What it does"."""
     body = inspect.cleandoc(rule.__doc__ or "").split("## What it does", 1)[-1]
     text = " ".join(body.split("##", 1)[0].split())
-    return text.split(". ")[0].rstrip(".") + "."
+    first = re.split(r"(?<!\.)\.\s+(?=[A-Z`(])", text, maxsplit=1)[0]
+    return first.rstrip(".") + "."
 
 
 def rule_page(rule: type[Rule]) -> str:
@@ -47,6 +48,7 @@ def rule_page(rule: type[Rule]) -> str:
         "",
         f"Default severity: **{rule.severity}** · enabled by default: **{default}** · "
         f"suppress with `-- agentddl: ignore[{rule.name}] reason`",
+        "",
         "",
     ]
     return "\n".join(header) + inspect.cleandoc(rule.__doc__ or "") + "\n"

@@ -58,6 +58,9 @@ class ConstraintMissingNotValid(Rule):
     COMMIT;  -- or a separate migration
     ALTER TABLE agent.events VALIDATE CONSTRAINT events_run_fk;
     ```
+    Before PostgreSQL 18 a partitioned table refuses `NOT VALID` foreign keys: add
+    the key `NOT VALID` to each partition and validate it there, then add it to the
+    parent, which adopts the partitions' valid keys without checking rows again.
 
     ## In an Alembic migration
     ```python
@@ -102,6 +105,9 @@ def _checks_rows(constraint: ast.Constraint, column: ast.ColumnDef) -> bool:
 
 
 _HELP = "Add it with NOT VALID, then VALIDATE CONSTRAINT in a later transaction."
+NOT_VALID_FK_ON_PARTITIONED_SINCE = 18
+_PARTITIONED_HINT = " (A partitioned table before 18: do so on each partition, then on the parent.)"."
+)
 _INLINE_HELP = (
     "Add the column without the constraint, then ADD CONSTRAINT ... NOT VALID, then "
     "VALIDATE CONSTRAINT in a later transaction."
@@ -114,6 +120,8 @@ def _violation(constraint: ast.Constraint, table: RelationName, context: Context
         pktable = constraint.pktable
         referenced = relation_name(pktable, context) if pktable is not None else table
         others = "" if referenced == table else f" and {referenced}"
+        if context.pg_version < NOT_VALID_FK_ON_PARTITIONED_SINCE:
+            action += _PARTITIONED_HINT
         return Violation(
             message=(
                 f"Adding foreign key{label} scans {table} while holding a lock that "

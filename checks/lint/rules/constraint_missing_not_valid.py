@@ -106,8 +106,7 @@ def _checks_rows(constraint: ast.Constraint, column: ast.ColumnDef) -> bool:
 
 _HELP = "Add it with NOT VALID, then VALIDATE CONSTRAINT in a later transaction."
 NOT_VALID_FK_ON_PARTITIONED_SINCE = 18
-_PARTITIONED_HINT = " (A partitioned table before 18: do so on each partition, then on the parent.)"."
-)
+_PARTITIONED_HINT = " (A partitioned table before 18: do so on each partition, then on the parent.)"
 _INLINE_HELP = (
     "Add the column without the constraint, then ADD CONSTRAINT ... NOT VALID, then "
     "VALIDATE CONSTRAINT in a later transaction."

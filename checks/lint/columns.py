@@ -153,6 +153,8 @@ def column_type(type_name: ast.TypeName) -> ColumnType:
     parts = name_list(type_name.names or ())
     mods = tuple(_int_or_none(const_value(m)) for m in type_name.typmods or ())
     schema = parts[-2] if len(parts) >= 2 and parts[-2] != "pg_catalog" else None
+    if schema is None and parts[-1] in _SERIAL_STORAGE:  # a serial column is an integer
+        parts[-1] = _SERIAL_STORAGE[parts[-1]]
     return ColumnType(parts[-1], schema, mods, bool(type_name.arrayBounds))
 
 
@@ -289,7 +291,15 @@ def _names_column(node: Any, column: str) -> bool:
     return isinstance(last, ast.String) and last.sval == column
 
 
-SERIAL_TYPES = frozenset({"serial", "bigserial", "smallserial", "serial2", "serial4", "serial8"})
+_SERIAL_STORAGE = {
+    "serial": "int4",
+    "serial4": "int4",
+    "bigserial": "int8",
+    "serial8": "int8",
+    "smallserial": "int2",
+    "serial2": "int2",
+}
+SERIAL_TYPES = frozenset(_SERIAL_STORAGE)
 
 
 def is_serial(column: ast.ColumnDef) -> bool:

@@ -133,8 +133,9 @@ class _Change:
         if self.using is not None and not self._using_is_plain_cast():
             return self._rewrites(" with a USING conversion")
         old = self._known_old_type()
-        if old is not None:
-            return self._rewrites() if rewrite_needed(old, self.new, utc_session=utc) else None
+        verdict = None if old is None else rewrite_needed(old, self.new, utc_session=utc)
+        if verdict is not None:
+            return self._rewrites() if verdict else None
         if self.new.name == "timestamptz" and not self.new.array and not utc:
             return self._timezone_dependent()
         return self._rewrites() if rewrite_needed_from_unknown(self.new) else None

@@ -54,6 +54,8 @@ def _type(sql_type: str) -> ColumnType:
         ("json", "jsonb", True),
         ("text", "citext", False),
         ("char(5)", "char(10)", True),
+        ("serial", "bigint", True),
+        ("bigserial", "int8", False),
     ],
 )
 def test_rewrite_needed_for_known_old_types(old: str, new: str, rewrites: bool) -> None:

@@ -162,45 +162,17 @@ def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # Types whose every change into them from another type rewrites the table.
-ALWAYS_REWRITTEN_INTO = frozenset(
-    {
-        "int2",
-        "int4",
-        "int8",
-        "float4",
-        "float8",
-        "bool",
-        "uuid",
-        "json",
-        "jsonb",
-        "date",
-        "bytea",
-        "money",
-        "bpchar",
-        "bit",
-        "tsvector",
-        "cidr",
-        "macaddr",
-        "macaddr8",
-        "xml",
-    }
+ALWAYS_REWRITTEN_INTO = _words(
+    "int2 int4 int8 float4 float8 bool uuid json jsonb date bytea money bpchar bit "
+    "tsvector cidr macaddr macaddr8 xml"
 )
 # Types some other type (or a narrower form of themselves) reaches without a rewrite.
-MAYBE_FREE_INTO = frozenset(
-    {
-        "varchar",
-        "text",
-        "numeric",
-        "varbit",
-        "inet",
-        "timestamptz",
-        "timestamp",
-        "time",
-        "timetz",
-        "interval",
-    }
-)
+MAYBE_FREE_INTO = _words("varchar text numeric varbit inet timestamptz timestamp time timetz interval")
 BUILTIN_TYPES = ALWAYS_REWRITTEN_INTO | MAYBE_FREE_INTO
 # Binary-coercible pairs (pg_cast castmethod 'b'): no rewrite when the target has no typmod.
 BINARY_COERCIBLE = frozenset(
@@ -228,7 +200,9 @@ def rewrite_needed(old: ColumnType, new: ColumnType, *, utc_session: bool) -> bo
     if old.array != new.array:
         return True
     if old.name == new.name and old.schema == new.schema:
-        return not _typmod_widens(old, new) if old.builtin else (None if old.mods != new.mods else False)
+        if old.builtin:
+            return not _typmod_widens(old, new)
+        return False if old.mods == new.mods else None  # unknown typmod semantics
     pair = (old.name, new.name)
     if pair in BINARY_COERCIBLE:
         return bool(new.mods)
@@ -313,29 +287,9 @@ def is_serial(column: ast.ColumnDef) -> bool:
 
 # TimeZone names with a fixed zero offset: PostgreSQL 12+ converts timestamp <->
 # timestamptz without a rewrite under them.
-ZERO_OFFSET_ZONES = frozenset(
-    {
-        "utc",
-        "etc/utc",
-        "uct",
-        "etc/uct",
-        "gmt",
-        "etc/gmt",
-        "gmt0",
-        "etc/gmt0",
-        "gmt+0",
-        "gmt-0",
-        "etc/gmt+0",
-        "etc/gmt-0",
-        "greenwich",
-        "etc/greenwich",
-        "universal",
-        "etc/universal",
-        "zulu",
-        "etc/zulu",
-        "z",
-        "0",
-    }
+ZERO_OFFSET_ZONES = _words(
+    "utc etc/utc uct etc/uct gmt etc/gmt gmt0 etc/gmt0 gmt+0 gmt-0 etc/gmt+0 "
+    "etc/gmt-0 greenwich etc/greenwich universal etc/universal zulu etc/zulu z 0"
 )
 
 

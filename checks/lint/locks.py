@@ -68,7 +68,6 @@ _ALTER_TABLE_LEVELS: dict[Any, LockMode] = {
     _AT.AT_DisableTrigAll: _SRE,
     _AT.AT_EnableTrigUser: _SRE,
     _AT.AT_DisableTrigUser: _SRE,
-    _AT.AT_AlterConstraint: _SRE,
 }
 
 

@@ -186,8 +186,10 @@ claimed AS (
         "The claim is the INSERT of the attempt: attempts_one_active_key and the",
         "primary key (attempt_no = last + 1) make a second live attempt impossible, and",
         "ON CONFLICT DO NOTHING turns a lost race or a stale snapshot into no row. Only",
-        "an inserted attempt moves the run. If the run changed meanwhile (cancelled),",
-        "the attempt is left unclaimed and expires by time; the next claim numbers after it.",
+        "an inserted attempt moves the run. If the run changed meanwhile (a transition),",
+        "the attempt is left unclaimed: the next transition_run ends it, or it expires",
+        "by time; runs with an active attempt are not candidates, and the next claim",
+        "numbers after it.",
     )
     return body, how
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -493,7 +494,8 @@ def test_two_workers_racing_never_share_a_run(
                 holder.info.backend_pid,
             )
             assert held == [{"n": 1}]
-        second = racing_claim(rt, scratch_dsn, holder)
+        blocks = strategy in (LockStrategy.lease, LockStrategy.optimistic)
+        second = racing_claim(rt, scratch_dsn, holder, blocks)
     if strategy in (LockStrategy.skip_locked, LockStrategy.advisory):
         assert second is not None  # these skip a held run instead of waiting or losing
     assert second is None or second["run_id"] != first["run_id"]
@@ -505,8 +507,9 @@ def test_two_workers_racing_never_share_a_run(
     rt.close()
 
 
-def racing_claim(rt: Runtime, dsn: str, holder: Conn) -> Row | None:
-    """A second worker claims while `holder` is still in its claim transaction."""
+def racing_claim(rt: Runtime, dsn: str, holder: Conn, blocks: bool) -> Row | None:
+    """A second worker claims while `holder` is still in its transaction; when the claim
+    `blocks` on holder's locks, holder commits only once it is really waiting."""
     result: dict[str, Row | None] = {}
 
     def claim() -> None:
@@ -515,11 +518,27 @@ def racing_claim(rt: Runtime, dsn: str, holder: Conn) -> Row | None:
 
     worker = threading.Thread(target=claim)
     worker.start()
-    worker.join(0.3)  # skip_locked/advisory return at once; lease/optimistic wait on "a"
+    if blocks:
+        wait_until_blocked(rt)
+    else:
+        worker.join(10)
     holder.commit()
     worker.join(10)
     assert not worker.is_alive()
     return result["b"]
+
+
+def wait_until_blocked(rt: Runtime) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        waiting = rt.sql(
+            "SELECT count(*) AS n FROM pg_stat_activity "
+            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        if waiting[0]["n"]:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the racing claim never waited for the holder's lock")
 
 
 def test_pg_partman_maintenance_query(pg_servers: Any) -> None:
@@ -571,4 +590,37 @@ def test_the_proposed_transition_guard_refuses_what_the_queries_never_do(
             f"UPDATE {rt.schema}.runs SET status = 'cancelled', finished_at = now() WHERE run_id = %s",
             run["run_id"],
         )
+    rt.close()
+
+
+@pytest.mark.parametrize("moved_to", ["waiting", "cancelled"])
+def test_lease_claim_losing_to_a_transition_leaves_no_stuck_run(
+    pg_server: PostgresServer, scratch_dsn: str, moved_to: str
+) -> None:
+    """The lease claim inserts its attempt before it moves the run. If a transition moves
+    the run in between, the claim returns nothing and its attempt is left unclaimed: the
+    next transition ends it, or it expires by time without touching the run; the next
+    claim numbers past it instead of colliding with it."""
+    profile = with_strategy(PROFILES["default"], LockStrategy.lease)
+    rt = Runtime(scratch_dsn, with_version(profile, pg_server.version))
+    run = rt.start("contested")
+    key = {**rt.tenant, "run_id": run["run_id"]}
+    with psycopg.connect(scratch_dsn, row_factory=dict_row) as mover:
+        moved = rt("transition_run", mover, **key, expected_version=1, to_status=moved_to)
+        assert moved == 2  # not committed yet: the claim will wait on this row
+        assert racing_claim(rt, scratch_dsn, mover, blocks=True) is None
+    attempts = f"SELECT attempt_no, status, interruption_reason FROM {rt.schema}.attempts"
+    assert rt.sql(attempts) == [{"attempt_no": 1, "status": "active", "interruption_reason": None}]
+    if moved_to == "waiting":
+        rt("transition_run", **key, expected_version=2, to_status="queued")
+        assert rt.sql(attempts) == [
+            {"attempt_no": 1, "status": "interrupted", "interruption_reason": "run_queued"}
+        ]
+        claimed = rt.claim("late")
+        assert claimed is not None and claimed["attempt_no"] == 2
+    else:
+        rt.backdate_lease(run["run_id"])
+        expired = rt("expire_leases", batch_size=10)
+        assert [(e["attempt_no"], e["run_status"]) for e in expired] == [(1, None)]
+        assert rt.run(run["run_id"])["status"] == "cancelled"  # the run is left alone
     rt.close()

@@ -73,7 +73,7 @@ ORDER BY {c.cols("e", "run_id", "attempt_no")}"""
         "out (expired, reason lease_expired) and requeue their runs, or fail them once",
         "attempt_count >= max_attempts, only if the run's fencing token is still the",
         "attempt's. Every worker runs this before claim_run; no human-run reaper needed.",
-        "Runs across tenants (under row-level security: the session's tenant).",
+        *(["Runs across tenants (under row-level security: the session's tenant)."] if c.tenant else []),
         f"index: {c.path('expire_leases').index}",
         "returns: one row per expired attempt, with the run's new status (null: the run",
         "had already moved on)",

@@ -19,7 +19,9 @@ CLAIMED = ("run_id", "created_at", "kind", "input", "version", "fencing_token", 
 def claim_run(c: Ctx) -> Query:
     strategy = c.model.profile.lock_strategy
     body, how = _BUILDERS[strategy](c)
-    scope = f"within one {c.tenant} (row-level security)" if c.claim_is_tenant_scoped else "across tenants"
+    scope = "across tenants" if c.tenant else "of any kind"
+    if c.claim_is_tenant_scoped:
+        scope = f"within one {c.tenant} (row-level security)"
     doc = (
         f"Claim the next due queued run {scope} and open its attempt ({strategy.value}).",
         *how,

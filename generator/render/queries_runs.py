@@ -82,7 +82,8 @@ def start_run(c: Ctx) -> Query:
         )
     )
     doc = (
-        "Start a queued run. With a run_key, a repeat (same tenant, parent and key) returns",
+        f"Start a queued run. With a run_key, a repeat ({'same tenant, ' if c.tenant else 'same '}"
+        "parent and key) returns",
         "the first run with inserted = false; compare kind/input if that matters to you.",
         "The no-op DO UPDATE is what returns the existing row even when it was committed",
         "after this statement's snapshot (DO NOTHING would return no row then).",

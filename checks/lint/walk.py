@@ -86,7 +86,6 @@ class _State:
 
     def __init__(self, base: Context, implicit_transaction: bool) -> None:
         self.base = base
-        self.implicit = implicit_transaction
         self.in_block = implicit_transaction
         self.transaction = 1 if implicit_transaction else 0
         self.session: dict[str, Any] = dict(settings.DEFAULTS)
@@ -97,7 +96,6 @@ class _State:
         self.history = History()
         self._frozen_created: frozenset[RelationName] | None = None
         self.index = 0
-        self._pending_transaction = False
 
     # -- building statements -------------------------------------------------------
 

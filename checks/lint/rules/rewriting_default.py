@@ -10,9 +10,10 @@ from pglast.enums import ConstrType
 
 from agentddl.checks.lint.ast_helpers import (
     VOLATILE_FUNCTIONS,
-    expression_volatility,
+    const_value,
     function_name,
     iter_nodes,
+    name_list,
 )
 from agentddl.checks.lint.columns import (
     added_columns,
@@ -38,8 +39,9 @@ class RewritingDefault(Rule):
     before PostgreSQL 11, and on every version a volatile one (`clock_timestamp()`,
     `random()`, `gen_random_uuid()`, `uuidv7()`, `nextval()`, `timeofday()` ...).
     Stable and immutable defaults (`now()`, `CURRENT_TIMESTAMP`, constants) are fine on
-    11+. Defaults calling user-defined functions are not flagged (their volatility is
-    unknown here).
+    11+. A default calling a user-defined function is flagged when this migration
+    creates that function `VOLATILE` (or without a volatility, which means volatile);
+    otherwise its volatility is unknown here and it is not flagged.
 
     ## Why is this bad?
     Since PostgreSQL 11, a non-volatile default is evaluated once and stored in the
@@ -89,16 +91,35 @@ class RewritingDefault(Rule):
             if default is None or column_constraints(column, *_COMPUTED):
                 continue
             then = _NOT_NULL_LATER if column_constraints(column, ConstrType.CONSTR_NOTNULL) else ""
-            if expression_volatility(default) == "volatile":
-                yield _volatile(str(column.colname), _volatile_call(default), table, then)
+            call = _volatile_call(default, context)
+            if call is not None:
+                yield _volatile(str(column.colname), call, table, then)
             elif context.pg_version < FAST_DEFAULT_SINCE:
                 yield _before_11(str(column.colname), table, context.pg_version, then)
 
 
-def _volatile_call(expr: Any) -> str:
-    calls = (n for n in iter_nodes(expr) if isinstance(n, ast.FuncCall))
-    names = (function_name(call) for call in calls)
-    return next((f"{name}()" for name in names if name in VOLATILE_FUNCTIONS), "volatile")
+def _volatile_call(expr: Any, context: Context) -> str | None:
+    """The first call in `expr` known to be volatile, as `name()`: a volatile built-in,
+    or a function this migration created VOLATILE (the default for CREATE FUNCTION)."""
+    created = _created_functions(context)
+    for call in (n for n in iter_nodes(expr) if isinstance(n, ast.FuncCall)):
+        name = function_name(call)
+        if name in VOLATILE_FUNCTIONS or created.get(name) == "volatile":
+            return f"{name}()"
+    return None
+
+
+def _created_functions(context: Context) -> dict[str, str]:
+    """Volatility of each function created earlier in this migration, by name."""
+    created: dict[str, str] = {}
+    for earlier in context.earlier:
+        node = earlier.node
+        if isinstance(node, ast.CreateFunctionStmt) and not node.is_procedure:
+            options = [o for o in node.options or () if isinstance(o, ast.DefElem)]
+            declared = [const_value(o.arg) for o in options if o.defname == "volatility"]
+            names = name_list(node.funcname)
+            created[names[-1]] = str(declared[-1]) if declared else "volatile"
+    return created
 
 
 _NOT_NULL_LATER = ", then make it NOT NULL"

@@ -3,6 +3,7 @@
 ```toml
 [tool.agentddl]
 pg_version = 16            # target server major version (default 16)
+profile = "schemas/default.yaml"   # or: take pg_version from an agentddl profile's engine
 runner = "psql"            # or "alembic": whose transaction model the SQL runs under
 lock_timeout = { required = true, max_ms = 10000 }
 
@@ -28,7 +29,7 @@ from agentddl.generator.errors import AgentDDLError
 DEFAULT_PG_VERSION = 16
 SUPPORTED_PG_VERSIONS = range(9, 19)
 SEVERITY_CHOICES = ("off", "info", "warning", "error")
-TOP_LEVEL_KEYS = ("pg_version", "runner", "rules", "lock_timeout", "options")
+TOP_LEVEL_KEYS = ("pg_version", "profile", "runner", "rules", "lock_timeout", "options")
 LOCK_TIMEOUT_KEYS = ("required", "max_ms")
 
 
@@ -106,6 +107,8 @@ def _validated(table: dict[str, Any], where: _Where, known: dict[str, type[Rule]
         if key not in TOP_LEVEL_KEYS:
             raise where.unknown(key, TOP_LEVEL_KEYS)
     config = LintConfig(source=str(where.path))
+    if "profile" in table and "pg_version" not in table:
+        config = replace(config, pg_version=_profile_version(table["profile"], where))
     if "pg_version" in table:
         config = replace(config, pg_version=_check_version(table["pg_version"], where))
     if "runner" in table:
@@ -165,6 +168,18 @@ def _check_version(value: Any, where: _Where | str) -> int:
     if isinstance(where, str):
         raise ConfigError(f"{where}: {message}, not {value!r}")
     raise where.fail("pg_version", message)
+
+
+def _profile_version(value: Any, where: _Where) -> int:
+    """The engine version of an agentddl profile (path relative to the config file)."""
+    from agentddl.generator.profile.load import load_profile
+
+    if not isinstance(value, str):
+        raise where.fail("profile", "must be the path of an agentddl profile (YAML)")
+    path = where.path.parent / value
+    if not path.is_file():
+        raise where.fail("profile", f"{path}: no such file")
+    return int(load_profile(path).engine.version)
 
 
 def _check_runner(value: Any, where: _Where | str) -> Runner:

@@ -60,3 +60,15 @@ def test_config_is_found_upward_and_pyproject_needs_the_table(tmp_path: Path) ->
     found = find_config_file(nested)
     assert found == tmp_path / "a" / "pyproject.toml"
     assert load_config(found, rules_by_name()).pg_version == 14
+
+
+def test_pg_version_from_a_profile(tmp_path: Path) -> None:
+    (tmp_path / "profile.yaml").write_text("profile: 1\nname: p\nengine: {version: 14}\n")
+    path = tmp_path / "agentddl.toml"
+    path.write_text('profile = "profile.yaml"\n')
+    assert load_config(path, rules_by_name()).pg_version == 14
+    path.write_text('profile = "profile.yaml"\npg_version = 17\n')
+    assert load_config(path, rules_by_name()).pg_version == 17  # explicit wins
+    path.write_text('profile = "missing.yaml"\n')
+    with pytest.raises(ConfigError, match=r"missing\.yaml: no such file"):
+        _load(path)

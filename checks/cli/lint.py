@@ -28,8 +28,8 @@ Examples:
   agentddl lint db/ --format sarif > lint.sarif
 
 The target version comes from --pg-version, else the config file's pg_version (or its
-profile's engine version), else
-{DEFAULT_PG_VERSION}. Exit codes: 0 clean, 1 error findings, 2 usage or config error.
+profile's engine version), else {DEFAULT_PG_VERSION}.
+Exit codes: 0 clean, 1 error findings, 2 usage or config error.
 """
 
 

@@ -119,8 +119,8 @@ _PATHS: tuple[tuple[str, str, str, str | None, str], ...] = (
         "health_stuck_runs",
         "runs",
         "health",
-        "runs_stuck_idx",
-        "Runs with no progress for too long.",
+        "runs_live_idx",
+        "Live runs older than a threshold, oldest first: stuck, or nearing history retention.",
     ),
     (
         "health_expired_leases",

@@ -11,7 +11,7 @@ from typing import Literal
 from sqlalchemy.dialects import postgresql
 
 from agentddl.generator.model import features
-from agentddl.generator.model.scope import Scope
+from agentddl.generator.model.scope import TRANSITIONS, WORKER_TRANSITIONS, Scope
 from agentddl.generator.model.types import SqlBlock, Table
 
 ROLE_KINDS: tuple[Literal["owner", "app", "relay", "readonly"], ...] = ("owner", "app", "relay", "readonly")
@@ -99,6 +99,35 @@ def compression(s: Scope, table: Table) -> SqlBlock | None:
             "    END IF;\nEND\n$$"
         )
     return SqlBlock(f"{table.name}_compression", sql, f"payload columns compressed with {method}")
+
+
+def transition_guard(s: Scope) -> tuple[SqlBlock, ...]:
+    """Status changes only along the lifecycle, and only with a new version: enforced by
+    the database, so a buggy or stale caller cannot revive a cancelled run."""
+    q = quote(s.profile.schema_name)
+    pairs = ",\n        ".join(f"('{a}', '{b}')" for a, b in (*WORKER_TRANSITIONS, *TRANSITIONS))
+    function = SqlBlock(
+        "check_run_transition",
+        f"CREATE FUNCTION {q}.check_run_transition() RETURNS trigger\n"
+        "LANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $$\nBEGIN\n"
+        f"    IF (OLD.status, NEW.status) NOT IN (\n        {pairs}\n    ) THEN\n"
+        "        RAISE EXCEPTION 'run %: % -> % is not an allowed transition',\n"
+        "            OLD.run_id, OLD.status, NEW.status USING ERRCODE = 'check_violation';\n"
+        "    END IF;\n"
+        "    IF NEW.version <= OLD.version THEN\n"
+        "        RAISE EXCEPTION 'run %: a status change must bump version', OLD.run_id\n"
+        "            USING ERRCODE = 'check_violation';\n"
+        "    END IF;\n    RETURN NEW;\nEND\n$$",
+        "run status changes follow the lifecycle and bump the version",
+    )
+    trigger = SqlBlock(
+        "runs_transition_guard",
+        f"CREATE TRIGGER runs_transition_guard BEFORE UPDATE OF status ON {q}.runs\n"
+        "FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status)\n"
+        f"EXECUTE FUNCTION {q}.check_run_transition()",
+        "forbidden transitions (e.g. cancelled -> running) are refused by the database",
+    )
+    return function, trigger
 
 
 def append_only(s: Scope, table: Table) -> tuple[SqlBlock, ...]:

@@ -25,6 +25,7 @@ def maintenance_function(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
     body = f"""CREATE FUNCTION {q}.maintain_partitions(p_now timestamptz DEFAULT now())
 RETURNS TABLE (action text, partition_name text)
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -73,11 +74,13 @@ BEGIN
         END LOOP;
     END LOOP;
 END
-$$"""
+$$;
+REVOKE ALL ON FUNCTION {q}.maintain_partitions(timestamptz) FROM public;
+GRANT EXECUTE ON FUNCTION {q}.maintain_partitions(timestamptz) TO {quote(s.profile.role("owner"))}"""
     return SqlBlock(
         "maintain_partitions",
         body,
-        "creates partitions ahead of now and drops those past retention",
+        "creates partitions ahead of now, drops those past retention; runs as its owner, callable by the owner role",
     )
 
 

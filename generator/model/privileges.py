@@ -40,20 +40,27 @@ def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
 
 def row_level_security(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
     """Tenant isolation for the app role: it sees rows of the tenant named in the session
-    setting `agentddl.tenant` (SET agentddl.tenant = '...'). The relay reads all outbox rows."""
+    setting `agentddl.tenant` (SET agentddl.tenant = '...'). Cross-tenant roles keep their
+    jobs: the relay reads the whole outbox, read-only monitoring reads everything, the
+    owner role runs retention."""
     if not (s.profile.tenancy.row_level_security and s.tenant):
         return ()
     q = quote(s.profile.schema_name)
-    app, relay = quote(s.profile.role("app")), quote(s.profile.role("relay"))
-    current = f"NULLIF(current_setting('agentddl.tenant', true), '')::{s.profile.tenancy.type}"
+    app, relay, readonly, owner = (quote(s.profile.role(k)) for k in ("app", "relay", "readonly", "owner"))
+    current = f"nullif(current_setting('agentddl.tenant', TRUE), '')::{s.profile.tenancy.type}"
     blocks = []
     for table in tables:
-        sql = (
-            f"ALTER TABLE {q}.{table.name} ENABLE ROW LEVEL SECURITY;\n"
-            f"CREATE POLICY {table.name}_tenant_isolation ON {q}.{table.name} TO {app}\n"
-            f"    USING ({s.tenant} = {current})\n    WITH CHECK ({s.tenant} = {current})"
-        )
+        target = f"{q}.{table.name}"
+        statements = [
+            f"ALTER TABLE {target} ENABLE ROW LEVEL SECURITY",
+            f"CREATE POLICY {table.name}_tenant_isolation ON {target} TO {app}\n"
+            f"USING ({s.tenant} = {current})\nWITH CHECK ({s.tenant} = {current})",
+            f"CREATE POLICY {table.name}_readonly ON {target} FOR SELECT TO {readonly} USING (TRUE)",
+            f"CREATE POLICY {table.name}_owner ON {target} TO {owner} USING (TRUE) WITH CHECK (TRUE)",
+        ]
         if table.name == "outbox":
-            sql += f";\nCREATE POLICY outbox_relay ON {q}.outbox TO {relay} USING (true)"
-        blocks.append(SqlBlock(f"{table.name}_rls", sql, "tenant isolation enforced by the database"))
+            statements.append(f"CREATE POLICY outbox_relay ON {target} TO {relay} USING (TRUE)")
+        blocks.append(
+            SqlBlock(f"{table.name}_rls", ";\n".join(statements), "tenant isolation enforced by the database")
+        )
     return tuple(blocks)

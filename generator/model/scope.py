@@ -13,6 +13,24 @@ TERMINAL_RUN_STATUSES = ("succeeded", "failed", "cancelled")
 ATTEMPT_STATUSES = ("active", "succeeded", "failed", "interrupted", "expired")
 OPERATION_STATUSES = ("pending", "succeeded", "failed")
 
+# Status changes callers ask for with transition_run (version-checked).
+TRANSITIONS: tuple[tuple[str, str], ...] = (
+    ("queued", "waiting"),
+    ("queued", "cancelled"),
+    ("running", "waiting"),
+    ("running", "cancelled"),
+    ("waiting", "queued"),
+    ("waiting", "cancelled"),
+    ("waiting", "failed"),
+)
+# Status changes the fenced worker queries make (claim, attempt outcomes, lease expiry).
+WORKER_TRANSITIONS: tuple[tuple[str, str], ...] = (
+    ("queued", "running"),
+    ("running", "queued"),
+    ("running", "succeeded"),
+    ("running", "failed"),
+)
+
 
 def sql_list(values: tuple[str, ...]) -> str:
     """A literal list for IN (...): values are our own constants, never user input."""

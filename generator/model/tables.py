@@ -201,11 +201,12 @@ def runs(s: Scope) -> Table:
                 where="finished_at IS NOT NULL",
             ),
             Index(
-                "runs_stuck_idx",
+                "runs_live_idx",
                 "runs",
-                ("updated_at",),
+                ("created_at",),
                 serves=("health_stuck_runs",),
-                why="health: runs waiting or running without progress; partial, only live runs",
+                # created_at never changes, so step writes (version, updated_at) stay HOT.
+                why="health: live runs by age, stuck or nearing the history retention; partial",
                 where="status IN ('running', 'waiting')",
             ),
         ),
@@ -229,7 +230,7 @@ def _run_key_index(s: Scope) -> Index:
     return Index(
         "runs_run_key_key",
         "runs",
-        s.keyed(f"(COALESCE(parent_run_id, {NIL_UUID}))", "run_key"),
+        s.keyed(f"(coalesce(parent_run_id, {NIL_UUID}))", "run_key"),
         serves=("start_run",),
         why=why,
         unique=True,

@@ -65,9 +65,7 @@ def _render_step(step: Step) -> str:
         assert step.index is not None
         op = ops.CreateIndexOp.from_index(step.index)
     code = render_python_code(ops.UpgradeOps(ops=[op]))
-    body = [
-        line for line in code.splitlines() if line.strip() and not line.lstrip().startswith("# ###")
-    ]
+    body = [line for line in code.splitlines() if line.strip() and not line.lstrip().startswith("# ###")]
     return f"    # {step.why}\n" + "\n".join(body)
 
 

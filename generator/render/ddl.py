@@ -26,9 +26,7 @@ def compile_ddl(element: sa.schema.ExecutableDDLElement) -> str:
 
 
 def _short_type(sqlalchemy_type: str) -> str:
-    return (
-        "timestamptz" if sqlalchemy_type == "TIMESTAMP WITH TIME ZONE" else sqlalchemy_type.lower()
-    )
+    return "timestamptz" if sqlalchemy_type == "TIMESTAMP WITH TIME ZONE" else sqlalchemy_type.lower()
 
 
 # "    name TYPE ..." inside CREATE TABLE: lower-case the type, as in the hand-written SQL.

@@ -111,22 +111,25 @@ def maintain_partitions(c: Ctx) -> Query:
 
 
 def health_stuck_runs(c: Ctx) -> Query:
+    history = min(c.model.profile.retention.events, c.model.profile.retention.checkpoints)
     sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.updated_at,
-    a.attempt_no, a.worker_id, a.heartbeat_at, a.lease_expires_at
+    a.attempt_no, a.worker_id, a.heartbeat_at, a.lease_expires_at,
+    r.created_at + {seconds(history)} - now() AS history_retention_left
 FROM {c.t("runs")} AS r
 LEFT JOIN {c.t("attempts")} AS a ON {c.join("a", "r", "run_id")} AND a.status = 'active'
 {
         where(
             "r.status IN ('running', 'waiting')",
-            "r.updated_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
+            "r.created_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
         )
     }
-ORDER BY r.updated_at
+ORDER BY r.created_at
 LIMIT CAST(:limit AS integer)"""
     doc = (
-        "Runs running or waiting with no status change for stale_seconds, oldest first,",
-        "with their active attempt (if any) to tell a long healthy run (recent",
-        "heartbeat) from a stuck one. A running run without an active attempt is a bug.",
+        "Live runs (running or waiting) created more than stale_seconds ago, oldest first,",
+        "with their active attempt (if any) to tell a long healthy run (recent heartbeat)",
+        "from a stuck one, and the time left before the history retention drops their",
+        "events and checkpoints. A running run without an active attempt is a bug.",
         f"index: {c.path('health_stuck_runs').index}",
     )
     return Query("health_stuck_runs", "", doc, sql, params=tuple(["stale_seconds integer", "limit integer"]))

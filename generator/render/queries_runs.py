@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-from agentddl.generator.model.scope import TERMINAL_RUN_STATUSES, sql_list
+from agentddl.generator.model.scope import TERMINAL_RUN_STATUSES, TRANSITIONS, sql_list
 from agentddl.generator.render.queries_base import Ctx, Query, returning, where
 
-# The transitions transition_run may make. Everything else is made by a fenced query:
-# queued -> running only by claim_run; running -> succeeded/failed/queued only by the
-# attempt queries or expire_leases. Terminal statuses never change.
-TRANSITIONS: tuple[tuple[str, str], ...] = (
-    ("queued", "waiting"),
-    ("queued", "cancelled"),
-    ("running", "waiting"),
-    ("running", "cancelled"),
-    ("waiting", "queued"),
-    ("waiting", "cancelled"),
-    ("waiting", "failed"),
-)
-# The transitions the fenced worker queries make (claim_run, the attempt queries and
-# expire_leases). With TRANSITIONS, every status change any query in queries.sql makes.
-WORKER_TRANSITIONS: tuple[tuple[str, str], ...] = (
-    ("queued", "running"),
-    ("running", "queued"),
-    ("running", "succeeded"),
-    ("running", "failed"),
-)
-
+# TRANSITIONS are the ones transition_run may make. Everything else is made by a fenced
+# query: queued -> running only by claim_run; running -> succeeded/failed/queued only by
+# the attempt queries or expire_leases. Terminal statuses never change (the database's
+# runs_transition_guard trigger refuses anything outside both lists).
 RUN_SUMMARY = (
     "run_id",
     "created_at",

@@ -32,8 +32,6 @@ def steps(model: SchemaModel) -> tuple[Step, ...]:
         sa_table = meta.tables[f"{model.schema}.{table.name}"]
         result.append(Step("table", table.comment, table=sa_table, model_table=table))
         by_name = {str(i.name): i for i in sa_table.indexes}
-        result += [
-            Step("index", i.why, index=by_name[i.name], model_index=i) for i in table.indexes
-        ]
+        result += [Step("index", i.why, index=by_name[i.name], model_index=i) for i in table.indexes]
     result += [Step("sql", b.why, block=b) for b in model.after]
     return tuple(result)

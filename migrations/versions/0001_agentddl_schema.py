@@ -99,8 +99,8 @@ $$
     op.create_index('runs_parent_idx', 'runs', ['tenant_id', 'parent_run_id'], unique=False, schema='agent', postgresql_where=sa.text('parent_run_id IS NOT NULL'))
     # retention: finished runs older than the window, deleted in batches
     op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_where=sa.text('finished_at IS NOT NULL'))
-    # health: runs waiting or running without progress; partial, only live runs
-    op.create_index('runs_stuck_idx', 'runs', ['updated_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting')"))
+    # health: live runs by age, stuck or nearing the history retention; partial
+    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting')"))
     # One execution attempt of a run, holding a time-bounded lease.
     op.create_table('attempts',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
@@ -252,15 +252,70 @@ $$
     # hot-updated table: room for HOT updates and eager autovacuum
     op.execute('ALTER TABLE agent.outbox SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
     # payload columns compressed with lz4
-    op.execute('ALTER TABLE agent.runs ALTER COLUMN input SET COMPRESSION lz4, ALTER COLUMN result SET COMPRESSION lz4')
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.runs ALTER COLUMN input SET COMPRESSION lz4, ALTER COLUMN result SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: runs payloads use pglz';
+    END IF;
+END
+$$
+""")
     # payload columns compressed with lz4
-    op.execute('ALTER TABLE agent.checkpoints ALTER COLUMN payload SET COMPRESSION lz4')
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.checkpoints ALTER COLUMN payload SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: checkpoints payloads use pglz';
+    END IF;
+END
+$$
+""")
     # payload columns compressed with lz4
-    op.execute('ALTER TABLE agent.events ALTER COLUMN payload SET COMPRESSION lz4')
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.events ALTER COLUMN payload SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: events payloads use pglz';
+    END IF;
+END
+$$
+""")
     # payload columns compressed with lz4
-    op.execute('ALTER TABLE agent.operations ALTER COLUMN result SET COMPRESSION lz4')
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.operations ALTER COLUMN result SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: operations payloads use pglz';
+    END IF;
+END
+$$
+""")
     # payload columns compressed with lz4
-    op.execute('ALTER TABLE agent.outbox ALTER COLUMN payload SET COMPRESSION lz4')
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.outbox ALTER COLUMN payload SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: outbox payloads use pglz';
+    END IF;
+END
+$$
+""")
     # append-only history: UPDATE is refused for every role, owner included
     op.execute("""
 CREATE FUNCTION agent.forbid_update() RETURNS trigger
@@ -278,11 +333,49 @@ $$
 CREATE TRIGGER events_append_only BEFORE UPDATE ON agent.events
 FOR EACH ROW EXECUTE FUNCTION agent.forbid_update()
 """)
-    # creates partitions ahead of now and drops those past retention
+    # run status changes follow the lifecycle and bump the version
+    op.execute("""
+CREATE FUNCTION agent.check_run_transition() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF (OLD.status, NEW.status) NOT IN (
+        ('queued', 'running'),
+        ('running', 'queued'),
+        ('running', 'succeeded'),
+        ('running', 'failed'),
+        ('queued', 'waiting'),
+        ('queued', 'cancelled'),
+        ('running', 'waiting'),
+        ('running', 'cancelled'),
+        ('waiting', 'queued'),
+        ('waiting', 'cancelled'),
+        ('waiting', 'failed')
+    ) THEN
+        RAISE EXCEPTION 'run %: % -> % is not an allowed transition',
+            OLD.run_id, OLD.status, NEW.status USING ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.version <= OLD.version THEN
+        RAISE EXCEPTION 'run %: a status change must bump version', OLD.run_id
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END
+$$
+""")
+    # forbidden transitions (e.g. cancelled -> running) are refused by the database
+    op.execute("""
+CREATE TRIGGER runs_transition_guard BEFORE UPDATE OF status ON agent.runs
+FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status)
+EXECUTE FUNCTION agent.check_run_transition()
+""")
+    # creates partitions ahead of now, drops those past retention; runs as its owner, callable by the owner role
     op.execute("""
 CREATE FUNCTION agent.maintain_partitions(p_now timestamptz DEFAULT now())
 RETURNS TABLE (action text, partition_name text)
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -332,7 +425,9 @@ BEGIN
         END LOOP;
     END LOOP;
 END
-$$
+$$;
+REVOKE ALL ON FUNCTION agent.maintain_partitions(timestamptz) FROM public;
+GRANT EXECUTE ON FUNCTION agent.maintain_partitions(timestamptz) TO agent_owner
 """)
     # the current and future partitions exist before the first write
     op.execute('SELECT count(*) FROM agent.maintain_partitions()')

@@ -15,7 +15,7 @@ from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.model.scope import RUN_STATUSES, TERMINAL_RUN_STATUSES
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.queries import build_queries, render_queries
-from agentddl.generator.render.queries_runs import TRANSITIONS, WORKER_TRANSITIONS
+from agentddl.generator.model.scope import TRANSITIONS, WORKER_TRANSITIONS
 
 EXAMPLES = example_profiles()
 DEFAULT = EXAMPLES["default"]
@@ -188,7 +188,7 @@ def test_start_run_conflict_target_spells_the_version_specific_index() -> None:
     old = next(q.sql for q in build_queries(model_of("default-pg14")) if q.name == "start_run")
     new = next(q.sql for q in build_queries(model_of("default-pg15")) if q.name == "start_run")
     nil = "'00000000-0000-0000-0000-000000000000'::uuid"
-    assert f"ON CONFLICT (tenant_id, (COALESCE(parent_run_id, {nil})), run_key)" in old
+    assert f"ON CONFLICT (tenant_id, (coalesce(parent_run_id, {nil})), run_key)" in old
     assert "ON CONFLICT (tenant_id, parent_run_id, run_key) WHERE run_key IS NOT NULL" in new
 
 

@@ -19,9 +19,7 @@ from agentddl.generator.render.ddl import render_schema_sql
 
 PROFILES = example_profiles()
 # pg_partman exists only for Debian's PostgreSQL 15 here: tested on its own below.
-PORTABLE = sorted(
-    name for name, p in PROFILES.items() if p.retention.partition_manager == "builtin"
-)
+PORTABLE = sorted(name for name, p in PROFILES.items() if p.retention.partition_manager == "builtin")
 
 
 def apply_sql(dsn: str, profile: Profile) -> None:

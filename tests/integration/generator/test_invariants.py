@@ -73,7 +73,19 @@ def test_operation_pointing_at_another_tenants_run_is_refused(
 
 def test_status_outside_the_enum_is_refused(db: psycopg.Connection[tuple[object, ...]]) -> None:
     with pytest.raises(errors.CheckViolation, match="runs_status_check"):
-        db.execute("UPDATE agent.runs SET status = 'paused' WHERE tenant_id = %s", (TENANT_A,))
+        db.execute("INSERT INTO agent.runs (tenant_id, kind, status) VALUES (%s, 'x', 'paused')", (TENANT_A,))
+
+
+def test_forbidden_transitions_are_refused_by_the_database(
+    db: psycopg.Connection[tuple[object, ...]],
+) -> None:
+    cancel = "UPDATE agent.runs SET status = 'cancelled', version = version + 1, finished_at = now()"
+    db.execute(cancel + " WHERE tenant_id = %s", (TENANT_A,))
+    revive = "UPDATE agent.runs SET status = 'running', version = version + 1, finished_at = NULL"
+    with pytest.raises(errors.CheckViolation, match="cancelled -> running is not an allowed transition"):
+        db.execute(revive + " WHERE tenant_id = %s", (TENANT_A,))
+    with pytest.raises(errors.CheckViolation, match="must bump version"):
+        db.execute("UPDATE agent.runs SET status = 'waiting' WHERE tenant_id = %s", (TENANT_B,))
 
 
 def test_app_role_cannot_update_events_and_nobody_can(

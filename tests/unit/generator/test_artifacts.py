@@ -28,14 +28,10 @@ def test_generate_twice_gives_identical_files(tmp_path: Path) -> None:
     assert main(["generate", profile, "--out", str(tmp_path / "a")]) == 0
     assert main(["generate", profile, "--out", str(tmp_path / "b")]) == 0
     first = {
-        p.relative_to(tmp_path / "a"): p.read_bytes()
-        for p in (tmp_path / "a").rglob("*")
-        if p.is_file()
+        p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()
     }
     second = {
-        p.relative_to(tmp_path / "b"): p.read_bytes()
-        for p in (tmp_path / "b").rglob("*")
-        if p.is_file()
+        p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()
     }
     assert first == second
     assert {str(p) for p in first} == {
@@ -47,9 +43,7 @@ def test_generate_twice_gives_identical_files(tmp_path: Path) -> None:
 
 
 def test_checked_in_migration_equals_fresh_output() -> None:
-    fresh = render_artifacts(load_profile(ROOT / "schemas" / "default.yaml"))[
-        f"versions/{REVISION_FILE}"
-    ]
+    fresh = render_artifacts(load_profile(ROOT / "schemas" / "default.yaml"))[f"versions/{REVISION_FILE}"]
     on_disk = (ROOT / "migrations" / "versions" / REVISION_FILE).read_text(encoding="utf-8")
     assert on_disk == fresh, "migrations/ is stale: run `make generate`"
 

@@ -21,7 +21,7 @@ def test_engine_version_gates_features() -> None:
     assert "uuidv7()" in pg18 and "uuidv7()" not in pg14
     assert "gen_random_uuid()" in pg14
     assert "NULLS NOT DISTINCT" in pg18 and "NULLS NOT DISTINCT" not in pg14
-    assert "COALESCE(parent_run_id" in pg14
+    assert "coalesce(parent_run_id" in pg14
     assert "GENERATED ALWAYS AS IDENTITY" in pg18 and "CREATE SEQUENCE" not in pg18
     assert "CREATE SEQUENCE agent.events_event_id_seq" in pg14
 
@@ -39,16 +39,12 @@ def test_volume_sets_partitioning_fillfactor_and_brin() -> None:
 
 
 def test_retention_sets_partition_lifetimes_and_manager() -> None:
-    model = derive(
-        load_profile_text("profile: 1\nname: r\nretention: {events: 7d, checkpoints: 2d}\n")
-    )
+    model = derive(load_profile_text("profile: 1\nname: r\nretention: {events: 7d, checkpoints: 2d}\n"))
     assert model.table("events").partitioning.retention_seconds == 7 * 86400  # type: ignore[union-attr]
     builtin = sql_for("profile: 1\nname: r\n")
     partman = sql_for("profile: 1\nname: r\nretention: {partition_manager: pg_partman}\n")
     assert "maintain_partitions" in builtin and "partman.create_parent" not in builtin
-    assert (
-        "partman.create_parent" in partman and "FUNCTION agent.maintain_partitions" not in partman
-    )
+    assert "partman.create_parent" in partman and "FUNCTION agent.maintain_partitions" not in partman
 
 
 def test_lock_strategy_and_rls_change_the_claim_index() -> None:
@@ -70,9 +66,7 @@ def test_single_tenant_has_no_tenant_column() -> None:
 
 
 def test_payload_settings_reach_the_ddl() -> None:
-    sql = sql_for(
-        "profile: 1\nname: p\npayload: {compression: pglz, inline_limit: 32kB, event_limit: 2kB}\n"
-    )
+    sql = sql_for("profile: 1\nname: p\npayload: {compression: pglz, inline_limit: 32kB, event_limit: 2kB}\n")
     assert "SET COMPRESSION pglz" in sql and "payload_bytes <= 32768" in sql
     assert "octet_length(payload::text) <= 2048" in sql
     assert "SET COMPRESSION" not in sql_for("profile: 1\nname: p\npayload: {compression: none}\n")

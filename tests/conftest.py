@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+
 from agentddl.checks.harness import PostgresServer, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
 

@@ -10,9 +10,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
 from agentddl.checks.harness import PostgresServer, embedded, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 DEBIAN_15_BIN = Path("/usr/lib/postgresql/15/bin")
 

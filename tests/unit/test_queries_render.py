@@ -12,10 +12,14 @@ from pglast.visitors import Visitor
 from profiles import example_profiles, with_strategy, with_version
 
 from agentddl.generator.model import SchemaModel, derive
-from agentddl.generator.model.scope import RUN_STATUSES, TERMINAL_RUN_STATUSES
+from agentddl.generator.model.scope import (
+    RUN_STATUSES,
+    TERMINAL_RUN_STATUSES,
+    TRANSITIONS,
+    WORKER_TRANSITIONS,
+)
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.queries import build_queries, render_queries
-from agentddl.generator.model.scope import TRANSITIONS, WORKER_TRANSITIONS
 
 EXAMPLES = example_profiles()
 DEFAULT = EXAMPLES["default"]

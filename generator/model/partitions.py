@@ -80,7 +80,7 @@ GRANT EXECUTE ON FUNCTION {q}.maintain_partitions(timestamptz) TO {quote(s.profi
     return SqlBlock(
         "maintain_partitions",
         body,
-        "creates partitions ahead of now, drops those past retention; runs as its owner (owner role may call)",
+        "creates partitions ahead, drops expired ones; runs as its owner (owner role may call)",
     )
 
 

@@ -370,7 +370,7 @@ CREATE TRIGGER runs_transition_guard BEFORE UPDATE OF status ON agent.runs
 FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status)
 EXECUTE FUNCTION agent.check_run_transition()
 """)
-    # creates partitions ahead of now, drops those past retention; runs as its owner (owner role may call)
+    # creates partitions ahead, drops expired ones; runs as its owner (owner role may call)
     op.execute("""
 CREATE FUNCTION agent.maintain_partitions(p_now timestamptz DEFAULT now())
 RETURNS TABLE (action text, partition_name text)

@@ -7,39 +7,42 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check lint-self bench-lint docs clean
+.PHONY: demo test postgres generate check reinstall bench-lint clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev]' --config-settings editable_mode=strict
 	touch $@
+
+# A strict editable install (what mypy can see) lists modules at install time: refresh it.
+reinstall: $(BIN)/.installed
+	$(BIN)/pip install -q --no-deps -e . --config-settings editable_mode=strict
 
 postgres:
 	bash tests/setup/install_postgres.sh $(PG_MAJORS)
 
-demo: $(BIN)/.installed postgres
-	$(BIN)/agentddl generate schemas/default.yaml --out build/default
+demo: reinstall postgres
+	$(BIN)/agentddl generate schemas/default.yaml --out out/default
 	$(BIN)/agentddl apply schemas/default.yaml
 	$(BIN)/agentddl lint migrations/versions
 
-test: $(BIN)/.installed postgres
-	$(BIN)/ruff check generator checks tests
+test: check postgres
 	$(BIN)/pytest
 
 # Re-render every checked-in generated file (CI checks them with --check in the tests).
-generate: $(BIN)/.installed
+generate: reinstall
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.lint.docs
 
-check: $(BIN)/.installed
+check: reinstall
 	$(BIN)/ruff check generator checks tests
-	$(BIN)/mypy
-	$(BIN)/lint-imports
+	MYPYPATH=build/__editable__.agentddl-0.1.0-py3-none-any $(BIN)/mypy --strict \
+	    --namespace-packages --explicit-package-bases -p agentddl.generator -p agentddl.checks
 
-bench-lint: $(BIN)/.installed
+bench-lint: reinstall
 	$(BIN)/python -m agentddl.checks.lint.bench --files 1000
 
 clean:
-	rm -rf build $(VENV)
+	rm -rf out build $(VENV)

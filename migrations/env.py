@@ -5,11 +5,16 @@ from __future__ import annotations
 import os
 
 from alembic import context
+from alembic.util import CommandError
 from sqlalchemy import engine_from_config, pool
 
 
 def database_url() -> str:
-    url = os.environ.get("AGENTDDL_DSN") or context.config.get_main_option("sqlalchemy.url")
+    url = os.environ.get("AGENTDDL_DSN")
+    try:
+        url = url or context.config.get_main_option("sqlalchemy.url")
+    except CommandError:  # configured from pyproject.toml only: there is no alembic.ini
+        url = None
     if not url:
         raise SystemExit("agentddl: set AGENTDDL_DSN=postgresql://user@host/db to run migrations")
     # libpq URIs name no driver; SQLAlchemy needs psycopg (3) spelled out.

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+
 from agentddl.checks.harness.installations import library_env
 from agentddl.generator.errors import AgentDDLError
 

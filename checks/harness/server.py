@@ -10,9 +10,10 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import psycopg
-from agentddl.generator.errors import AgentDDLError
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from agentddl.generator.errors import AgentDDLError
 
 CONNECT_TIMEOUT_SECONDS = 10
 # Conservative on purpose: a name that needs no thought in a shell, a URI or a log line.

@@ -69,7 +69,7 @@ def test_every_statement_parses_with_pglast(name: str) -> None:
     assert len(statements) > 30
 
 
-@pytest.mark.parametrize("name", ["default", "old-engine", "single-tenant", "newest-engine"])
+@pytest.mark.parametrize("name", sorted(PROFILES))
 def test_schema_sql_is_clean_under_sqlfluff(name: str) -> None:
     sql = render_artifacts(PROFILES[name])["schema.sql"]
     config = sqlfluff.core.FluffConfig.from_path(str(ROOT))

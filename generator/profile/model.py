@@ -9,11 +9,67 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from agentddl.generator.profile.units import ByteSize, Duration, parse_duration, parse_size
 
 SUPPORTED_MAJORS = (14, 15, 16, 17, 18)
+# Every column name the generated tables use: the tenant column must not collide with one
+# (a unit test keeps this list complete).
+TABLE_COLUMNS = frozenset(
+    [
+        "run_id",
+        "created_at",
+        "run_key",
+        "parent_run_id",
+        "kind",
+        "status",
+        "version",
+        "fencing_token",
+        "priority",
+        "wake_at",
+        "attempt_count",
+        "max_attempts",
+        "trace_id",
+        "input",
+        "result",
+        "updated_at",
+        "finished_at",
+        "name",
+        "attempt_no",
+        "worker_id",
+        "lease_token_hash",
+        "started_at",
+        "heartbeat_at",
+        "lease_expires_at",
+        "ended_at",
+        "interruption_reason",
+        "error",
+        "run_created_at",
+        "seq",
+        "parent_seq",
+        "state_schema_version",
+        "next_nodes",
+        "completed_nodes",
+        "payload",
+        "payload_ref",
+        "payload_bytes",
+        "payload_sha256",
+        "event_id",
+        "actor",
+        "policy_version",
+        "idempotency_key",
+        "input_hash",
+        "completed_at",
+        "message_id",
+        "topic",
+        "available_at",
+        "delivery_attempts",
+        "claimed_by",
+        "claimed_until",
+        "delivered_at",
+    ]
+)
 _RESERVED = {"user", "table", "select", "order", "group", "public", "pg_catalog", "all"}
 
 
@@ -80,6 +136,20 @@ class Tenancy(_Section):
         description="Deleting a tenant removes its runs and everything under them (cascade), "
         "or is refused while it has runs (restrict).",
     )
+
+    @field_validator("column")
+    @classmethod
+    def _not_a_schema_column(cls, column: str | None) -> str | None:
+        if column in TABLE_COLUMNS:
+            raise ValueError(f"{column!r} is already a column of the schema; choose another name")
+        return column
+
+    @field_validator("row_level_security")
+    @classmethod
+    def _needs_a_tenant(cls, enabled: bool, info: ValidationInfo) -> bool:
+        if enabled and info.data.get("column") is None:
+            raise ValueError("row-level security needs a tenant column (tenancy.column)")
+        return enabled
 
 
 class Volume(_Section):

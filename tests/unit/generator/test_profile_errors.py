@@ -69,3 +69,31 @@ def test_missing_profile_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code = main(["generate", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "out")])
     assert code == 2
     assert "nope.yaml:1:1: cannot read profile" in capsys.readouterr().err
+
+
+def test_table_columns_list_is_complete() -> None:
+    from profiles import example_profiles
+
+    from agentddl.generator.model import derive
+    from agentddl.generator.profile.model import TABLE_COLUMNS
+
+    for profile in example_profiles().values():
+        for table in derive(profile).tables:
+            names = {c.name for c in table.columns} - {profile.tenancy.column}
+            assert names <= TABLE_COLUMNS, (table.name, names - TABLE_COLUMNS)
+
+
+@pytest.mark.parametrize(
+    ("tenancy", "expected"),
+    [
+        ("{column: run_id}", ":3:19: tenancy.column: 'run_id' is already a column of the schema"),
+        ("{column: null, row_level_security: true}", "row-level security needs a tenant column"),
+    ],
+)
+def test_tenancy_that_cannot_work_is_refused(
+    tenancy: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.yaml"
+    profile.write_text(f"profile: 1\nname: x\ntenancy: {tenancy}\n")
+    assert main(["generate", str(profile), "--out", str(tmp_path / "out")]) == 2
+    assert expected in capsys.readouterr().err

@@ -16,7 +16,6 @@ from pglast.enums import (
     ConstrType,
     NullTestType,
     ObjectType,
-    VariableSetKind,
 )
 
 from agentddl.checks.lint.ast_helpers import const_value, iter_nodes, name_list, relation_name
@@ -87,16 +86,6 @@ def altered_table(statement: Statement, context: Context) -> RelationName | None
     if not table_commands(node) or not isinstance(node.relation, ast.RangeVar):
         return None
     return relation_name(node.relation, context)
-
-
-def earlier_commands(
-    relation: RelationName, context: Context, statements: tuple[Statement, ...] | None = None
-) -> Iterator[tuple[Statement, ast.AlterTableCmd]]:
-    """Every `ALTER TABLE relation` command of earlier statements, oldest first."""
-    for earlier in context.earlier if statements is None else statements:
-        if altered_table(earlier, context) == relation:
-            for cmd in table_commands(earlier.node):
-                yield earlier, cmd
 
 
 def column_ref_name(node: Any) -> str | None:
@@ -291,26 +280,6 @@ ZERO_OFFSET_ZONES = _words(
     "utc etc/utc uct etc/uct gmt etc/gmt gmt0 etc/gmt0 gmt+0 gmt-0 etc/gmt+0 "
     "etc/gmt-0 greenwich etc/greenwich universal etc/universal zulu etc/zulu z 0"
 )
-
-
-def session_timezone(statement: Statement, context: Context) -> str | None:
-    """The TimeZone an earlier `SET [LOCAL] timezone` / `SET TIME ZONE` left in force for
-    `statement` (lower-cased); None when the migration did not set one."""
-    zone: str | None = None
-    for earlier in context.earlier:
-        node = earlier.node
-        if isinstance(node, ast.VariableSetStmt) and node.kind == VariableSetKind.VAR_RESET_ALL:
-            zone = None
-        if not isinstance(node, ast.VariableSetStmt) or node.name != "timezone":
-            continue
-        if node.is_local and not (
-            earlier.in_transaction_block and earlier.transaction == statement.transaction
-        ):
-            continue  # SET LOCAL ended with its transaction (or never took effect)
-        value = const_value(node.args[0]) if node.args else None
-        set_value = node.kind == VariableSetKind.VAR_SET_VALUE and value is not None
-        zone = str(value).lower() if set_value else None
-    return zone
 
 
 def keeps_contents(using: Any, column: str) -> bool:

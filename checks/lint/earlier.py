@@ -1,29 +1,83 @@
-"""What earlier statements of this migration created, beyond `Context.created_relations`:
-schemas, enum types and enum values, columns added to existing tables, partitions
-detached. Objects made in this migration have no running code depending on them yet.
+"""What earlier statements of this migration did, beyond `Context.created_relations`:
+schemas, types, enum values, functions and columns created, partitions detached,
+constraints named, `ALTER TABLE` commands per table. Objects made in this migration are
+new: no running code depends on them and no existing rows fill them.
 
-(Private to the rules package: discovery skips `_` modules. Candidates for
-`ast_helpers` once another rule needs them.)
+The walker files every statement in the migration's `History` under the context-free
+keys `index_keys` returns (names as written), so each question here costs only its
+matches, not a scan of every earlier statement (quadratic on big files). The matches
+are then resolved in the asking statement's Context, as a scan would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.ast_helpers import is_new_relation, name_list, relation_name
-from agentddl.checks.lint.columns import added_columns, earlier_commands
-from agentddl.checks.lint.types import Context, RelationName
+from agentddl.checks.lint.ast_helpers import (
+    const_value,
+    is_new_relation,
+    iter_nodes,
+    name_list,
+    relation_name,
+)
+from agentddl.checks.lint.columns import added_columns, altered_table, table_commands
+from agentddl.checks.lint.types import Context, History, RelationName, Statement
+
+_CONSTRAINT_HOLDERS = (
+    ast.CreateStmt,
+    ast.CreateForeignTableStmt,
+    ast.AlterTableStmt,
+    ast.CreateDomainStmt,
+    ast.AlterDomainStmt,
+)
+
+
+def index_keys(statement: Statement) -> list[object]:
+    """The keys a statement is filed under (besides its node type and transaction)."""
+    node = statement.node
+    keys: list[object] = []
+    if isinstance(node, ast.CreateSchemaStmt) and node.schemaname:
+        keys.append(("schema", node.schemaname))
+    if table_commands(node) and isinstance(node.relation, ast.RangeVar):
+        table = node.relation.relname
+        keys.append(("alter", table))
+        keys.extend(("add-column", table, column.colname) for column in added_columns(node))
+    if isinstance(node, ast.AlterTableStmt):
+        keys.extend(("detach", cmd.def_.name.relname) for cmd in node.cmds or () if _detaches(cmd))
+    type_name = _created_type_name(node)[-1:] or [_renamed_type_name(node)]
+    keys.extend(("type", name) for name in type_name if name)
+    if isinstance(node, ast.AlterEnumStmt) and node.oldVal is None and node.newVal:
+        keys.append(("enum-value", node.newVal))
+    if isinstance(node, ast.CreateFunctionStmt) and not node.is_procedure:
+        keys.append(("function", name_list(node.funcname)[-1]))
+    if isinstance(node, _CONSTRAINT_HOLDERS):
+        keys.extend(
+            ("constraint", c.conname) for c in iter_nodes(node) if isinstance(c, ast.Constraint) and c.conname
+        )
+    return keys
+
+
+def recorded(context: Context) -> History:
+    """The walker's History; for a hand-built Context, one indexed from `earlier` now."""
+    if context.history is not None:
+        return context.history
+    history = History()
+    for statement in context.earlier:
+        history.add(statement, context, index_keys(statement))
+    return history
+
+
+def _before(key: object, context: Context) -> tuple[Statement, ...]:
+    return recorded(context).before(key, len(context.earlier))
 
 
 def schema_created_earlier(schema: str, context: Context) -> bool:
     """True when `CREATE SCHEMA schema` ran earlier in this migration."""
-    return any(
-        isinstance(s.node, ast.CreateSchemaStmt) and s.node.schemaname == schema for s in context.earlier
-    )
+    return recorded(context).has_before(("schema", schema), len(context.earlier))
 
 
 def is_new(range_var: ast.RangeVar | None, context: Context) -> bool:
@@ -40,22 +94,33 @@ def is_new(range_var: ast.RangeVar | None, context: Context) -> bool:
     return schema_created_earlier(schema, context) if schema else False
 
 
+def earlier_commands(
+    relation: RelationName, context: Context, within: Statement | None = None
+) -> Iterator[tuple[Statement, ast.AlterTableCmd]]:
+    """Every `ALTER TABLE relation` command of earlier statements, oldest first; with
+    `within`, only those of its transaction block (none when it autocommits)."""
+    if within is not None and not within.in_transaction_block:
+        return
+    for earlier in _before(("alter", relation.name), context):
+        if within is not None and earlier.transaction != within.transaction:
+            continue
+        if altered_table(earlier, context) == relation:
+            for cmd in table_commands(earlier.node):
+                yield earlier, cmd
+
+
 def column_added_earlier(relation: RelationName, column: str, context: Context) -> bool:
     """True when an earlier `ALTER TABLE relation ADD COLUMN column` ran in this migration."""
     return any(
-        definition.colname == column
-        for statement, _ in earlier_commands(relation, context)
-        for definition in added_columns(statement.node)
+        altered_table(statement, context) == relation
+        for statement in _before(("add-column", relation.name, column), context)
     )
 
 
 def detached_earlier(relation: RelationName, context: Context) -> bool:
     """True when an earlier statement detached `relation` from its partitioned parent."""
-    for statement in context.earlier:
-        node = statement.node
-        if not isinstance(node, ast.AlterTableStmt):
-            continue
-        for cmd in node.cmds or ():
+    for statement in _before(("detach", relation.name), context):
+        for cmd in statement.node.cmds or ():
             if _detaches(cmd) and relation_name(cmd.def_.name, context) == relation:
                 return True
     return False
@@ -70,33 +135,50 @@ def _detaches(cmd: Any) -> bool:
     )
 
 
+def constraint_named_in_transaction(name: str, statement: Statement, context: Context) -> bool:
+    """True when an earlier statement of `statement`'s transaction block named a
+    constraint `name` (added it, in a CREATE TABLE or ALTER TABLE/DOMAIN)."""
+    if not statement.in_transaction_block:
+        return False
+    return any(s.transaction == statement.transaction for s in _before(("constraint", name), context))
+
+
 def type_created_earlier(names: Sequence[Any] | None, context: Context) -> bool:
     """True when the (possibly qualified) type was created in this migration (an enum,
-    composite, range or domain).
+    composite, range or domain), or renamed from one that was.
 
     An unqualified name matches a type created in any schema of the search_path; an
     unqualified CREATE counts as made in the search_path's first schema.
     """
     wanted = name_list(names)
-    candidates = (
-        {(wanted[-2], wanted[-1])}
-        if len(wanted) >= 2
-        else {(schema, wanted[-1]) for schema in context.search_path}
-    )
-    return bool(candidates & _created_types(context))
+    if not wanted:
+        return False
+    schemas = [wanted[-2]] if len(wanted) >= 2 else list(context.search_path)
+    position = len(context.earlier)
+    return any(_type_made(schema, wanted[-1], position, context) for schema in schemas)
 
 
-def _created_types(context: Context) -> set[tuple[str, str]]:
+def _type_made(schema: str, name: str, position: int, context: Context) -> bool:
+    """`schema.name` was created, or renamed from a created type, before `position`."""
     first = context.search_path[0] if context.search_path else "public"
-    created: set[tuple[str, str]] = set()
-    for statement in context.earlier:
+    for statement in recorded(context).before(("type", name), position):
         parts = _created_type_name(statement.node)
-        if parts:
-            created.add((parts[-2] if len(parts) >= 2 else first, parts[-1]))
+        if parts and (parts[-2] if len(parts) >= 2 else first, parts[-1]) == (schema, name):
+            return True
         renamed = _renamed_type(statement.node, first)
-        if renamed is not None and renamed[0] in created:  # a new type keeps being new
-            created.add(renamed[1])
-    return created
+        # A type renamed from a new one stays new.
+        if (
+            renamed is not None
+            and renamed[1] == (schema, name)
+            and _type_made(*renamed[0], statement.index, context)
+        ):
+            return True
+    return False
+
+
+def _renamed_type_name(node: Any) -> str | None:
+    renamed = _renamed_type(node, "")
+    return renamed[1][1] if renamed is not None else None
 
 
 def _renamed_type(node: Any, first: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
@@ -126,9 +208,16 @@ def enum_value_added_earlier(names: Sequence[Any] | None, value: str, context: C
     of the same (unqualified) name."""
     wanted = name_list(names)
     return any(
-        isinstance(s.node, ast.AlterEnumStmt)
-        and s.node.oldVal is None
-        and s.node.newVal == value
-        and name_list(s.node.typeName)[-1:] == wanted[-1:]
-        for s in context.earlier
+        name_list(s.node.typeName)[-1:] == wanted[-1:] for s in _before(("enum-value", value), context)
     )
+
+
+def function_volatility(name: str, context: Context) -> str | None:
+    """The volatility of the function `name` as last created earlier in this migration
+    (`volatile` when CREATE FUNCTION does not say); None when it created none."""
+    created = _before(("function", name), context)
+    if not created:
+        return None
+    options = [o for o in created[-1].node.options or () if isinstance(o, ast.DefElem)]
+    declared = [const_value(o.arg) for o in options if o.defname == "volatility"]
+    return str(declared[-1]) if declared else "volatile"

@@ -8,6 +8,7 @@ can hurt); `all_locks` includes relations created earlier in it.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator
 from enum import IntEnum
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 from pglast import ast, enums
 
 from agentddl.checks.lint.ast_helpers import qualified_name, relation_name
-from agentddl.checks.lint.types import Context, RelationName, Statement
+from agentddl.checks.lint.earlier import recorded
+from agentddl.checks.lint.types import Context, History, RelationName, Statement
 
 
 class LockMode(IntEnum):
@@ -80,6 +82,71 @@ def strongest_lock(statement: Statement, context: Context) -> Lock | None:
     """The strongest lock taken on a pre-existing relation, or None."""
     locks = locks_taken(statement, context)
     return max(locks, key=lambda lock: lock[1]) if locks else None
+
+
+def held_mode(relation: RelationName, statement: Statement, context: Context) -> LockMode | None:
+    """The strongest lock earlier statements of `statement`'s transaction block took on
+    `relation` (new relations included); None when they took none."""
+    if not statement.in_transaction_block:
+        return None
+    return _held(statement, context).mode(relation, len(context.earlier))
+
+
+def exclusive_holders(statement: Statement, context: Context) -> list[tuple[Lock, Statement]]:
+    """The ACCESS EXCLUSIVE locks on pre-existing relations that earlier statements of
+    `statement`'s transaction block hold, oldest first, each with the statement that took it."""
+    if not statement.in_transaction_block:
+        return []
+    return _held(statement, context).exclusive(len(context.earlier))
+
+
+def _held(statement: Statement, context: Context) -> _TransactionLocks:
+    history = recorded(context)
+    key = ("held-locks", statement.transaction)
+    if key not in history.memo:
+        history.memo[key] = _TransactionLocks(history, statement.transaction)
+    ledger: _TransactionLocks = history.memo[key]
+    return ledger
+
+
+class _TransactionLocks:
+    """The locks one transaction's statements take, each read in the Context it ran in,
+    recorded lazily in order: asking at every statement costs O(1) amortized (plus a
+    bisection), where re-deriving them from every earlier statement is quadratic."""
+
+    def __init__(self, history: History, transaction: int) -> None:
+        self._history = history
+        self._statements = history.all(("transaction", transaction))
+        self._done = 0
+        self._modes: dict[RelationName, list[tuple[int, LockMode]]] = {}  # (index, strongest so far)
+        self._exclusive: list[tuple[int, Lock, Statement]] = []  # first ACCESS EXCLUSIVE per relation
+        self._exclusive_relations: set[RelationName] = set()
+
+    def mode(self, relation: RelationName, position: int) -> LockMode | None:
+        self._record_until(position)
+        entries = self._modes.get(relation, [])
+        end = bisect.bisect_left(entries, position, key=lambda entry: entry[0])
+        return entries[end - 1][1] if end else None
+
+    def exclusive(self, position: int) -> list[tuple[Lock, Statement]]:
+        self._record_until(position)
+        end = bisect.bisect_left(self._exclusive, position, key=lambda entry: entry[0])
+        return [(lock, statement) for _, lock, statement in self._exclusive[:end]]
+
+    def _record_until(self, position: int) -> None:
+        while self._done < len(self._statements) and self._statements[self._done].index < position:
+            self._record(self._statements[self._done])
+            self._done += 1
+
+    def _record(self, statement: Statement) -> None:
+        context = self._history.context_of(statement)
+        for relation, mode in all_locks(statement, context):
+            entries = self._modes.setdefault(relation, [])
+            entries.append((statement.index, max(mode, entries[-1][1]) if entries else mode))
+            exclusive = mode == LockMode.ACCESS_EXCLUSIVE and not context.is_new(relation)
+            if exclusive and relation not in self._exclusive_relations:
+                self._exclusive_relations.add(relation)
+                self._exclusive.append((statement.index, (relation, mode), statement))
 
 
 def all_locks(statement: Statement, context: Context) -> list[Lock]:

@@ -1,5 +1,5 @@
 """Reading the run-time settings a migration changes: lock_timeout, statement_timeout,
-search_path, via SET / SET LOCAL / RESET / set_config()."""
+search_path, TimeZone, via SET / SET LOCAL / RESET / set_config()."""
 
 from __future__ import annotations
 
@@ -11,8 +11,14 @@ from pglast import ast, enums
 
 from agentddl.checks.lint.ast_helpers import const_value, function_name, iter_nodes
 
-TRACKED = ("lock_timeout", "statement_timeout", "search_path")
-DEFAULTS: dict[str, Any] = {"lock_timeout": 0, "statement_timeout": 0, "search_path": ("public",)}
+TRACKED = ("lock_timeout", "statement_timeout", "search_path", "timezone")
+# timezone None: the server's setting (unknown to a static linter).
+DEFAULTS: dict[str, Any] = {
+    "lock_timeout": 0,
+    "statement_timeout": 0,
+    "search_path": ("public",),
+    "timezone": None,
+}
 
 _UNITS_MS = {"us": 0.001, "ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
 _DURATION = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([a-z]*)\s*$")
@@ -71,6 +77,9 @@ def _variable_set(node: ast.VariableSetStmt) -> SettingChange | None:
     if kind != enums.VariableSetKind.VAR_SET_VALUE:
         return None
     values = [const_value(arg) for arg in node.args or ()]
+    if node.name == "timezone":  # SET TIME ZONE 'UTC' / 0 / INTERVAL '+00:00' ...
+        zone = str(values[0]).lower() if values and values[0] is not None else None
+        return SettingChange(node.name, zone, bool(node.is_local))
     if node.name == "search_path":
         # SET quotes each argument as one schema name: SET search_path = 'a,b' is "a,b".
         value: Any = tuple(str(v) for v in values if v is not None)
@@ -92,5 +101,7 @@ def _set_config(node: Any) -> SettingChange | None:
         return None
     if name == "search_path":
         return SettingChange(name, search_path_list(text), is_local)
+    if name == "timezone":
+        return SettingChange(name, text.lower(), is_local)
     value = duration_ms(text)
     return None if value is None else SettingChange(name, value, is_local)

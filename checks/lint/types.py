@@ -16,9 +16,12 @@ For rule authors (framework modules you can import):
   autocommit unless BEGIN..COMMIT; alembic: explicit BEGIN/COMMIT of the offline SQL,
   or one implicit transaction when the SQL has none). `transaction` ids are equal for
   statements that commit together (`Context.same_transaction`).
-- `Context.earlier_of(ast.CreateSchemaStmt, ...)`: earlier statements of those node types,
-  without scanning `earlier` (scanning it in every check is quadratic: 20k statements
-  take minutes).
+- Never scan `context.earlier` in a check: rules run on every statement, so a scan is
+  quadratic (20k statements take minutes). Ask the indexes instead:
+  `Context.earlier_of(ast.CreateSchemaStmt, ...)`, `Context.same_transaction(statement,
+  ast.AlterEnumStmt, ...)`; `earlier` (schemas, types, columns, enum values, functions
+  created, partitions detached, ALTER TABLE commands per table); `locks.held_mode` and
+  `locks.exclusive_holders` (locks the transaction already holds).
 - `Context.options[rule-name]` is the rule's `[tool.agentddl.options.<rule-name>]`
   table; `Context.options["lock_timeout"]` is `[tool.agentddl] lock_timeout = {...}`.
 - Fixtures: tests/fixtures/lint/<rule-name>/*.sql, see tests/unit/lint/test_fixtures.py.
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, overload
 
@@ -73,6 +76,7 @@ class Context:
     created_relations: frozenset[RelationName] = frozenset()  # new, empty: no lock hazard
     lock_timeout_ms: int = 0  # 0 = no timeout in force
     statement_timeout_ms: int = 0
+    timezone: str | None = None  # TimeZone the migration set (lower-cased); None: the server's
     earlier: Sequence[Statement] = ()  # every earlier statement of this migration, in order
     options: dict[str, Any] = field(default_factory=dict)  # per-rule config from [tool.agentddl]
     # The walker's append-only index of earlier statements (by node type, by transaction),
@@ -83,21 +87,31 @@ class Context:
         """True when the relation was created earlier in this migration."""
         return relation in self.created_relations
 
-    def same_transaction(self, statement: Statement) -> tuple[Statement, ...]:
-        """Earlier statements that share `statement`'s transaction."""
+    def same_transaction(self, statement: Statement, *node_types: type) -> tuple[Statement, ...]:
+        """Earlier statements that share `statement`'s transaction block, in order; with
+        `node_types`, only those whose node is one of them (costs only the matches)."""
         if not statement.in_transaction_block:
             return ()
-        if self.history is not None:
-            return self.history.before(("transaction", statement.transaction), len(self.earlier))
-        return tuple(s for s in self.earlier if s.transaction == statement.transaction)
+        if self.history is None:
+            same = (s for s in self.earlier if s.transaction == statement.transaction)
+            return tuple(s for s in same if not node_types or isinstance(s.node, node_types))
+        transaction = ("transaction", statement.transaction)
+        if not node_types:
+            return self.history.before(transaction, len(self.earlier))
+        keys = [(*transaction, kind) for kind in node_types]
+        return self._merged(keys)
 
     def earlier_of(self, *node_types: type) -> tuple[Statement, ...]:
         """Earlier statements whose node is one of `node_types`, in order. Prefer this to
         scanning `earlier`: it costs only the matches, so big files stay linear."""
         if self.history is None:
             return tuple(s for s in self.earlier if isinstance(s.node, node_types))
-        found = [s for t in node_types for s in self.history.before(t, len(self.earlier))]
-        return tuple(sorted(found, key=lambda s: s.index)) if len(node_types) > 1 else tuple(found)
+        return self._merged(list(node_types))
+
+    def _merged(self, keys: list[object]) -> tuple[Statement, ...]:
+        assert self.history is not None
+        found = [s for key in keys for s in self.history.before(key, len(self.earlier))]
+        return tuple(sorted(found, key=lambda s: s.index)) if len(keys) > 1 else tuple(found)
 
 
 class Earlier(Sequence[Statement]):
@@ -135,22 +149,43 @@ class Earlier(Sequence[Statement]):
 
 
 class History:
-    """Append-only lists of a migration's statements, keyed by node type and by
-    ("transaction", id). Statement.index is the position in the migration."""
+    """The walker's append-only index of a migration's statements, each with the Context
+    in force before it. Lists are keyed by node type, by ("transaction", id), by
+    ("transaction", id, node type) and by the extra keys the walker passes to `add` (see
+    `earlier.index_keys`). Statement.index is the position in the migration, so the
+    statements earlier than the current one are those below `len(context.earlier)`."""
 
     def __init__(self) -> None:
         self._lists: dict[object, list[Statement]] = {}
+        self._contexts: dict[int, Context] = {}
+        # Indexes that helper modules build lazily, once per migration (e.g. held locks).
+        self.memo: dict[object, Any] = {}
 
-    def add(self, statement: Statement) -> None:
-        """Record a statement (the walker calls this after each one)."""
-        self._lists.setdefault(type(statement.node), []).append(statement)
-        self._lists.setdefault(("transaction", statement.transaction), []).append(statement)
+    def add(self, statement: Statement, context: Context, keys: Iterable[object] = ()) -> None:
+        """Record a statement and the Context it ran in (the walker calls this after each)."""
+        self._contexts[statement.index] = context
+        kind, transaction = type(statement.node), ("transaction", statement.transaction)
+        for key in dict.fromkeys((kind, transaction, (*transaction, kind), *keys)):
+            self._lists.setdefault(key, []).append(statement)
 
     def before(self, key: object, position: int) -> tuple[Statement, ...]:
         """The statements under `key` whose index is below `position`."""
         items = self._lists.get(key, [])
         end = bisect.bisect_left(items, position, key=lambda s: s.index)
         return tuple(items[:end])
+
+    def has_before(self, key: object, position: int) -> bool:
+        """True when some statement under `key` has an index below `position`."""
+        items = self._lists.get(key)
+        return bool(items) and items[0].index < position
+
+    def all(self, key: object) -> list[Statement]:
+        """Every statement under `key`, in order (the list itself: do not change it)."""
+        return self._lists.get(key, [])
+
+    def context_of(self, statement: Statement) -> Context:
+        """The Context in force before `statement` ran."""
+        return self._contexts[statement.index]
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from pglast import ast, enums
 
 from agentddl.checks.lint import settings
 from agentddl.checks.lint.ast_helpers import resolve
+from agentddl.checks.lint.earlier import index_keys
 from agentddl.checks.lint.plpgsql import do_block_sql
 from agentddl.checks.lint.source import SourceMap, skip_trivia
 from agentddl.checks.lint.types import Context, Earlier, History, RelationName, Runner, Statement
@@ -72,8 +73,9 @@ def walk(
     state = _State(base, implicit_transaction=runner == "alembic" and not _has_tcl(raw_statements))
     for raw in raw_statements:
         for statement in state.statements(raw, text, migration.source, file):
-            migration.steps.append((statement, state.context()))
-            state.after(statement)
+            context = state.context()
+            migration.steps.append((statement, context))
+            state.after(statement, context)
     return migration
 
 
@@ -154,6 +156,7 @@ class _State:
             created_relations=self._created_snapshot(),
             lock_timeout_ms=int(effective["lock_timeout"]),
             statement_timeout_ms=int(effective["statement_timeout"]),
+            timezone=effective["timezone"],
             earlier=Earlier(self.earlier, len(self.earlier)),
             history=self.history,
         )
@@ -164,7 +167,7 @@ class _State:
             self._frozen_created = frozenset(self.created)
         return self._frozen_created
 
-    def after(self, statement: Statement) -> None:
+    def after(self, statement: Statement, context: Context) -> None:
         """Apply what `statement` did to the session, then remember it."""
         self.index += 1
         node = statement.node
@@ -177,7 +180,7 @@ class _State:
             if len(self.created) != before:
                 self._frozen_created = None
         self.earlier.append(statement)
-        self.history.add(statement)
+        self.history.add(statement, context, index_keys(statement))
 
     def _transaction_statement(self, node: ast.TransactionStmt) -> None:
         kind = enums.TransactionStmtKind

@@ -9,10 +9,10 @@ from pglast import ast
 from pglast.enums import AlterTableType
 
 from agentddl.checks.lint.ast_helpers import iter_nodes, relation_name
-from agentddl.checks.lint.locks import Lock, LockMode, locks_taken
-from agentddl.checks.lint.rules._batching import is_unbounded_read, is_unbounded_write
-from agentddl.checks.lint.rules._earlier import is_new
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.lint.batching import is_unbounded_read, is_unbounded_write
+from agentddl.checks.lint.earlier import constraint_named_in_transaction, is_new
+from agentddl.checks.lint.locks import exclusive_holders
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
 class AccessExclusiveWithSlowWork(Rule):
@@ -78,7 +78,7 @@ class AccessExclusiveWithSlowWork(Rule):
         work = _slow_work(statement, context)
         if work is None:
             return
-        held = _exclusive_locks(statement, context)
+        held = exclusive_holders(statement, context)
         if not held:
             return
         (relation, _), locker = held[0]
@@ -90,17 +90,6 @@ class AccessExclusiveWithSlowWork(Rule):
             f"End the transaction after the locking statement, then run the {work} in its "
             "own (batched) transactions.",
         )
-
-
-def _exclusive_locks(statement: Statement, context: Context) -> list[tuple[Lock, Statement]]:
-    """ACCESS EXCLUSIVE locks earlier statements of this transaction hold, oldest first,
-    each with the statement that took it."""
-    held: dict[RelationName, tuple[Lock, Statement]] = {}
-    for earlier in context.same_transaction(statement):
-        for lock in locks_taken(earlier, context):
-            if lock[1] == LockMode.ACCESS_EXCLUSIVE and lock[0] not in held:
-                held[lock[0]] = (lock, earlier)
-    return list(held.values())
 
 
 def _snippet(sql: str, width: int = 48) -> str:
@@ -149,19 +138,9 @@ def _validates_old_constraint(statement: Statement, context: Context) -> bool:
     node = statement.node
     if node.relation is None or is_new(node.relation, context):
         return False
-    added = _constraints_added_in_transaction(statement, context)
     return any(
         isinstance(cmd, ast.AlterTableCmd)
         and cmd.subtype == AlterTableType.AT_ValidateConstraint
-        and cmd.name not in added
+        and not constraint_named_in_transaction(str(cmd.name), statement, context)
         for cmd in node.cmds or ()
     )
-
-
-def _constraints_added_in_transaction(statement: Statement, context: Context) -> set[str]:
-    return {
-        constraint.conname
-        for earlier in context.same_transaction(statement)
-        for constraint in iter_nodes(earlier.node)
-        if isinstance(constraint, ast.Constraint) and constraint.conname
-    }

@@ -17,12 +17,11 @@ from agentddl.checks.lint.columns import (
     column_ref_name,
     column_type,
     commands_of,
-    earlier_commands,
     keeps_contents,
     rewrite_needed,
     rewrite_needed_from_unknown,
-    session_timezone,
 )
+from agentddl.checks.lint.earlier import earlier_commands
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
 UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone
@@ -115,8 +114,7 @@ class ColumnTypeChangeRewrites(Rule):
 
 
 def _utc_session(statement: Statement, context: Context) -> bool:
-    zone = session_timezone(statement, context)
-    return context.pg_version >= UTC_SKIPS_REWRITE_SINCE and zone in ZERO_OFFSET_ZONES
+    return context.pg_version >= UTC_SKIPS_REWRITE_SINCE and context.timezone in ZERO_OFFSET_ZONES
 
 
 @dataclass

@@ -9,7 +9,7 @@ from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
 from agentddl.checks.lint.ast_helpers import name_list, qualified_name, relation_name
-from agentddl.checks.lint.rules._earlier import (
+from agentddl.checks.lint.earlier import (
     column_added_earlier,
     detached_earlier,
     is_new,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from pglast import ast
 
@@ -88,23 +87,15 @@ def _added_value(node: object, context: Context) -> tuple[RelationName, str] | N
     return None
 
 
-def _this_transaction(statement: Statement, context: Context) -> Sequence[Statement]:
-    """Earlier statements of `statement`'s transaction. Transaction ids only grow along
-    the migration, so the transaction's start is found by bisection."""
-    earlier = context.earlier
-    start = bisect.bisect_left(earlier, statement.transaction, key=lambda s: s.transaction)
-    return earlier[start:]
-
-
-def _enum_additions(statement: Statement, context: Context) -> list[Statement]:
+def _enum_additions(statement: Statement, context: Context) -> tuple[Statement, ...]:
     """`ALTER TYPE ... ADD VALUE` statements earlier in `statement`'s transaction."""
-    return [s for s in _this_transaction(statement, context) if isinstance(s.node, ast.AlterEnumStmt)]
+    return context.same_transaction(statement, ast.AlterEnumStmt)
 
 
 def _created_in_transaction(enum: RelationName, statement: Statement, context: Context) -> bool:
     return any(
         isinstance(s.node, ast.CreateEnumStmt) and qualified_name(s.node.typeName or (), context) == enum
-        for s in _this_transaction(statement, context)
+        for s in context.same_transaction(statement, ast.CreateEnumStmt)
     )
 
 

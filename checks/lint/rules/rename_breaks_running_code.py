@@ -8,7 +8,7 @@ from pglast import ast
 from pglast.enums import ObjectType
 
 from agentddl.checks.lint.ast_helpers import name_list, relation_name
-from agentddl.checks.lint.rules._earlier import (
+from agentddl.checks.lint.earlier import (
     column_added_earlier,
     enum_value_added_earlier,
     is_new,

@@ -8,7 +8,7 @@ from pglast import ast
 from pglast.enums import AlterTableType
 
 from agentddl.checks.lint.ast_helpers import relation_name
-from agentddl.checks.lint.rules._earlier import is_new
+from agentddl.checks.lint.earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 CONCURRENT_DETACH_SINCE = 14

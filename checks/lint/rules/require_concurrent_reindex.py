@@ -8,7 +8,7 @@ from pglast import ast
 from pglast.enums import ReindexObjectType
 
 from agentddl.checks.lint.ast_helpers import const_value, relation_name
-from agentddl.checks.lint.rules._earlier import is_new, schema_created_earlier
+from agentddl.checks.lint.earlier import is_new, schema_created_earlier
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 CONCURRENT_REINDEX_SINCE = 12

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from pglast import ast
 
-from agentddl.checks.lint.locks import Lock, LockMode, all_locks, locks_taken
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.lint.locks import Lock, held_mode, locks_taken
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
 class RequireLockTimeout(Rule):
@@ -93,11 +93,7 @@ def _never_queues(node: object) -> bool:
 
 def _not_yet_held(waits: list[Lock], statement: Statement, context: Context) -> list[Lock]:
     """Drop locks an earlier statement of the same transaction already acquired."""
-    held: dict[RelationName, LockMode] = {}
-    for earlier in context.same_transaction(statement):
-        for relation, mode in all_locks(earlier, context):
-            held[relation] = max(mode, held.get(relation, mode))
-    return [(rel, mode) for rel, mode in waits if held.get(rel, LockMode(1)) < mode]
+    return [(rel, mode) for rel, mode in waits if (held_mode(rel, statement, context) or 0) < mode]
 
 
 def _help(context: Context, action: str) -> str:

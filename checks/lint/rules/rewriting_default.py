@@ -10,10 +10,8 @@ from pglast.enums import ConstrType
 
 from agentddl.checks.lint.ast_helpers import (
     VOLATILE_FUNCTIONS,
-    const_value,
     function_name,
     iter_nodes,
-    name_list,
 )
 from agentddl.checks.lint.columns import (
     added_columns,
@@ -21,6 +19,7 @@ from agentddl.checks.lint.columns import (
     column_constraints,
     default_expression,
 )
+from agentddl.checks.lint.earlier import function_volatility
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
 FAST_DEFAULT_SINCE = 11  # non-volatile defaults are stored in the catalog, not the rows
@@ -101,25 +100,11 @@ class RewritingDefault(Rule):
 def _volatile_call(expr: Any, context: Context) -> str | None:
     """The first call in `expr` known to be volatile, as `name()`: a volatile built-in,
     or a function this migration created VOLATILE (the default for CREATE FUNCTION)."""
-    created = _created_functions(context)
     for call in (n for n in iter_nodes(expr) if isinstance(n, ast.FuncCall)):
         name = function_name(call)
-        if name in VOLATILE_FUNCTIONS or created.get(name) == "volatile":
+        if name in VOLATILE_FUNCTIONS or function_volatility(name, context) == "volatile":
             return f"{name}()"
     return None
-
-
-def _created_functions(context: Context) -> dict[str, str]:
-    """Volatility of each function created earlier in this migration, by name."""
-    created: dict[str, str] = {}
-    for earlier in context.earlier:
-        node = earlier.node
-        if isinstance(node, ast.CreateFunctionStmt) and not node.is_procedure:
-            options = [o for o in node.options or () if isinstance(o, ast.DefElem)]
-            declared = [const_value(o.arg) for o in options if o.defname == "volatility"]
-            names = name_list(node.funcname)
-            created[names[-1]] = str(declared[-1]) if declared else "volatile"
-    return created
 
 
 _NOT_NULL_LATER = ", then make it NOT NULL"

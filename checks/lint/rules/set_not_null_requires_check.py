@@ -11,11 +11,11 @@ from pglast.enums import AlterTableType, ConstrType
 from agentddl.checks.lint.columns import (
     added_constraint,
     altered_table,
-    earlier_commands,
     implies_not_null,
     is_validating,
     table_commands,
 )
+from agentddl.checks.lint.earlier import earlier_commands
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
 CHECK_SKIPS_SCAN_SINCE = 12  # SET NOT NULL uses a validated CHECK (col IS NOT NULL)

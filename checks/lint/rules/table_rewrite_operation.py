@@ -9,7 +9,7 @@ from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
 from agentddl.checks.lint.ast_helpers import const_value, relation_name
-from agentddl.checks.lint.rules._earlier import is_new
+from agentddl.checks.lint.earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 # REINDEX (TABLESPACE ...) CONCURRENTLY moves an index online from this version on.

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 
 from agentddl.checks.lint.ast_helpers import relation_name
-from agentddl.checks.lint.rules._earlier import is_new
+from agentddl.checks.lint.earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 

@@ -6,12 +6,8 @@ from collections.abc import Iterator
 
 from pglast.enums import AlterTableType
 
-from agentddl.checks.lint.columns import (
-    added_constraint,
-    altered_table,
-    commands_of,
-    earlier_commands,
-)
+from agentddl.checks.lint.columns import added_constraint, altered_table, commands_of
+from agentddl.checks.lint.earlier import earlier_commands
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
@@ -79,8 +75,7 @@ class ValidateInSameTransaction(Rule):
         validated = {str(cmd.name) for cmd in commands_of(statement.node, validate)}
         if not validated:
             return
-        same_transaction = context.same_transaction(statement)
-        added = [added_constraint(cmd) for _, cmd in earlier_commands(table, context, same_transaction)]
+        added = [added_constraint(cmd) for _, cmd in earlier_commands(table, context, within=statement)]
         added_not_valid = {c.conname for c in added if c and c.conname and c.skip_validation}
         for name in sorted(validated & added_not_valid):
             yield Violation(

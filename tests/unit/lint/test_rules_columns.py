@@ -15,7 +15,6 @@ from agentddl.checks.lint.columns import (
     keeps_contents,
     rewrite_needed,
     rewrite_needed_from_unknown,
-    session_timezone,
 )
 from agentddl.checks.lint.walk import walk
 
@@ -155,9 +154,11 @@ def test_default_expression(default: str, present: bool) -> None:
         ("BEGIN; SET LOCAL timezone = 'UTC'; COMMIT;", None),
         ("SET LOCAL timezone = 'UTC';", None),
         ("BEGIN; SET LOCAL timezone = 'UTC';", "utc"),
+        ("BEGIN; SET timezone = 'UTC'; ROLLBACK;", None),
+        ("SELECT set_config('timezone', 'UTC', false);", "utc"),
     ],
 )
 def test_session_timezone(sql: str, zone: str | None) -> None:
     migration = walk(sql + " SELECT 1;", "m.sql", 16, "psql")
-    statement, context = migration.steps[-1]
-    assert session_timezone(statement, context) == zone
+    _, context = migration.steps[-1]
+    assert context.timezone == zone

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from pglast import ast, parse_sql
 
+from agentddl.checks.lint.batching import is_unbounded_read, is_unbounded_write
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
-from agentddl.checks.lint.rules._batching import is_unbounded_read, is_unbounded_write
 from agentddl.checks.lint.run import lint_paths
 from agentddl.checks.lint.types import Finding
 

@@ -109,4 +109,6 @@ def test_earlier_of_and_same_transaction_match_a_scan_of_earlier() -> None:
             if statement.in_transaction_block and s.transaction == statement.transaction
         )
         assert context.same_transaction(statement) == same
+        creates = tuple(s for s in same if isinstance(s.node, ast.CreateStmt | ast.CreateSchemaStmt))
+        assert context.same_transaction(statement, ast.CreateStmt, ast.CreateSchemaStmt) == creates
     assert len(steps[-1][1].earlier_of(ast.CreateSchemaStmt)) == 3

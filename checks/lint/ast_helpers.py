@@ -81,6 +81,17 @@ def const_value(node: Any) -> str | int | float | bool | None:
     return None
 
 
+def option_enabled(options: Sequence[Any] | None, name: str) -> bool:
+    """True when a list of DefElem options turns the boolean option `name` on, as
+    PostgreSQL's defGetBoolean reads it: `REINDEX (CONCURRENTLY)`, `VACUUM (FULL true)`,
+    `(FULL on)` and `(FULL 1)` are on; `(CONCURRENTLY false)`, `off` and `0` are off
+    (any other value is an error, so the statement does nothing)."""
+    for option in options or ():
+        if isinstance(option, ast.DefElem) and option.defname == name:
+            return option.arg is None or str(const_value(option.arg)).lower() in ("true", "on", "1")
+    return False
+
+
 def iter_nodes(node: Any) -> Iterator[ast.Node]:
     """Every pglast node inside `node` (itself included), depth-first, in field order.
 
@@ -129,6 +140,7 @@ VOLATILE_FUNCTIONS = frozenset(
         "uuid_generate_v1",
         "uuid_generate_v1mc",
         "uuid_generate_v4",
+        "uuid_generate_v7",
         "uuidv4",
         "uuidv7",
         "clock_timestamp",

@@ -15,7 +15,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from agentddl.checks.lint.ast_helpers import qualified_name, relation_name
+from agentddl.checks.lint.ast_helpers import option_enabled, qualified_name, relation_name
 from agentddl.checks.lint.earlier import recorded
 from agentddl.checks.lint.types import Context, History, RelationName, Statement
 
@@ -252,7 +252,7 @@ def _rename(node: ast.RenameStmt, context: Context) -> _Locks:
 
 
 def _reindex(node: ast.ReindexStmt, context: Context) -> _Locks:
-    concurrent = any(p.defname == "concurrently" for p in node.params or ())
+    concurrent = option_enabled(node.params, "concurrently")
     kind = enums.ReindexObjectType
     if node.kind == kind.REINDEX_OBJECT_INDEX:
         yield from _rv(node.relation, context, _SUE if concurrent else _AE)
@@ -261,7 +261,7 @@ def _reindex(node: ast.ReindexStmt, context: Context) -> _Locks:
 
 
 def _vacuum(node: ast.VacuumStmt, context: Context) -> _Locks:
-    full = any(o.defname == "full" for o in node.options or ())
+    full = option_enabled(node.options, "full")
     for rel in node.rels or ():
         yield from _rv(rel.relation, context, _AE if full and node.is_vacuumcmd else _SUE)
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from pglast import ast, enums
 
+from agentddl.checks.lint.ast_helpers import option_enabled
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
@@ -77,7 +78,7 @@ def no_transaction_block(node: object, pg_version: int) -> str | None:
     if isinstance(node, ast.DropStmt) and node.concurrent:
         return "DROP INDEX CONCURRENTLY"
     # Before the version that has the syntax, syntax-not-in-target-version reports it.
-    if isinstance(node, ast.ReindexStmt) and _has_concurrently(node) and pg_version >= 12:
+    if isinstance(node, ast.ReindexStmt) and option_enabled(node.params, "concurrently") and pg_version >= 12:
         return "REINDEX CONCURRENTLY"
     if isinstance(node, ast.AlterTableStmt) and _detach_concurrently(node) and pg_version >= 14:
         return "DETACH PARTITION CONCURRENTLY"
@@ -102,10 +103,6 @@ _NEVER_IN_BLOCK: dict[type, str] = {
     ast.CreateTableSpaceStmt: "CREATE TABLESPACE",
     ast.DropTableSpaceStmt: "DROP TABLESPACE",
 }
-
-
-def _has_concurrently(node: ast.ReindexStmt) -> bool:
-    return any(param.defname == "concurrently" for param in node.params or ())
 
 
 def _detach_concurrently(node: ast.AlterTableStmt) -> bool:

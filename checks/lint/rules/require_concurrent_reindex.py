@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ReindexObjectType
 
-from agentddl.checks.lint.ast_helpers import const_value, relation_name
+from agentddl.checks.lint.ast_helpers import option_enabled, relation_name
 from agentddl.checks.lint.earlier import is_new, schema_created_earlier
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
@@ -79,7 +79,7 @@ class RequireConcurrentReindex(Rule):
             return
         if not isinstance(node, ast.ReindexStmt) or node.kind not in _KIND_WORDS:
             return
-        if _is_concurrent(node):
+        if option_enabled(node.params, "concurrently"):
             return
         target = _target(node, context)
         if target is None:
@@ -107,15 +107,6 @@ _MESSAGES = {
     "SCHEMA": "REINDEX {kind} {target} blocks writes to each of its tables, and reads that "
     "would use their indexes, while that table's indexes are rebuilt.",
 }
-
-
-def _is_concurrent(node: ast.ReindexStmt) -> bool:
-    for param in node.params or ():
-        if isinstance(param, ast.DefElem) and param.defname == "concurrently":
-            # `(CONCURRENTLY false)` switches it off again
-            value = True if param.arg is None else const_value(param.arg)
-            return str(value).lower() not in ("false", "off", "0", "no")
-    return False
 
 
 def _target(node: ast.ReindexStmt, context: Context) -> str | None:

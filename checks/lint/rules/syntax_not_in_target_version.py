@@ -9,7 +9,7 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType, MergeMatchKind, PartitionStrategy
 
-from agentddl.checks.lint.ast_helpers import const_value, iter_nodes
+from agentddl.checks.lint.ast_helpers import iter_nodes, option_enabled
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
@@ -32,15 +32,7 @@ def _constraint(test: Callable[[ast.Constraint], bool]) -> Callable[[Any], bool]
 
 
 def _reindex_concurrently(node: Any) -> bool:
-    if not isinstance(node, ast.ReindexStmt):
-        return False
-    params = [p for p in node.params or () if isinstance(p, ast.DefElem)]
-    on = (
-        p.arg is None or str(const_value(p.arg)).lower() not in ("false", "off", "0")
-        for p in params
-        if p.defname == "concurrently"
-    )
-    return any(on)
+    return isinstance(node, ast.ReindexStmt) and option_enabled(node.params, "concurrently")
 
 
 def _table_not_null(node: Any) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.ast_helpers import const_value, relation_name
+from agentddl.checks.lint.ast_helpers import option_enabled, relation_name
 from agentddl.checks.lint.earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
@@ -102,7 +102,7 @@ def _rewrites(node: Any, context: Context) -> Iterator[tuple[str, str, str]]:
     elif isinstance(node, ast.AlterTableMoveAllStmt):
         what = f"every relation in tablespace {node.orig_tablespacename}"
         yield what, "ALTER ... ALL IN TABLESPACE ... SET TABLESPACE", _REPACK
-    elif isinstance(node, ast.VacuumStmt) and node.is_vacuumcmd and _is_full(node):
+    elif isinstance(node, ast.VacuumStmt) and node.is_vacuumcmd and option_enabled(node.options, "full"):
         for target in _vacuum_targets(node, context):
             yield target, "VACUUM FULL", _REPACK
     elif isinstance(node, ast.ClusterStmt):
@@ -131,14 +131,6 @@ def _alter_help(node: ast.AlterTableStmt, target: str, cmd: ast.AlterTableCmd, c
     if moves_index:
         return _INDEX_TWIN
     return _REPACK
-
-
-def _is_full(node: ast.VacuumStmt) -> bool:
-    for option in node.options or ():
-        if isinstance(option, ast.DefElem) and option.defname == "full":
-            value = True if option.arg is None else const_value(option.arg)
-            return str(value).lower() not in ("false", "off", "0", "no")
-    return False
 
 
 def _vacuum_targets(node: ast.VacuumStmt, context: Context) -> Iterator[str]:

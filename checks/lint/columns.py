@@ -88,6 +88,13 @@ def altered_table(statement: Statement, context: Context) -> RelationName | None
     return relation_name(node.relation, context)
 
 
+def existing_altered_table(statement: Statement, context: Context) -> RelationName | None:
+    """The table an `ALTER TABLE` statement changes when it existed before this
+    migration; None for other statements and for tables created in it (new and empty)."""
+    table = altered_table(statement, context)
+    return None if table is None or context.is_new(table) else table
+
+
 def column_ref_name(node: Any) -> str | None:
     """`col` for a bare one-part column reference, else None."""
     fields = node.fields if isinstance(node, ast.ColumnRef) else None

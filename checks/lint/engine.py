@@ -4,6 +4,7 @@ applying severities and suppressions."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.rules import all_rules
@@ -40,51 +41,50 @@ def lint_migration(
     return sorted(findings, key=lambda f: (f.line, f.column, f.code))
 
 
-_Enabled = dict[str, tuple[type[Rule], Severity]]
+@dataclass(frozen=True)
+class _Enabled:
+    """A rule switched on for this run, with its severity."""
+
+    rule: type[Rule]
+    severity: Severity  # the configured one, else the rule's default
+    configured: bool  # the configuration set it: it wins over a violation's own severity
+
+    def finding(self, file: str, position: tuple[int, int], violation: Violation) -> Finding:
+        severity = self.severity if self.configured else violation.severity or self.severity
+        line, column = position
+        rule = self.rule
+        return Finding(file, line, column, rule.code, rule.name, severity, violation.message, violation.help)
 
 
-def _syntax_findings(migration: Migration, error: SyntaxProblem, rules: _Enabled) -> list[Finding]:
+def _syntax_findings(migration: Migration, error: SyntaxProblem, rules: dict[str, _Enabled]) -> list[Finding]:
     if SYNTAX_ERROR not in rules:
         return []
-    rule, severity = rules[SYNTAX_ERROR]
-    line, column = migration.source.position(error.offset)
     message = f"This file cannot be parsed ({error.message}); nothing in it was linted."
-    help = "Fix the SQL so PostgreSQL can parse it."
-    return [Finding(migration.file, line, column, rule.code, rule.name, severity, message, help)]
+    violation = Violation(message, "Fix the SQL so PostgreSQL can parse it.")
+    position = migration.source.position(error.offset)
+    return [rules[SYNTAX_ERROR].finding(migration.file, position, violation)]
 
 
-def _enabled(config: LintConfig, only: Iterable[str] | None) -> _Enabled:
+def _enabled(config: LintConfig, only: Iterable[str] | None) -> dict[str, _Enabled]:
     selected = None if only is None else {*only, *FRAMEWORK_RULES}
-    enabled: _Enabled = {}
+    enabled: dict[str, _Enabled] = {}
     for rule in all_rules():
         severity = config.severity(rule)
         if severity is not None and (selected is None or rule.name in selected):
-            enabled[rule.name] = (rule, severity)
+            enabled[rule.name] = _Enabled(rule, severity, rule.name in config.severities)
     return enabled
 
 
-def _raw_findings(migration: Migration, rules: _Enabled) -> Iterable[tuple[Finding, Statement]]:
-    instances = [
-        (rule(), severity) for name, (rule, severity) in rules.items() if name not in FRAMEWORK_RULES
-    ]
+def _raw_findings(migration: Migration, rules: dict[str, _Enabled]) -> Iterable[tuple[Finding, Statement]]:
+    instances = [(enabled.rule(), enabled) for name, enabled in rules.items() if name not in FRAMEWORK_RULES]
     for statement, context in migration.steps:
-        for rule, severity in instances:
+        for rule, enabled in instances:
             for violation in _checked(rule, statement, context):
                 offset = statement.offset
                 if violation.location is not None and not statement.in_do_block:
                     offset += violation.location
-                line, column = migration.source.position(offset)
-                finding = Finding(
-                    migration.file,
-                    line,
-                    column,
-                    rule.code,
-                    rule.name,
-                    severity,
-                    violation.message,
-                    violation.help,
-                )
-                yield finding, statement
+                position = migration.source.position(offset)
+                yield enabled.finding(migration.file, position, violation), statement
 
 
 def _checked(rule: Rule, statement: Statement, context: Context) -> list[Violation]:
@@ -100,7 +100,7 @@ def _apply_suppressions(
     raw: list[tuple[Finding, Statement]],
     suppressions: list[Suppression],
     file: str,
-    rules: _Enabled,
+    rules: dict[str, _Enabled],
 ) -> list[Finding]:
     used: set[int] = set()
     kept = []
@@ -121,39 +121,30 @@ def _statement_lines(statement: Statement) -> tuple[int, int]:
 
 
 def _suppression_findings(
-    suppressions: list[Suppression], used: set[int], file: str, rules: _Enabled
+    suppressions: list[Suppression], used: set[int], file: str, rules: dict[str, _Enabled]
 ) -> Iterable[Finding]:
     for index, suppression in enumerate(suppressions):
+        position = (suppression.line, suppression.column)
         if not suppression.reason and IGNORE_WITHOUT_REASON in rules:
-            rule, severity = rules[IGNORE_WITHOUT_REASON]
-            yield Finding(
-                file,
-                suppression.line,
-                suppression.column,
-                rule.code,
-                rule.name,
-                severity,
-                "This ignore comment does not say why the hazard is acceptable.",
-                "Add a reason after the bracket: -- agentddl: ignore[rule-name] reason.",
-            )
+            yield rules[IGNORE_WITHOUT_REASON].finding(file, position, _NO_REASON)
         if index in used or UNUSED_IGNORE not in rules:
             continue
         unused = _unused_names(suppression, rules)
         if unused:
-            rule, severity = rules[UNUSED_IGNORE]
-            yield Finding(
-                file,
-                suppression.line,
-                suppression.column,
-                rule.code,
-                rule.name,
-                severity,
+            violation = Violation(
                 f"This ignore comment suppresses nothing ({unused}).",
                 "Remove the comment, or fix the rule name in the brackets.",
             )
+            yield rules[UNUSED_IGNORE].finding(file, position, violation)
 
 
-def _unused_names(suppression: Suppression, rules: _Enabled) -> str:
+_NO_REASON = Violation(
+    "This ignore comment does not say why the hazard is acceptable.",
+    "Add a reason after the bracket: -- agentddl: ignore[rule-name] reason.",
+)
+
+
+def _unused_names(suppression: Suppression, rules: dict[str, _Enabled]) -> str:
     """Why the suppression is unused; '' when its rules are merely disabled in this run."""
     from agentddl.checks.lint.rules import rules_by_name
 

@@ -190,11 +190,13 @@ class History:
 
 @dataclass(frozen=True)
 class Violation:
-    """What a rule reports; the framework adds file, line, code and severity."""
+    """What a rule reports; the framework adds file, line, code and (unless the rule
+    chose one for this case) severity."""
 
     message: str  # the consequence, one sentence: "Building this index blocks writes to t."
     help: str  # the action, one sentence: "Use CREATE INDEX CONCURRENTLY outside a transaction."
     location: int | None = None  # character offset inside the statement's sql, if narrower
+    severity: Severity | None = None  # None: the rule's; a configured severity wins over both
 
 
 @dataclass(frozen=True)

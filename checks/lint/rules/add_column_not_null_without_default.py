@@ -9,9 +9,9 @@ from pglast.enums import ConstrType
 
 from agentddl.checks.lint.columns import (
     added_columns,
-    altered_table,
     column_constraints,
     default_expression,
+    existing_altered_table,
     is_serial,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
@@ -71,8 +71,8 @@ class AddColumnNotNullWithoutDefault(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        node, table = statement.node, altered_table(statement, context)
-        if table is None or context.is_new(table):
+        node, table = statement.node, existing_altered_table(statement, context)
+        if table is None:
             return
         for column in added_columns(node):
             if _fails_on_existing_rows(column):

@@ -9,8 +9,8 @@ from pglast.enums import ConstrType
 
 from agentddl.checks.lint.columns import (
     added_columns,
-    altered_table,
     column_constraints,
+    existing_altered_table,
     is_serial,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
@@ -84,8 +84,8 @@ class AddGeneratedOrSerialColumn(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        node, table = statement.node, altered_table(statement, context)
-        if table is None or context.is_new(table):
+        node, table = statement.node, existing_altered_table(statement, context)
+        if table is None:
             return
         for column in added_columns(node):
             kind = _filled_kind(column)

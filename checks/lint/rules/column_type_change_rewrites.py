@@ -13,10 +13,10 @@ from agentddl.checks.lint.columns import (
     MAYBE_FREE_INTO,
     ZERO_OFFSET_ZONES,
     ColumnType,
-    altered_table,
     column_ref_name,
     column_type,
     commands_of,
+    existing_altered_table,
     keeps_contents,
     rewrite_needed,
     rewrite_needed_from_unknown,
@@ -48,7 +48,9 @@ class ColumnTypeChangeRewrites(Rule):
     `bigint`, `uuid`, `jsonb`, `boolean`, `date` ...), when a `USING` expression
     computes new values, when the old type is known from earlier in the migration and
     the change is not one of the free ones, and for `timestamp` -> `timestamptz` unless
-    the migration set a UTC TimeZone first (PostgreSQL 12+).
+    the migration set a UTC TimeZone first (PostgreSQL 12+). That last case is a
+    warning, not an error: it rewrites only when the server's TimeZone is not UTC,
+    which the migration alone does not show.
 
     Free changes, not flagged: `varchar(n)` -> `varchar(m)` with m >= n, `varchar` <->
     `text` (no length), `numeric(p,s)` -> `numeric(p2,s)` with p2 >= p or
@@ -97,8 +99,8 @@ class ColumnTypeChangeRewrites(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        table = altered_table(statement, context)
-        if table is None or context.is_new(table):
+        table = existing_altered_table(statement, context)
+        if table is None:
             return
         changes = list(commands_of(statement.node, AlterTableType.AT_AlterColumnType))
         utc = bool(changes) and _utc_session(statement, context)
@@ -179,4 +181,5 @@ class _Change:
                 "is UTC."
             ),
             help=_TZ_HELP,
+            severity="warning",  # free when the server's own TimeZone is UTC
         )

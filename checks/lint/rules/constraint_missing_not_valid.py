@@ -11,9 +11,9 @@ from agentddl.checks.lint.ast_helpers import relation_name
 from agentddl.checks.lint.columns import (
     added_columns,
     added_constraints,
-    altered_table,
     column_constraints,
     default_expression,
+    existing_altered_table,
     is_serial,
     is_validating,
 )
@@ -82,8 +82,8 @@ class ConstraintMissingNotValid(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        node, table = statement.node, altered_table(statement, context)
-        if table is None or context.is_new(table):
+        node, table = statement.node, existing_altered_table(statement, context)
+        if table is None:
             return
         for constraint in added_constraints(node, *_KINDS):
             if is_validating(constraint):

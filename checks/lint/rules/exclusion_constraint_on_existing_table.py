@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.columns import added_constraints, altered_table
+from agentddl.checks.lint.columns import added_constraints, existing_altered_table
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 # PostgreSQL 18's temporal keys (`WITHOUT OVERLAPS`) are exclusion constraints too.
@@ -62,8 +62,8 @@ class ExclusionConstraintOnExistingTable(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        node, table = statement.node, altered_table(statement, context)
-        if table is None or context.is_new(table):
+        node, table = statement.node, existing_altered_table(statement, context)
+        if table is None:
             return
         for constraint in added_constraints(node, *_KINDS):
             is_exclusion = constraint.contype == ConstrType.CONSTR_EXCLUSION

@@ -9,8 +9,8 @@ from pglast.enums import ConstrType
 from agentddl.checks.lint.columns import (
     added_columns,
     added_constraints,
-    altered_table,
     column_constraints,
+    existing_altered_table,
 )
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
@@ -69,8 +69,8 @@ class RequireUniqueUsingIndex(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        node, table = statement.node, altered_table(statement, context)
-        if table is None or context.is_new(table):
+        node, table = statement.node, existing_altered_table(statement, context)
+        if table is None:
             return
         inline = [c for col in added_columns(node) for c in column_constraints(col, *_KINDS)]
         for constraint in (*added_constraints(node, *_KINDS), *inline):

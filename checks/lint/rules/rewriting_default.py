@@ -15,9 +15,9 @@ from agentddl.checks.lint.ast_helpers import (
 )
 from agentddl.checks.lint.columns import (
     added_columns,
-    altered_table,
     column_constraints,
     default_expression,
+    existing_altered_table,
 )
 from agentddl.checks.lint.earlier import function_volatility
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
@@ -82,8 +82,8 @@ class RewritingDefault(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        node, table = statement.node, altered_table(statement, context)
-        if table is None or context.is_new(table):
+        node, table = statement.node, existing_altered_table(statement, context)
+        if table is None:
             return
         for column in added_columns(node):
             default = default_expression(column)

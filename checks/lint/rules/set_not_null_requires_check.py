@@ -10,7 +10,7 @@ from pglast.enums import AlterTableType, ConstrType
 
 from agentddl.checks.lint.columns import (
     added_constraint,
-    altered_table,
+    existing_altered_table,
     implies_not_null,
     is_validating,
     table_commands,
@@ -89,8 +89,8 @@ class SetNotNullRequiresCheck(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        table = altered_table(statement, context)
-        if table is None or context.is_new(table):
+        table = existing_altered_table(statement, context)
+        if table is None:
             return
         commands = table_commands(statement.node)
         for position, command in enumerate(commands):

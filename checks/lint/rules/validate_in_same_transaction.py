@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from pglast.enums import AlterTableType
 
-from agentddl.checks.lint.columns import added_constraint, altered_table, commands_of
+from agentddl.checks.lint.columns import added_constraint, commands_of, existing_altered_table
 from agentddl.checks.lint.earlier import earlier_commands
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
@@ -68,8 +68,8 @@ class ValidateInSameTransaction(Rule):
     severity = "error"
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        table = altered_table(statement, context)
-        if table is None or context.is_new(table):
+        table = existing_altered_table(statement, context)
+        if table is None:
             return
         validate = AlterTableType.AT_ValidateConstraint
         validated = {str(cmd.name) for cmd in commands_of(statement.node, validate)}

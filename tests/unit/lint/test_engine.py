@@ -37,15 +37,26 @@ class Crashes(Rule):
         return iter(())
 
 
+class InfoOnInsert(Rule):
+    """Reports every INSERT at info severity, though the rule's default is error."""
+
+    code = "ADL992"
+    name = "info-on-insert"
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        if isinstance(statement.node, ast.InsertStmt):
+            yield Violation("m", "h", severity="info")
+
+
 @pytest.fixture(autouse=True)
 def extra_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    rules = (*all_rules(), PointsAtWhere, Crashes)
+    rules = (*all_rules(), PointsAtWhere, Crashes, InfoOnInsert)
     monkeypatch.setattr(engine, "all_rules", lambda: rules)
 
 
 def _lint(sql: str, **severities: str) -> list[tuple[int, int, str, str]]:
     config = LintConfig(severities={k.replace("_", "-"): v for k, v in severities.items()})
-    findings = engine.lint(sql, "m.sql", config, only=["points-at-where", "crashes"])
+    findings = engine.lint(sql, "m.sql", config, only=["points-at-where", "crashes", "info-on-insert"])
     return [(f.line, f.column, f.rule, f.severity) for f in findings]
 
 
@@ -66,3 +77,8 @@ def test_a_crashing_rule_becomes_a_finding() -> None:
     )
     assert [(f.line, f.rule) for f in findings] == [(1, "crashes"), (2, "points-at-where")]
     assert "KeyError" in findings[0].message and findings[0].severity == "warning"
+
+
+def test_violation_severity_overrides_the_rule_default_not_the_config() -> None:
+    assert _lint("INSERT INTO t VALUES (1);") == [(1, 1, "info-on-insert", "info")]
+    assert _lint("INSERT INTO t VALUES (1);", info_on_insert="error")[0][3] == "error"

@@ -77,14 +77,22 @@ def _enabled(config: LintConfig, only: Iterable[str] | None) -> dict[str, _Enabl
 
 def _raw_findings(migration: Migration, rules: dict[str, _Enabled]) -> Iterable[tuple[Finding, Statement]]:
     instances = [(enabled.rule(), enabled) for name, enabled in rules.items() if name not in FRAMEWORK_RULES]
+    by_type: dict[type, list[tuple[Rule, _Enabled]]] = {}
     for statement, context in migration.steps:
-        for rule, enabled in instances:
+        kind = type(statement.node)
+        if kind not in by_type:  # the rules that can report on this kind of statement
+            by_type[kind] = [(r, e) for r, e in instances if _applies(r, kind)]
+        for rule, enabled in by_type[kind]:
             for violation in _checked(rule, statement, context):
                 offset = statement.offset
                 if violation.location is not None and not statement.in_do_block:
                     offset += violation.location
                 position = migration.source.position(offset)
                 yield enabled.finding(migration.file, position, violation), statement
+
+
+def _applies(rule: Rule, kind: type) -> bool:
+    return not rule.node_types or issubclass(kind, rule.node_types)
 
 
 def _checked(rule: Rule, statement: Statement, context: Context) -> list[Violation]:

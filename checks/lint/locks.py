@@ -313,3 +313,5 @@ _HANDLERS: dict[type, Callable[[Any, Context], _Locks]] = {
     ast.DeleteStmt: _relations(LockMode.ROW_EXCLUSIVE, "relation"),
     ast.MergeStmt: _relations(LockMode.ROW_EXCLUSIVE, "relation"),
 }
+# The statements that lock anything (rules may skip the others).
+LOCKING_STATEMENTS = tuple(_HANDLERS)

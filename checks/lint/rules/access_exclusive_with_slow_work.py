@@ -73,6 +73,15 @@ class AccessExclusiveWithSlowWork(Rule):
     code = "ADL308"
     name = "access-exclusive-with-slow-work"
     severity = "error"
+    node_types = (
+        ast.UpdateStmt,
+        ast.DeleteStmt,
+        ast.InsertStmt,
+        ast.CreateTableAsStmt,
+        ast.IndexStmt,
+        ast.RefreshMatViewStmt,
+        ast.AlterTableStmt,
+    )
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         work = _slow_work(statement, context)

@@ -69,6 +69,7 @@ class AddColumnNotNullWithoutDefault(Rule):
     code = "ADL206"
     name = "add-column-not-null-without-default"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node, table = statement.node, existing_altered_table(statement, context)

@@ -82,6 +82,7 @@ class AddGeneratedOrSerialColumn(Rule):
     code = "ADL208"
     name = "add-generated-or-serial-column"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node, table = statement.node, existing_altered_table(statement, context)

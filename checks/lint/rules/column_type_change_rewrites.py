@@ -97,6 +97,7 @@ class ColumnTypeChangeRewrites(Rule):
     code = "ADL209"
     name = "column-type-change-rewrites"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         table = existing_altered_table(statement, context)

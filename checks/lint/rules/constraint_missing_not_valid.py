@@ -80,6 +80,7 @@ class ConstraintMissingNotValid(Rule):
     code = "ADL201"
     name = "constraint-missing-not-valid"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node, table = statement.node, existing_altered_table(statement, context)

@@ -87,6 +87,7 @@ class DropBreaksRunningCode(Rule):
     code = "ADL306"
     name = "drop-breaks-running-code"
     severity = "error"
+    node_types = (ast.AlterTableStmt, ast.DropStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
 from pglast.enums import ConstrType
 
 from agentddl.checks.lint.columns import added_constraints, existing_altered_table
@@ -60,6 +61,7 @@ class ExclusionConstraintOnExistingTable(Rule):
     code = "ADL204"
     name = "exclusion-constraint-on-existing-table"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node, table = statement.node, existing_altered_table(statement, context)

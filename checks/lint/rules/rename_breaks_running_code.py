@@ -110,6 +110,7 @@ class RenameBreaksRunningCode(Rule):
     code = "ADL305"
     name = "rename-breaks-running-code"
     severity = "error"
+    node_types = (ast.RenameStmt, ast.AlterEnumStmt, ast.AlterObjectSchemaStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

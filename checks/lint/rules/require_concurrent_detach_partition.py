@@ -63,6 +63,7 @@ class RequireConcurrentDetachPartition(Rule):
     code = "ADL302"
     name = "require-concurrent-detach-partition"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

@@ -58,6 +58,7 @@ class RequireConcurrentIndexCreation(Rule):
     code = "ADL101"
     name = "require-concurrent-index-creation"
     severity = "error"
+    node_types = (ast.IndexStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

@@ -48,6 +48,7 @@ class RequireConcurrentIndexDeletion(Rule):
     code = "ADL102"
     name = "require-concurrent-index-deletion"
     severity = "error"
+    node_types = (ast.DropStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

@@ -55,6 +55,7 @@ class RequireConcurrentRefresh(Rule):
     code = "ADL303"
     name = "require-concurrent-refresh"
     severity = "error"
+    node_types = (ast.RefreshMatViewStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

@@ -72,6 +72,7 @@ class RequireConcurrentReindex(Rule):
     code = "ADL301"
     name = "require-concurrent-reindex"
     severity = "error"
+    node_types = (ast.ReindexStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from pglast import ast
 
-from agentddl.checks.lint.locks import Lock, held_mode, locks_taken
+from agentddl.checks.lint.locks import LOCKING_STATEMENTS, Lock, held_mode, locks_taken
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 
@@ -58,6 +58,7 @@ class RequireLockTimeout(Rule):
     code = "ADL104"
     name = "require-lock-timeout"
     severity = "error"
+    node_types = LOCKING_STATEMENTS
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         if _never_queues(statement.node):

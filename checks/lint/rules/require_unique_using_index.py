@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
 from pglast.enums import ConstrType
 
 from agentddl.checks.lint.columns import (
@@ -67,6 +68,7 @@ class RequireUniqueUsingIndex(Rule):
     code = "ADL203"
     name = "require-unique-using-index"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node, table = statement.node, existing_altered_table(statement, context)

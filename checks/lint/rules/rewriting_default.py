@@ -80,6 +80,7 @@ class RewritingDefault(Rule):
     code = "ADL207"
     name = "rewriting-default"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node, table = statement.node, existing_altered_table(statement, context)

@@ -87,6 +87,7 @@ class SetNotNullRequiresCheck(Rule):
     code = "ADL205"
     name = "set-not-null-requires-check"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         table = existing_altered_table(statement, context)

@@ -21,6 +21,7 @@ class Feature:
     label: str
     instead: str
     present: Callable[[Any], bool]
+    kinds: tuple[type, ...]  # the node types `present` can be true for (to skip the rest)
 
 
 def _cmd(*subtypes: AlterTableType) -> Callable[[Any], bool]:
@@ -52,6 +53,14 @@ def _not_enforced(constraint: ast.Constraint) -> bool:
     return constraint.contype in kinds and not constraint.is_enforced
 
 
+_SQL_JSON = (
+    ast.JsonObjectConstructor,
+    ast.JsonArrayConstructor,
+    ast.JsonArrayQueryConstructor,
+    ast.JsonIsPredicate,
+    ast.JsonObjectAgg,
+    ast.JsonArrayAgg,
+)
 _UPGRADE = "Raise --pg-version if every server already runs a newer release."
 
 FEATURES: tuple[Feature, ...] = (
@@ -63,6 +72,7 @@ FEATURES: tuple[Feature, ...] = (
             isinstance(n, (ast.IndexStmt, ast.Constraint))
             and (getattr(n, "indexIncludingParams", None) or getattr(n, "including", None))
         ),
+        (ast.IndexStmt, ast.Constraint),
     ),
     Feature(
         11,
@@ -71,12 +81,14 @@ FEATURES: tuple[Feature, ...] = (
         lambda n: (
             isinstance(n, ast.PartitionSpec) and n.strategy == PartitionStrategy.PARTITION_STRATEGY_HASH
         ),
+        (ast.PartitionSpec,),
     ),
     Feature(
         11,
         "a DEFAULT partition",
         "Create explicit partitions for every range.",
         lambda n: isinstance(n, ast.PartitionBoundSpec) and bool(n.is_default),
+        (ast.PartitionBoundSpec,),
     ),
     Feature(
         11,
@@ -85,36 +97,42 @@ FEATURES: tuple[Feature, ...] = (
         lambda n: (
             isinstance(n, ast.CallStmt) or (isinstance(n, ast.CreateFunctionStmt) and bool(n.is_procedure))
         ),
+        (ast.CallStmt, ast.CreateFunctionStmt),
     ),
     Feature(
         12,
         "stored generated columns",
         "Fill the column from a trigger.",
         _constraint(lambda c: c.contype == ConstrType.CONSTR_GENERATED and c.generated_kind == "s"),
+        (ast.Constraint,),
     ),
     Feature(
         12,
         "REINDEX ... CONCURRENTLY",
         "Build a twin index CONCURRENTLY, drop the old one CONCURRENTLY, rename the twin.",
         _reindex_concurrently,
+        (ast.ReindexStmt,),
     ),
     Feature(
         13,
         "ALTER COLUMN ... DROP EXPRESSION",
         "Recreate the column.",
         _cmd(AlterTableType.AT_DropExpression),
+        (ast.AlterTableCmd,),
     ),
     Feature(
         14,
         "DETACH PARTITION ... CONCURRENTLY",
         "Use a plain DETACH PARTITION.",
         lambda n: isinstance(n, ast.PartitionCmd) and bool(n.concurrent),
+        (ast.PartitionCmd,),
     ),
     Feature(
         14,
         "DETACH PARTITION ... FINALIZE",
         "Use a plain DETACH PARTITION.",
         _cmd(AlterTableType.AT_DetachPartitionFinalize),
+        (ast.AlterTableCmd,),
     ),
     Feature(
         14,
@@ -124,52 +142,49 @@ FEATURES: tuple[Feature, ...] = (
             (isinstance(n, ast.ColumnDef) and bool(n.compression))
             or _cmd(AlterTableType.AT_SetCompression)(n)
         ),
+        (ast.ColumnDef, ast.AlterTableCmd),
     ),
     Feature(
         14,
         "CREATE OR REPLACE TRIGGER",
         "DROP TRIGGER IF EXISTS, then CREATE TRIGGER.",
         lambda n: isinstance(n, ast.CreateTrigStmt) and bool(n.replace),
+        (ast.CreateTrigStmt,),
     ),
     Feature(
         15,
         "NULLS NOT DISTINCT",
         "Use a partial unique index or a COALESCE expression.",
         lambda n: isinstance(n, (ast.IndexStmt, ast.Constraint)) and bool(n.nulls_not_distinct),
+        (ast.IndexStmt, ast.Constraint),
     ),
     Feature(
         15,
         "MERGE",
         "Use INSERT ... ON CONFLICT, or UPDATE then INSERT.",
         lambda n: isinstance(n, ast.MergeStmt),
+        (ast.MergeStmt,),
     ),
     Feature(
         15,
         "ALTER TABLE ... SET ACCESS METHOD",
         "Recreate the table.",
         _cmd(AlterTableType.AT_SetAccessMethod),
+        (ast.AlterTableCmd,),
     ),
     Feature(
         16,
         "SQL/JSON constructors and IS JSON",
         "Use json_build_object() and friends.",
-        lambda n: isinstance(
-            n,
-            (
-                ast.JsonObjectConstructor,
-                ast.JsonArrayConstructor,
-                ast.JsonArrayQueryConstructor,
-                ast.JsonIsPredicate,
-                ast.JsonObjectAgg,
-                ast.JsonArrayAgg,
-            ),
-        ),
+        lambda n: isinstance(n, _SQL_JSON),
+        _SQL_JSON,
     ),
     Feature(
         17,
         "JSON_TABLE / JSON_QUERY / JSON_VALUE / JSON_EXISTS",
         "Use jsonb_path_query() and jsonb_to_recordset().",
         lambda n: isinstance(n, (ast.JsonTable, ast.JsonFuncExpr)),
+        (ast.JsonTable, ast.JsonFuncExpr),
     ),
     Feature(
         17,
@@ -179,42 +194,49 @@ FEATURES: tuple[Feature, ...] = (
             isinstance(n, ast.MergeWhenClause)
             and n.matchKind == MergeMatchKind.MERGE_WHEN_NOT_MATCHED_BY_SOURCE
         ),
+        (ast.MergeWhenClause,),
     ),
     Feature(
         17,
         "MERGE ... RETURNING",
         "Query the changed rows afterwards.",
         lambda n: isinstance(n, ast.MergeStmt) and n.returningClause is not None,
+        (ast.MergeStmt,),
     ),
     Feature(
         17,
         "ALTER COLUMN ... SET EXPRESSION",
         "Recreate the generated column.",
         _cmd(AlterTableType.AT_SetExpression),
+        (ast.AlterTableCmd,),
     ),
     Feature(
         18,
         "NOT NULL as a table constraint (incl. NOT NULL ... NOT VALID)",
         "Use a CHECK (col IS NOT NULL) NOT VALID constraint, VALIDATE it, then SET NOT NULL.",
         _table_not_null,
+        (ast.AlterTableCmd, ast.CreateStmt),
     ),
     Feature(
         18,
         "virtual generated columns (VIRTUAL, or no STORED)",
         "Write GENERATED ALWAYS AS (...) STORED, or compute it in a view.",
         _constraint(lambda c: c.contype == ConstrType.CONSTR_GENERATED and c.generated_kind == "v"),
+        (ast.Constraint,),
     ),
     Feature(
         18,
         "NOT ENFORCED constraints",
         "Leave the constraint out, or add it NOT VALID.",
         _constraint(_not_enforced),
+        (ast.Constraint,),
     ),
     Feature(
         18,
         "temporal keys (WITHOUT OVERLAPS / PERIOD)",
         "Use an EXCLUDE constraint.",
         _constraint(lambda c: bool(c.without_overlaps or c.fk_with_period or c.pk_with_period)),
+        (ast.Constraint,),
     ),
 )
 
@@ -273,8 +295,11 @@ class SyntaxNotInTargetVersion(Rule):
         if not missing:
             return
         nodes = list(iter_nodes(statement.node))
+        kinds = {type(node) for node in nodes}
         for feature in missing:
-            if any(feature.present(node) for node in nodes):
+            if kinds.isdisjoint(feature.kinds):
+                continue
+            if any(feature.present(node) for node in nodes if isinstance(node, feature.kinds)):
                 yield Violation(
                     message=(
                         f"This statement uses {feature.label}, which PostgreSQL "

@@ -85,6 +85,7 @@ class TableRewriteOperation(Rule):
     code = "ADL304"
     name = "table-rewrite-operation"
     severity = "error"
+    node_types = (ast.AlterTableStmt, ast.AlterTableMoveAllStmt, ast.VacuumStmt, ast.ClusterStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         for target, operation, advice in _rewrites(statement.node, context):

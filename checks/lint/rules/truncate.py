@@ -56,6 +56,7 @@ class Truncate(Rule):
     code = "ADL307"
     name = "truncate"
     severity = "error"
+    node_types = (ast.TruncateStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

@@ -68,6 +68,7 @@ class UnbatchedBackfill(Rule):
     code = "ADL309"
     name = "unbatched-backfill"
     severity = "error"
+    node_types = (ast.UpdateStmt, ast.DeleteStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node

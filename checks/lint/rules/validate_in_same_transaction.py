@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pglast import ast
 from pglast.enums import AlterTableType
 
 from agentddl.checks.lint.columns import added_constraint, commands_of, existing_altered_table
@@ -66,6 +67,7 @@ class ValidateInSameTransaction(Rule):
     code = "ADL202"
     name = "validate-in-same-transaction"
     severity = "error"
+    node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         table = existing_altered_table(statement, context)

@@ -20,20 +20,11 @@ from pglast.enums import AlterTableType, ObjectType
 from agentddl.checks.lint.ast_helpers import (
     const_value,
     is_new_relation,
-    iter_nodes,
     name_list,
     relation_name,
 )
 from agentddl.checks.lint.columns import added_columns, altered_table, table_commands
 from agentddl.checks.lint.types import Context, History, RelationName, Statement
-
-_CONSTRAINT_HOLDERS = (
-    ast.CreateStmt,
-    ast.CreateForeignTableStmt,
-    ast.AlterTableStmt,
-    ast.CreateDomainStmt,
-    ast.AlterDomainStmt,
-)
 
 
 def index_keys(statement: Statement) -> list[object]:
@@ -54,11 +45,29 @@ def index_keys(statement: Statement) -> list[object]:
         keys.append(("enum-value", node.newVal))
     if isinstance(node, ast.CreateFunctionStmt) and not node.is_procedure:
         keys.append(("function", name_list(node.funcname)[-1]))
-    if isinstance(node, _CONSTRAINT_HOLDERS):
-        keys.extend(
-            ("constraint", c.conname) for c in iter_nodes(node) if isinstance(c, ast.Constraint) and c.conname
-        )
+    keys.extend(("constraint", name) for name in _constraint_names(node))
     return keys
+
+
+def _constraint_names(node: Any) -> list[str]:
+    """The names of the constraints a CREATE TABLE, ALTER TABLE or CREATE/ALTER DOMAIN
+    defines (table constraints and column constraints)."""
+    if isinstance(node, ast.CreateForeignTableStmt):
+        node = node.base
+    if isinstance(node, ast.CreateStmt):
+        elements: tuple[Any, ...] = tuple(node.tableElts or ())
+    elif isinstance(node, ast.AlterTableStmt):
+        elements = tuple(getattr(cmd, "def_", None) for cmd in node.cmds or ())
+    elif isinstance(node, ast.CreateDomainStmt):
+        elements = tuple(node.constraints or ())
+    elif isinstance(node, ast.AlterDomainStmt):
+        elements = (node.def_,)
+    else:
+        return []
+    constraints = [
+        c for e in elements for c in (e.constraints or () if isinstance(e, ast.ColumnDef) else (e,))
+    ]
+    return [c.conname for c in constraints if isinstance(c, ast.Constraint) and c.conname]
 
 
 def recorded(context: Context) -> History:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import bisect
+import re
+
+_NEWLINE = re.compile("\n")
 
 
 class SourceMap:
@@ -11,7 +14,7 @@ class SourceMap:
     def __init__(self, text: str) -> None:
         self.text = text
         self._line_starts = [0]
-        self._line_starts.extend(i + 1 for i, char in enumerate(text) if char == "\n")
+        self._line_starts.extend(match.end() for match in _NEWLINE.finditer(text))
 
     def position(self, offset: int) -> tuple[int, int]:
         """The 1-based line and column of the character at `offset`."""

@@ -151,13 +151,16 @@ class _State:
 
     def context(self) -> Context:
         effective = {**self.session, **self.local}
-        return replace(
-            self.context_for_names(),
+        return Context(  # built directly: dataclasses.replace costs twice as much
+            pg_version=self.base.pg_version,
+            runner=self.base.runner,
+            search_path=_search_path(effective),
             created_relations=self._created_snapshot(),
             lock_timeout_ms=int(effective["lock_timeout"]),
             statement_timeout_ms=int(effective["statement_timeout"]),
             timezone=effective["timezone"],
             earlier=Earlier(self.earlier, len(self.earlier)),
+            options=self.base.options,
             history=self.history,
         )
 
@@ -215,8 +218,11 @@ class _State:
                 self.local.pop(change.name, None)
 
     def _record_created(self, node: Any) -> None:
+        renames = isinstance(node, ast.RenameStmt) and node.relation is not None and node.newname
+        if not renames and not created_names(node):
+            return
         context = self.context_for_names()
-        if isinstance(node, ast.RenameStmt) and node.relation is not None and node.newname:
+        if renames:
             old = resolve(node.relation.schemaname, node.relation.relname or "", context)
             if old in self.created and node.subname is None:
                 self.created.add(RelationName(old.schema, node.newname))
@@ -228,9 +234,13 @@ class _State:
 
     def context_for_names(self) -> Context:
         """The base context with the search_path in force (for resolving names)."""
-        effective = {**self.session, **self.local}
-        path = tuple(s for s in effective["search_path"] if s not in ("$user", "pg_catalog"))
-        return replace(self.base, search_path=path or ("public",))
+        return replace(self.base, search_path=_search_path({**self.session, **self.local}))
+
+
+def _search_path(effective: dict[str, Any]) -> tuple[str, ...]:
+    """The schemas unqualified names resolve in (pg_catalog and $user left out)."""
+    path = tuple(s for s in effective["search_path"] if s not in ("$user", "pg_catalog"))
+    return path or ("public",)
 
 
 def _or_default(change: settings.SettingChange) -> Any:

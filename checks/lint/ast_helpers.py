@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any, Literal
 
 from pglast import ast
@@ -113,16 +114,33 @@ _WALK_CACHE_SIZE = 512
 _WALKS: OrderedDict[int, tuple[Any, tuple[ast.Node, ...]]] = OrderedDict()
 
 
-def _walk(node: Any) -> Iterator[ast.Node]:
+def _walk(node: Any) -> list[ast.Node]:
+    found: list[ast.Node] = []
     stack = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, ast.Node):
-            yield item
-            children = [getattr(item, name) for name in item]
-            stack.extend(c for c in reversed(children) if isinstance(c, (ast.Node, tuple, list)))
+            found.append(item)
+            for name in _child_fields(type(item)):  # reversed: popped in field order
+                child = getattr(item, name)
+                if child is not None:
+                    stack.append(child)
         elif isinstance(item, (tuple, list)):
             stack.extend(c for c in reversed(item) if isinstance(c, (ast.Node, tuple, list)))
+    return found
+
+
+@cache
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that can hold nodes (pointers, lists), last field first:
+    skipping the scalar ones (flags, names, locations) halves the walk."""
+    slots: dict[str, Any] = getattr(kind, "__slots__", {})
+    return tuple(reversed([name for name, info in slots.items() if _may_hold_nodes(info.py_type)]))
+
+
+def _may_hold_nodes(py_type: type | tuple[type, ...]) -> bool:
+    types = py_type if isinstance(py_type, tuple) else (py_type,)
+    return any(t in (tuple, list) or issubclass(t, ast.Node) for t in types if isinstance(t, type))
 
 
 def function_name(call: ast.FuncCall) -> str:

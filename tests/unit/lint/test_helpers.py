@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pglast import parse_sql
+from pglast import ast, parse_sql
 
-from agentddl.checks.lint.ast_helpers import expression_volatility, option_enabled
+from agentddl.checks.lint.ast_helpers import expression_volatility, iter_nodes, option_enabled
 from agentddl.checks.lint.locks import LockMode, all_locks
 from agentddl.checks.lint.walk import walk
 
@@ -49,3 +49,33 @@ def test_locks_of_boolean_option_forms(sql: str, mode: LockMode) -> None:
 def test_uuid_generators_are_volatile(function: str) -> None:
     expr = parse_sql(f"SELECT {function}()")[0].stmt.targetList[0].val
     assert expression_volatility(expr) == "volatile"
+
+
+def _every_field_walk(node: object) -> list[object]:
+    """The obvious walk over every field, to check the fast one against."""
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Node):
+            found.append(item)
+            children = [getattr(item, name) for name in item]
+            stack.extend(c for c in reversed(children) if isinstance(c, ast.Node | tuple | list))
+        elif isinstance(item, tuple | list):
+            stack.extend(c for c in reversed(item) if isinstance(c, ast.Node | tuple | list))
+    return found
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TABLE a.t (id bigint PRIMARY KEY, b text CHECK (b <> '') REFERENCES c (d))",
+        "WITH x AS (SELECT 1 AS n) UPDATE t SET a = (SELECT max(n) FROM x) WHERE id IN (1, 2)",
+        "CREATE FOREIGN TABLE f (a int CONSTRAINT c CHECK (a > 0)) SERVER s",
+        "ALTER TABLE t ADD COLUMN c int DEFAULT nextval('s'), ALTER COLUMN d TYPE bigint USING d::bigint",
+        "SELECT JSON_OBJECT('a': 1), x FROM JSON_TABLE('[]', '$[*]' COLUMNS (x int PATH '$.x')) j",
+    ],
+)
+def test_iter_nodes_visits_every_node_in_field_order(sql: str) -> None:
+    node = parse_sql(sql)[0].stmt
+    walked, expected = list(iter_nodes(node)), _every_field_walk(node)
+    assert len(walked) == len(expected) and all(a is b for a, b in zip(walked, expected, strict=True))

@@ -11,7 +11,7 @@ are then resolved in the asking statement's Context, as a scan would.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pglast import ast
@@ -29,27 +29,25 @@ from agentddl.checks.lint.types import Context, History, RelationName, Statement
 
 def index_keys(statement: Statement) -> list[object]:
     """The keys a statement is filed under (besides its node type and transaction)."""
-    node = statement.node
-    keys: list[object] = []
-    if isinstance(node, ast.CreateSchemaStmt) and node.schemaname:
-        keys.append(("schema", node.schemaname))
+    keys = _KEYS.get(type(statement.node))
+    return keys(statement.node) if keys is not None else []
+
+
+def _alter_table_keys(node: ast.AlterTableStmt) -> list[object]:
+    keys: list[object] = [("detach", cmd.def_.name.relname) for cmd in node.cmds or () if _detaches(cmd)]
     if table_commands(node) and isinstance(node.relation, ast.RangeVar):
         table = node.relation.relname
         keys.append(("alter", table))
         keys.extend(("add-column", table, column.colname) for column in added_columns(node))
-    if isinstance(node, ast.AlterTableStmt):
-        keys.extend(("detach", cmd.def_.name.relname) for cmd in node.cmds or () if _detaches(cmd))
-    type_name = _created_type_name(node)[-1:] or [_renamed_type_name(node)]
-    keys.extend(("type", name) for name in type_name if name)
-    if isinstance(node, ast.AlterEnumStmt) and node.oldVal is None and node.newVal:
-        keys.append(("enum-value", node.newVal))
-    if isinstance(node, ast.CreateFunctionStmt) and not node.is_procedure:
-        keys.append(("function", name_list(node.funcname)[-1]))
-    keys.extend(("constraint", name) for name in _constraint_names(node))
-    return keys
+    return keys + _constraint_keys(node)
 
 
-def _constraint_names(node: Any) -> list[str]:
+def _type_keys(node: Any) -> list[object]:
+    name = (_created_type_name(node)[-1:] or [_renamed_type_name(node)])[0]
+    return [("type", name)] if name else []
+
+
+def _constraint_keys(node: Any) -> list[object]:
     """The names of the constraints a CREATE TABLE, ALTER TABLE or CREATE/ALTER DOMAIN
     defines (table constraints and column constraints)."""
     if isinstance(node, ast.CreateForeignTableStmt):
@@ -67,7 +65,23 @@ def _constraint_names(node: Any) -> list[str]:
     constraints = [
         c for e in elements for c in (e.constraints or () if isinstance(e, ast.ColumnDef) else (e,))
     ]
-    return [c.conname for c in constraints if isinstance(c, ast.Constraint) and c.conname]
+    return [("constraint", c.conname) for c in constraints if isinstance(c, ast.Constraint) and c.conname]
+
+
+_KEYS: dict[type, Callable[[Any], list[object]]] = {
+    ast.CreateSchemaStmt: lambda n: [("schema", n.schemaname)] if n.schemaname else [],
+    ast.AlterTableStmt: _alter_table_keys,
+    ast.CreateEnumStmt: _type_keys,
+    ast.CreateRangeStmt: _type_keys,
+    ast.CompositeTypeStmt: _type_keys,
+    ast.RenameStmt: _type_keys,
+    ast.CreateDomainStmt: lambda n: _type_keys(n) + _constraint_keys(n),
+    ast.AlterEnumStmt: lambda n: [("enum-value", n.newVal)] if n.oldVal is None and n.newVal else [],
+    ast.CreateFunctionStmt: lambda n: [] if n.is_procedure else [("function", name_list(n.funcname)[-1])],
+    ast.CreateStmt: _constraint_keys,
+    ast.CreateForeignTableStmt: _constraint_keys,
+    ast.AlterDomainStmt: _constraint_keys,
+}
 
 
 def recorded(context: Context) -> History:

@@ -277,7 +277,7 @@ class SyntaxNotInTargetVersion(Rule):
     Or raise the target version if every server already runs a newer release.
 
     ## In an Alembic migration
-    Set the target in `[tool.agentddl] pg-version` to the oldest server the migration
+    Set the target in `[tool.agentddl] pg_version` to the oldest server the migration
     must run on; Alembic's dialect options (`postgresql_nulls_not_distinct=True`,
     `postgresql_include=[...]`) render the same syntax and are checked the same way.
 

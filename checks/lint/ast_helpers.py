@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from functools import cache
 from typing import Any, Literal
 
 from pglast import ast
@@ -130,12 +129,18 @@ def _walk(node: Any) -> list[ast.Node]:
     return found
 
 
-@cache
 def _child_fields(kind: type) -> tuple[str, ...]:
     """The fields of a node type that can hold nodes (pointers, lists), last field first:
     skipping the scalar ones (flags, names, locations) halves the walk."""
-    slots: dict[str, Any] = getattr(kind, "__slots__", {})
-    return tuple(reversed([name for name, info in slots.items() if _may_hold_nodes(info.py_type)]))
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        slots: dict[str, Any] = getattr(kind, "__slots__", {})
+        names = [name for name, info in slots.items() if _may_hold_nodes(info.py_type)]
+        fields = _CHILD_FIELDS[kind] = tuple(reversed(names))
+    return fields
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _may_hold_nodes(py_type: type | tuple[type, ...]) -> bool:

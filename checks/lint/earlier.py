@@ -43,7 +43,8 @@ def _alter_table_keys(node: ast.AlterTableStmt) -> list[object]:
 
 
 def _type_keys(node: Any) -> list[object]:
-    name = (_created_type_name(node)[-1:] or [_renamed_type_name(node)])[0]
+    created = _created_type_name(node)
+    name = created[-1] if created else _renamed_type_name(node)
     return [("type", name)] if name else []
 
 

@@ -108,7 +108,7 @@ class Context:
             return tuple(s for s in self.earlier if isinstance(s.node, node_types))
         return self._merged(list(node_types))
 
-    def _merged(self, keys: list[object]) -> tuple[Statement, ...]:
+    def _merged(self, keys: Sequence[object]) -> tuple[Statement, ...]:
         assert self.history is not None
         found = [s for key in keys for s in self.history.before(key, len(self.earlier))]
         return tuple(sorted(found, key=lambda s: s.index)) if len(keys) > 1 else tuple(found)
@@ -176,8 +176,8 @@ class History:
 
     def has_before(self, key: object, position: int) -> bool:
         """True when some statement under `key` has an index below `position`."""
-        items = self._lists.get(key)
-        return bool(items) and items[0].index < position
+        items = self._lists.get(key, [])
+        return len(items) > 0 and items[0].index < position
 
     def all(self, key: object) -> list[Statement]:
         """Every statement under `key`, in order (the list itself: do not change it)."""

@@ -120,7 +120,8 @@ def _walk(node: Any) -> list[ast.Node]:
         item = stack.pop()
         if isinstance(item, ast.Node):
             found.append(item)
-            for name in _child_fields(type(item)):  # reversed: popped in field order
+            kind = type(item)
+            for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):  # last first: popped in order
                 child = getattr(item, name)
                 if child is not None:
                     stack.append(child)

@@ -7,7 +7,11 @@ frozen `Context` that was in force *before* that statement ran.
 For rule authors (framework modules you can import):
 - `ast_helpers`: relation_name(range_var, ctx), is_new_relation(range_var, ctx),
   resolve(schema, name, ctx), qualified_name(names, ctx), name_list, const_value,
-  iter_nodes, function_name, expression_volatility(expr).
+  iter_nodes, function_name, expression_volatility(expr), option_enabled(options, name).
+- `columns`: ALTER TABLE commands, added columns/constraints, column types and rewrites;
+  `batching`: is an UPDATE/DELETE bounded; `earlier`: what this migration made before.
+- `Rule.node_types`: the statement node types a rule reports on (the engine calls it for
+  those only); `Violation.severity`: a milder (or harsher) severity for one case.
 - `locks`: locks_taken(statement, ctx) -> [(RelationName, LockMode)], lock strengths.
 - `walk.walk(text, file, pg_version, runner)` / `engine.lint(text, file, config, only=)`.
 - DO blocks: inner statements arrive as their own Statement (in_do_block=True) right

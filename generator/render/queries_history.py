@@ -8,32 +8,11 @@ from __future__ import annotations
 
 from agentddl.generator.render.queries_base import Ctx, Query, returning, where
 
-CHECKPOINT_READ = (
-    "run_id",
-    "run_created_at",
-    "seq",
-    "parent_seq",
-    "fencing_token",
-    "state_schema_version",
-    "next_nodes",
-    "completed_nodes",
-    "payload",
-    "payload_ref",
-    "payload_bytes",
-    "payload_sha256",
-    "created_at",
-)
-EVENT_READ = (
-    "event_id",
-    "run_id",
-    "run_created_at",
-    "seq",
-    "kind",
-    "actor",
-    "policy_version",
-    "payload",
-    "created_at",
-)
+
+def own_columns(c: Ctx, table: str, *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A table's columns in model order, less the tenant column (c.cols adds it) and `without`."""
+    skip = {c.tenant, *without}
+    return tuple(col.name for col in c.model.table(table).columns if col.name not in skip)
 
 
 def history_queries(c: Ctx) -> tuple[Query, ...]:
@@ -66,20 +45,7 @@ def fenced_params(c: Ctx) -> list[str]:
 
 def save_checkpoint(c: Ctx) -> Query:
     payload = "CAST(:payload AS jsonb)"
-    columns = c.names(
-        "run_id",
-        "run_created_at",
-        "seq",
-        "parent_seq",
-        "fencing_token",
-        "state_schema_version",
-        "next_nodes",
-        "completed_nodes",
-        "payload",
-        "payload_ref",
-        "payload_bytes",
-        "payload_sha256",
-    )
+    columns = c.names(*own_columns(c, "checkpoints", without=("created_at",)))
     sql = f"""INSERT INTO {c.t("checkpoints")} AS k
     ({columns})
 SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:parent_seq AS integer),
@@ -124,7 +90,7 @@ SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:paren
 
 def latest_checkpoint(c: Ctx) -> Query:
     sql = (
-        f"SELECT {c.cols('k', *CHECKPOINT_READ)}\nFROM {c.t('checkpoints')} AS k\n"
+        f"SELECT {c.cols('k', *own_columns(c, 'checkpoints'))}\nFROM {c.t('checkpoints')} AS k\n"
         + where(c.match("k", "run_id"), "k.run_created_at = CAST(:run_created_at AS timestamptz)")
         + "\nORDER BY k.seq DESC\nLIMIT 1"
     )
@@ -178,7 +144,7 @@ SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:kind 
 
 def run_events(c: Ctx) -> Query:
     sql = (
-        f"SELECT {c.cols('e', *EVENT_READ)}\nFROM {c.t('events')} AS e\n"
+        f"SELECT {c.cols('e', *own_columns(c, 'events'))}\nFROM {c.t('events')} AS e\n"
         + where(
             c.match("e", "run_id"),
             "e.run_created_at = CAST(:run_created_at AS timestamptz)",
@@ -209,7 +175,7 @@ def run_events(c: Ctx) -> Query:
 
 def events_since(c: Ctx) -> Query:
     sql = (
-        f"SELECT {c.cols('e', *EVENT_READ)}\nFROM {c.t('events')} AS e\n"
+        f"SELECT {c.cols('e', *own_columns(c, 'events'))}\nFROM {c.t('events')} AS e\n"
         + where(*c.tenant_filter("e"), "e.event_id > CAST(:after_id AS bigint)")
         + "\nORDER BY e.event_id\nLIMIT CAST(:limit AS integer)"
     )
@@ -228,7 +194,7 @@ def events_since(c: Ctx) -> Query:
 def events_in_window(c: Ctx) -> Query:
     end = "CAST(:window_end AS timestamptz)"
     sql = (
-        f"SELECT {c.cols('e', *EVENT_READ)}\nFROM {c.t('events')} AS e\n"
+        f"SELECT {c.cols('e', *own_columns(c, 'events'))}\nFROM {c.t('events')} AS e\n"
         + where(
             *c.tenant_filter("e"),
             "e.created_at >= CAST(:window_start AS timestamptz)",

@@ -29,7 +29,7 @@ Examples:
 
 
 def apply(
-    profile: Annotated[Path, typer.Argument(help="Profile YAML file.")],
+    profile: Annotated[Path, typer.Argument(help="Profile YAML file.", metavar="PROFILE")],
     dsn: Annotated[
         str | None, typer.Option("--dsn", envvar="AGENTDDL_DSN", help="Server to use (libpq URI).")
     ] = None,

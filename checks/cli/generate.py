@@ -24,7 +24,7 @@ Examples:
 
 
 def generate(
-    profile: Annotated[Path, typer.Argument(help="Profile YAML file.")],
+    profile: Annotated[Path, typer.Argument(help="Profile YAML file.", metavar="PROFILE")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")],
     check: Annotated[
         bool, typer.Option("--check", help="Write nothing; exit 1 if files on disk differ.")

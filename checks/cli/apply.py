@@ -35,8 +35,11 @@ def apply(
     ] = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the databases for a look.")] = False,
 ) -> None:
-    """Apply schema.sql and the Alembic revision to two fresh databases on a real server,
-    then prove both catalogs hold every declared constraint and index, and are identical."""
+    """Install the schema on a real PostgreSQL two ways and prove it landed.
+
+    schema.sql goes into one fresh database, the Alembic revision into another; both
+    catalogs must hold every declared constraint and index, and be identical.
+    """
     model = derive(load_profile(profile))
     console = Console()
     version = model.profile.engine.version

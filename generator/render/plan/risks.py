@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from agentddl.generator.model import SchemaModel, Table
 from agentddl.generator.profile import LockStrategy
 from agentddl.generator.profile.units import format_duration
-from agentddl.generator.render import markdown as md
-from agentddl.generator.render import plan_figures as fig
+from agentddl.generator.render.plan import figures as fig
+from agentddl.generator.render.plan import markdown as md
 
 TITLE = "## 5. Risks and rollback"
 

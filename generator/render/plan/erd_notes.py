@@ -6,9 +6,9 @@ import re
 
 from agentddl.generator.model import Check, ForeignKey, SchemaModel, Table
 from agentddl.generator.profile.units import format_size
-from agentddl.generator.render import markdown as md
-from agentddl.generator.render import plan_figures as fig
-from agentddl.generator.render.erd import render_erd
+from agentddl.generator.render.plan import figures as fig
+from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render.plan.erd import render_erd
 
 TITLE = "## 1. Entity-relationship diagram and DDL notes"
 

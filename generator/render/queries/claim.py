@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agentddl.generator.profile import LockStrategy
-from agentddl.generator.render.queries_base import LEASE_END, LEASE_HASH, Ctx, Query, where
+from agentddl.generator.render.queries.base import LEASE_END, LEASE_HASH, Ctx, Query, where
 
 ADVISORY_SCAN = 32  # candidates the advisory claim tries before giving up this round
 CLAIMED = ("run_id", "created_at", "kind", "input", "version", "fencing_token", "attempt_count")

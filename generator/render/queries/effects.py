@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentddl.generator.render.queries_base import Ctx, Query, returning, where
-from agentddl.generator.render.queries_history import fenced_params, fenced_run
+from agentddl.generator.render.queries.base import Ctx, Query, returning, where
+from agentddl.generator.render.queries.history import fenced_params, fenced_run
 
 MESSAGE_READ = ("message_id", "run_id", "topic", "payload", "created_at", "available_at", "delivery_attempts")
 

@@ -7,8 +7,8 @@ import re
 
 from agentddl.generator.model import Index, SchemaModel, Table
 from agentddl.generator.profile.units import format_duration
-from agentddl.generator.render import markdown as md
-from agentddl.generator.render import plan_figures as fig
+from agentddl.generator.render.plan import figures as fig
+from agentddl.generator.render.plan import markdown as md
 
 TITLE = "## 3. Indexes, partitions and compression"
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.profile.units import format_duration, format_size
-from agentddl.generator.render import markdown as md
-from agentddl.generator.render import plan_figures as fig
-from agentddl.generator.render.plan_erd_notes import ddl_notes
-from agentddl.generator.render.plan_locks import concurrency_section
-from agentddl.generator.render.plan_risks import risks_section
-from agentddl.generator.render.plan_schedule import schedule_section
-from agentddl.generator.render.plan_storage import storage_section
+from agentddl.generator.render.plan import figures as fig
+from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render.plan.erd_notes import ddl_notes
+from agentddl.generator.render.plan.locks import concurrency_section
+from agentddl.generator.render.plan.risks import risks_section
+from agentddl.generator.render.plan.schedule import schedule_section
+from agentddl.generator.render.plan.storage import storage_section
 
 
 def render_plan(model: SchemaModel) -> str:

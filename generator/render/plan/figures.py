@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from agentddl.generator.model import AccessPath, Index, Partitioning, SchemaModel, Table, tuning
 from agentddl.generator.model.blocks import quote
-from agentddl.generator.render.markdown import interval
+from agentddl.generator.render.plan.markdown import interval
 
 DAY = 86400
 ADVERB = {"day": "daily", "week": "weekly", "month": "monthly"}

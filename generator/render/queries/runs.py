@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentddl.generator.model.scope import TERMINAL_RUN_STATUSES, TRANSITIONS, sql_list
-from agentddl.generator.render.queries_base import Ctx, Query, returning, where
+from agentddl.generator.render.queries.base import Ctx, Query, returning, where
 
 # TRANSITIONS are the ones transition_run may make. Everything else is made by a fenced
 # query: queued -> running only by claim_run; running -> succeeded/failed/queued only by

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentddl.generator.model import tuning
-from agentddl.generator.render.queries_base import Ctx, Query, seconds, where
+from agentddl.generator.render.queries.base import Ctx, Query, seconds, where
 
 BOUND = "substring(pg_catalog.pg_get_expr(child.relpartbound, child.oid) FROM '{word} \\(''([^'']+)''\\)')"
 

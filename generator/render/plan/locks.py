@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import LockStrategy
-from agentddl.generator.render import markdown as md
-from agentddl.generator.render import plan_figures as fig
+from agentddl.generator.render.plan import figures as fig
+from agentddl.generator.render.plan import markdown as md
 
 TITLE = "## 2. Concurrency and lock plan"
 

@@ -7,7 +7,7 @@ with transition_run.
 
 from __future__ import annotations
 
-from agentddl.generator.render.queries_base import (
+from agentddl.generator.render.queries.base import (
     LEASE_END,
     LEASE_HASH,
     Ctx,

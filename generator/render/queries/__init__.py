@@ -13,13 +13,13 @@ expire_leases, relay_claim, purge_*, maintain_partitions, health_*).
 from __future__ import annotations
 
 from agentddl.generator.model import SchemaModel
-from agentddl.generator.render.queries_attempts import attempt_queries
-from agentddl.generator.render.queries_base import Ctx, Query
-from agentddl.generator.render.queries_claim import claim_run
-from agentddl.generator.render.queries_effects import effect_queries
-from agentddl.generator.render.queries_history import history_queries
-from agentddl.generator.render.queries_ops import ops_queries
-from agentddl.generator.render.queries_runs import run_queries
+from agentddl.generator.render.queries.attempts import attempt_queries
+from agentddl.generator.render.queries.base import Ctx, Query
+from agentddl.generator.render.queries.claim import claim_run
+from agentddl.generator.render.queries.effects import effect_queries
+from agentddl.generator.render.queries.history import history_queries
+from agentddl.generator.render.queries.ops import ops_queries
+from agentddl.generator.render.queries.runs import run_queries
 
 
 def build_queries(model: SchemaModel) -> tuple[Query, ...]:

@@ -44,5 +44,10 @@ check: reinstall
 bench-lint: reinstall
 	$(BIN)/python -m agentddl.checks.lint.bench --files 1000
 
+# Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
+.PHONY: lint-eval
+lint-eval: reinstall
+	$(BIN)/python -m agentddl.checks.lint.evaluate tests/lint_corpus --squawk
+
 clean:
 	rm -rf out build $(VENV)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.run import lint_paths
+from agentddl.checks.lint.squawk import squawk_binary
 
 TABLES = ("runs", "attempts", "checkpoints", "events", "operations", "outbox", "tenants")
 COLUMNS = ("status", "wake_at", "priority", "trace_id", "lease_expires_at", "tenant_id")
@@ -66,12 +66,6 @@ def write_corpus(folder: Path, count: int, seed: int = 7) -> list[Path]:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         paths.append(path)
     return paths
-
-
-def squawk_binary() -> str | None:
-    """`squawk` beside this interpreter (a venv) or on PATH."""
-    beside = Path(sys.executable).with_name("squawk")
-    return str(beside) if beside.is_file() else shutil.which("squawk")
 
 
 def time_agentddl(folder: Path) -> tuple[float, int]:

@@ -2,18 +2,24 @@
 
 pglast parses PL/pgSQL through a function wrapper; we collect, in order, the static
 statements (`PLpgSQL_stmt_execsql`), `PERFORM` expressions (for `set_config`) and
-`EXECUTE '<string literal>'` strings. Dynamic SQL built at run time is invisible.
+`EXECUTE` strings: constant ones (`'...' || '...'`) and `format('<constant template>',
+...)`, whose `%I`/`%s` arguments we cannot evaluate become the identifier `"{expression}"`
+(so `format('CREATE TABLE %I ...', part)` then `format('CREATE INDEX ... ON %I', part)`
+index the table the block created) and `%L` ones the literal `'{expression}'`. Other
+dynamic SQL built at run time is invisible.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pglast
 from pglast import ast
+from pglast.stream import RawStream
 
-from agentddl.checks.lint.ast_helpers import const_value
+from agentddl.checks.lint.ast_helpers import const_value, function_name
 
 
 def do_block_sql(node: ast.DoStmt) -> list[str]:
@@ -94,4 +100,45 @@ def _concat_value(node: Any) -> str | None:
     if isinstance(node, ast.A_Expr) and [n.sval for n in node.name or ()] == ["||"]:
         left, right = _concat_value(node.lexpr), _concat_value(node.rexpr)
         return None if left is None or right is None else left + right
+    if isinstance(node, ast.FuncCall) and function_name(node) == "format" and node.args:
+        template = const_value(node.args[0])
+        return _format(template, list(node.args[1:])) if isinstance(template, str) else None
     return None
+
+
+_FORMAT_SPEC = re.compile(r"%(?:(\d+)\$)?(-?\d*)([sIL%])")
+
+
+def _format(template: str, args: list[Any]) -> str | None:
+    """What `format(template, args...)` yields, with unknown arguments as placeholders;
+    None for a template using `*` widths (the arguments shift unpredictably)."""
+    if "%*" in template or "%-*" in template:
+        return None
+    pieces, position, consumed = [], 0, 0
+    for match in _FORMAT_SPEC.finditer(template):
+        pieces.append(template[position : match.start()])
+        position = match.end()
+        number, kind = match.group(1), match.group(3)
+        if kind == "%":
+            pieces.append("%")
+            continue
+        index = int(number) - 1 if number else consumed
+        consumed = index + 1
+        if index >= len(args):
+            return None  # the server raises "too few arguments for format()"
+        pieces.append(_format_argument(args[index], kind))
+    pieces.append(template[position:])
+    return "".join(pieces)
+
+
+def _format_argument(arg: Any, kind: str) -> str:
+    value = const_value(arg)
+    if value is not None:
+        text = str(value)
+        if kind == "I":
+            return '"' + text.replace('"', '""') + '"'
+        return "'" + text.replace("'", "''") + "'" if kind == "L" else text
+    expression = RawStream()(arg)
+    if kind == "L":
+        return "'{" + expression.replace("'", "") + "}'"
+    return '"{' + expression.replace('"', "") + '}"'

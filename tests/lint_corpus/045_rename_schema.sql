@@ -1,0 +1,2 @@
+-- corpus: label=unsafe pg-version=14 runner=psql hazards=rename
+ALTER SCHEMA reporting RENAME TO analytics;

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.ast_helpers import relation_name
+from agentddl.checks.lint.ast_helpers import name_list, relation_name
 from agentddl.checks.lint.columns import (
     added_columns,
     added_constraints,
@@ -17,6 +17,7 @@ from agentddl.checks.lint.columns import (
     is_serial,
     is_validating,
 )
+from agentddl.checks.lint.earlier import type_created_earlier
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
 _KINDS = (ConstrType.CONSTR_FOREIGN, ConstrType.CONSTR_CHECK)
@@ -34,6 +35,9 @@ class ConstraintMissingNotValid(Rule):
     not added `NOT VALID`. Tables created earlier in the same migration are new and
     empty and are not flagged; nor is a foreign key on a new column without a
     default, which PostgreSQL does not need to check (every value is NULL).
+    `ALTER DOMAIN ... ADD CONSTRAINT ... CHECK` without `NOT VALID` is flagged too,
+    unless the domain was created in this migration: it checks every column of that
+    type in every table, holding a SHARE lock (no writes) on each.
 
     ## Why is this bad?
     Adding a validated constraint checks every existing row while holding the lock
@@ -80,9 +84,12 @@ class ConstraintMissingNotValid(Rule):
     code = "ADL201"
     name = "constraint-missing-not-valid"
     severity = "error"
-    node_types = (ast.AlterTableStmt,)
+    node_types = (ast.AlterTableStmt, ast.AlterDomainStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        if isinstance(statement.node, ast.AlterDomainStmt):
+            yield from _domain_check(statement.node, context)
+            return
         node, table = statement.node, existing_altered_table(statement, context)
         if table is None:
             return
@@ -103,6 +110,26 @@ def _checks_rows(constraint: ast.Constraint, column: ast.ColumnDef) -> bool:
     filled = (ConstrType.CONSTR_IDENTITY, ConstrType.CONSTR_GENERATED)
     has_values = default_expression(column) is not None or column_constraints(column, *filled)
     return bool(has_values) or is_serial(column)
+
+
+def _domain_check(node: ast.AlterDomainStmt, context: Context) -> Iterator[Violation]:
+    """ALTER DOMAIN ADD CONSTRAINT CHECK checks every stored value of the domain unless
+    NOT VALID (a domain made in this migration has no stored values yet)."""
+    constraint = node.def_
+    if node.subtype != "C" or not isinstance(constraint, ast.Constraint):
+        return
+    if constraint.contype != ConstrType.CONSTR_CHECK or constraint.skip_validation:
+        return
+    if type_created_earlier(node.typeName, context):
+        return
+    label = f" {constraint.conname}" if constraint.conname else ""
+    yield Violation(
+        message=(
+            f"Adding CHECK constraint{label} to domain {'.'.join(name_list(node.typeName))} scans every"
+            " column of that type, holding a SHARE lock that blocks writes to each table using it."
+        ),
+        help="Add it with NOT VALID, then ALTER DOMAIN ... VALIDATE CONSTRAINT in a later transaction.",
+    )
 
 
 _HELP = "Add it with NOT VALID, then VALIDATE CONSTRAINT in a later transaction."

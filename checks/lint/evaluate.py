@@ -19,7 +19,7 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 from typing import TextIO, cast
@@ -53,24 +53,28 @@ class CorpusFile:
 
 @dataclass
 class Outcome:
-    """What each tool reported on one corpus file: the rule names that flag it."""
+    """What each tool reported on one corpus file: the rules of its findings."""
 
     file: CorpusFile
     agentddl: tuple[str, ...] = ()  # rules with an error-severity finding
+    agentddl_warnings: tuple[str, ...] = ()  # rules with a warning or info finding
     squawk: tuple[str, ...] | None = None  # every violated rule; None: squawk not run
+
+
+Picker = Callable[[Outcome], "tuple[str, ...] | None"]
 
 
 @dataclass(frozen=True)
 class View:
-    """One way of counting a tool's findings: which tool, and which rules count."""
+    """One way of counting a tool's findings: the rules that flag a file."""
 
     name: str
+    label: str  # a short column header
     tool: str  # "agentddl" or "squawk"
-    counts: Callable[[str], bool] = field(default=lambda rule: True)
+    pick: Picker
 
     def rules(self, outcome: Outcome) -> tuple[str, ...] | None:
-        found = outcome.agentddl if self.tool == "agentddl" else outcome.squawk
-        return None if found is None else tuple(r for r in found if self.counts(r))
+        return self.pick(outcome)
 
 
 @dataclass(frozen=True)
@@ -96,17 +100,40 @@ class Scores:
         return 2 * self.precision * self.recall / total if total else 0.0
 
 
+def _squawk_without(excluded: Callable[[str], bool]) -> Picker:
+    def pick(outcome: Outcome) -> tuple[str, ...] | None:
+        return None if outcome.squawk is None else tuple(r for r in outcome.squawk if not excluded(r))
+
+    return pick
+
+
+def _squawk_style(rule: str) -> bool:
+    return rule in SQUAWK_TIMEOUT_RULES or rule.startswith("prefer-") or rule == "ban-char-field"
+
+
 VIEWS = (
-    View("agentddl (default rules)", "agentddl"),
-    View("agentddl without require-lock-timeout", "agentddl", lambda rule: rule != LOCK_TIMEOUT_RULE),
-    View("squawk (every violation)", "squawk"),
-    View("squawk without timeout rules", "squawk", lambda rule: rule not in SQUAWK_TIMEOUT_RULES),
+    View("agentddl, default configuration", "adl", "agentddl", lambda o: o.agentddl),
     View(
-        "squawk hazard rules (no timeout, no prefer-*/ban-char-field style)",
+        "agentddl, lock_timeout required (require-lock-timeout is an error)",
+        "adl+104",
+        "agentddl",
+        lambda o: o.agentddl + tuple(r for r in o.agentddl_warnings if r == LOCK_TIMEOUT_RULE),
+    ),
+    View(
+        "agentddl without require-lock-timeout",
+        "adl-104",
+        "agentddl",
+        lambda o: tuple(r for r in o.agentddl if r != LOCK_TIMEOUT_RULE),
+    ),
+    View("squawk, every violation", "sq", "squawk", lambda o: o.squawk),
+    View(
+        "squawk without timeout rules", "sq-tmo", "squawk", _squawk_without(SQUAWK_TIMEOUT_RULES.__contains__)
+    ),
+    View(
+        "squawk hazard rules (no timeout, prefer-*, ban-char-field)",
+        "sq-haz",
         "squawk",
-        lambda rule: (
-            rule not in SQUAWK_TIMEOUT_RULES and not rule.startswith("prefer-") and rule != "ban-char-field"
-        ),
+        _squawk_without(_squawk_style),
     ),
 )
 
@@ -139,9 +166,11 @@ def evaluate(files: list[CorpusFile], squawk: str | None = None) -> list[Outcome
     for (version, runner), group in _groups(files):
         report = lint_paths([str(f.path) for f in group], LintConfig(pg_version=version, runner=runner))
         for finding in report.findings:
+            outcome = outcomes[Path(finding.file)]
             if finding.severity == "error":
-                outcome = outcomes[Path(finding.file)]
                 outcome.agentddl = (*outcome.agentddl, finding.rule)
+            else:
+                outcome.agentddl_warnings = (*outcome.agentddl_warnings, finding.rule)
     if squawk is not None:
         for path, rules in run_squawk(squawk, [(f.path, f.pg_version, f.runner) for f in files]).items():
             outcomes[path].squawk = rules
@@ -169,7 +198,8 @@ def score(outcomes: Iterable[Outcome], view: View) -> Scores:
     return Scores(tp, fp, fn, tn)
 
 
-def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     parser = argparse.ArgumentParser(prog="python -m agentddl.checks.lint.evaluate")
     parser.add_argument("corpus", type=Path, help="folder of labelled migrations")
     parser.add_argument("--squawk", action="store_true", help="also score squawk (PyPI squawk-cli)")

@@ -17,10 +17,12 @@ def print_report(outcomes: list[Outcome], views: Sequence[View], out: TextIO) ->
 
 def _print_files(outcomes: list[Outcome], views: Sequence[View], out: TextIO) -> None:
     print("Per-file verdicts (label, then each tool's rules; FP/FN marks a wrong verdict):", file=out)
-    tools = [v for v in views if v.name.startswith(("agentddl (", "squawk ("))]
+    tools = [v for v in views if v.label in ("adl", "sq")]
     for outcome in outcomes:
         label = "unsafe" if outcome.file.unsafe else "safe"
         cells = [f"{_mark(outcome, v)}{v.tool}: {_rule_list(v.rules(outcome))}" for v in tools]
+        if outcome.agentddl_warnings:
+            cells.insert(1, f"agentddl warnings: {_rule_list(outcome.agentddl_warnings)}")
         print(f"  {outcome.file.path.name:<58} {label:<6} " + " | ".join(cells), file=out)
     print(file=out)
 
@@ -41,9 +43,9 @@ def _rule_list(rules: tuple[str, ...] | None) -> str:
 def _print_summary(outcomes: list[Outcome], views: Sequence[View], out: TextIO) -> None:
     unsafe = sum(o.file.unsafe for o in outcomes)
     print(f"Corpus: {len(outcomes)} files, {unsafe} unsafe, {len(outcomes) - unsafe} safe.", file=out)
-    print(f"  {'view':<68} {'TP':>4} {'FP':>4} {'FN':>4} {'TN':>4}  precision recall   F1", file=out)
+    print(f"  {'view':<70} {'TP':>4} {'FP':>4} {'FN':>4} {'TN':>4}  precision recall   F1", file=out)
     for view in views:
-        print(f"  {view.name:<68} {_row(score(outcomes, view))}", file=out)
+        print(f"  {view.name:<70} {_row(score(outcomes, view))}", file=out)
     print(file=out)
 
 
@@ -53,26 +55,16 @@ def _row(s: Scores) -> str:
 
 def _print_families(outcomes: list[Outcome], views: Sequence[View], out: TextIO) -> None:
     families = sorted({h for o in outcomes for h in o.file.hazards})
-    print("Per hazard family (files labelled with it; P/R per view, flagged safe files = FP):", file=out)
-    header = "".join(f" | {v.name.split(' (')[0].split(' without')[0][:8]:>8}{_suffix(v)}" for v in views)
+    print("Per hazard family (files labelled with it); cells are TP/FN/FP:", file=out)
+    header = "".join(f" {v.label:>9}" for v in views)
     print(f"  {'family':<28} unsafe safe{header}", file=out)
     for family in families:
         members = [o for o in outcomes if family in o.file.hazards]
         unsafe = sum(o.file.unsafe for o in members)
-        cells = "".join(f" | {_cell(score(members, v))}" for v in views)
+        cells = "".join(f" {_cell(score(members, v)):>9}" for v in views)
         print(f"  {family:<28} {unsafe:>6} {len(members) - unsafe:>4}{cells}", file=out)
-    print("  (cells: TP/FN/FP)", file=out)
-
-
-def _suffix(view: View) -> str:
-    return {"agentddl (default rules)": "", "agentddl without require-lock-timeout": "-104"}.get(
-        view.name, "-" + str(_squawk_index(view.name))
-    )
-
-
-def _squawk_index(name: str) -> int:
-    return 1 if "every" in name else 2 if "without timeout" in name else 3
+    print("  " + "; ".join(f"{v.label} = {v.name}" for v in views), file=out)
 
 
 def _cell(s: Scores) -> str:
-    return f"{s.tp:>3}/{s.fn}/{s.fp:<2}".rjust(10)
+    return f"{s.tp}/{s.fn}/{s.fp}"

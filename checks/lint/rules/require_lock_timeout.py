@@ -23,6 +23,13 @@ class RequireLockTimeout(Rule):
     waits) and `REFRESH MATERIALIZED VIEW CONCURRENTLY` (readers pass) are not flagged. With
     `[tool.agentddl] lock_timeout = { max_ms = N }` a larger timeout is flagged too.
 
+    A **warning** by default, an **error** when the policy asks for it
+    (`lock_timeout = { required = true }`, or `require-lock-timeout = "error"` under
+    `[tool.agentddl.rules]`): unlike a rewrite or a validating scan, which block for as
+    long as the table is big every time, a lock wait blocks only while another
+    transaction holds a conflicting lock, so a migration that is otherwise safe does
+    not fail CI for the missing setting alone. A timeout above `max_ms` is an error.
+
     ## Why is this bad?
     A lock request waits behind any long-running transaction that holds a conflicting
     lock, and while it waits, every later query on the table queues behind *it*: a
@@ -57,7 +64,7 @@ class RequireLockTimeout(Rule):
 
     code = "ADL104"
     name = "require-lock-timeout"
-    severity = "error"
+    severity = "warning"  # an error when lock_timeout = { required = true } (see the docstring)
     node_types = LOCKING_STATEMENTS
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
@@ -72,6 +79,7 @@ class RequireLockTimeout(Rule):
         max_ms = policy.get("max_ms")
         if context.lock_timeout_ms == 0 and policy.get("required", True):
             yield Violation(
+                severity="error" if policy.get("required") is True else None,
                 message=f"Waiting for the {mode} lock on {relation} with no lock_timeout queues"
                 f" every later query on {relation} behind this statement.",
                 help=_help(context, "Set a short lock_timeout first"),
@@ -81,6 +89,7 @@ class RequireLockTimeout(Rule):
                 message=f"lock_timeout is {context.lock_timeout_ms} ms, above the policy's"
                 f" {max_ms} ms: queries on {relation} may queue that long behind this {mode} lock.",
                 help=_help(context, f"Lower lock_timeout to at most {max_ms} ms"),
+                severity="error",
             )
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from agentddl.checks.lint import type_hints
+
 ENV_PY = """\
 from alembic import context
 
@@ -62,15 +64,43 @@ def run_offline(context: Any) -> None:
 def _install_markers(impl: Any, revision_file: str) -> None:
     original = impl._exec
     source = Path(revision_file).read_text(encoding="utf-8").splitlines()
+    pending: list[str] = []  # a comment to put into the statement being written
 
     def _exec(construct: Any, *args: Any, **kwargs: Any) -> Any:
         line = _calling_line(sys._getframe(1), revision_file)
         if line is not None:
             impl.output_buffer.write(_marker_block(line, source))
-        return original(construct, *args, **kwargs)
+        pending[:] = _existing_type_hint(construct, impl.dialect)
+        try:
+            return original(construct, *args, **kwargs)
+        finally:
+            pending.clear()
 
     impl._exec = _exec
-    impl.static_output = _terminator_safe(impl.static_output)
+    impl.static_output = _with_comment(_terminator_safe(impl.static_output), pending)
+
+
+def _existing_type_hint(construct: Any, dialect: Any) -> list[str]:
+    """For `op.alter_column(..., existing_type=old, type_=new)`: the old type, which the
+    ALTER COLUMN ... TYPE text does not show (see type_hints)."""
+    from alembic.ddl.postgresql import PostgresqlColumnType
+
+    if not isinstance(construct, PostgresqlColumnType) or construct.existing_type is None:
+        return []
+    try:
+        rendered = str(construct.existing_type.compile(dialect=dialect))
+    except Exception:  # a user type that cannot render: no hint, the rule guesses
+        return []
+    return [type_hints.hint_comment(str(construct.column_name), rendered)]
+
+
+def _with_comment(static_output: Any, pending: list[str]) -> Any:
+    def write(text: str) -> None:
+        if pending and text.endswith(";"):
+            text = f"{text[:-1]} {pending.pop()};"
+        static_output(text)
+
+    return write
 
 
 def _terminator_safe(static_output: Any) -> Any:

@@ -22,6 +22,7 @@ from agentddl.checks.lint.columns import (
     rewrite_needed_from_unknown,
 )
 from agentddl.checks.lint.earlier import earlier_commands
+from agentddl.checks.lint.type_hints import existing_types
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 
 UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone
@@ -57,7 +58,10 @@ class ColumnTypeChangeRewrites(Rule):
     `numeric`, `varbit(n)` widening, `timestamp(p)` widening, `cidr` -> `inet`,
     `xml` -> `text`, `text`/`varchar` <-> `citext`. Changes into `varchar(n)`,
     `numeric(p,s)` and similar from an unknown old type are not flagged either: they
-    are free when they widen, and the old width is not visible here. A `USING` clause
+    are free when they widen, and the old width is not visible here, unless the
+    statement carries it: Alembic's `existing_type=` (which autogenerate always writes)
+    is passed on as a `/* agentddl: existing-type "col" VARCHAR(10) */` comment in the
+    offline SQL, and a hand-written migration may carry the same comment. A `USING` clause
     counts as a conversion (a rewrite) unless it is the bare column, or a plain cast
     of it into such a type (`USING note::text`).
 
@@ -86,6 +90,8 @@ class ColumnTypeChangeRewrites(Rule):
 
     ## In an Alembic migration
     `op.alter_column(..., type_=sa.BigInteger())` emits the same `ALTER COLUMN ... TYPE`.
+    Give `existing_type=` (autogenerate does) so that a widening such as
+    `sa.String(64)` -> `sa.String(255)` is known to be free and a narrowing is flagged.
     Use `op.add_column` for the new column and batched `op.execute` backfills instead,
     across several revisions.
 
@@ -105,12 +111,14 @@ class ColumnTypeChangeRewrites(Rule):
             return
         changes = list(commands_of(statement.node, AlterTableType.AT_AlterColumnType))
         utc = bool(changes) and _utc_session(statement, context)
+        hints = existing_types(statement.sql) if changes and "agentddl:" in statement.sql else {}
         for cmd in changes:
             definition = cmd.def_
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
                 continue
             new = column_type(definition.typeName)
-            change = _Change(table, str(cmd.name), new, definition.raw_default, context)
+            hinted = hints.get(str(cmd.name))
+            change = _Change(table, str(cmd.name), new, definition.raw_default, context, hinted)
             violation = change.violation(utc)
             if violation is not None:
                 yield violation
@@ -129,6 +137,7 @@ class _Change:
     new: ColumnType
     using: Any
     context: Context
+    hinted: ColumnType | None = None  # the old type an existing-type comment gives
 
     def violation(self, utc: bool) -> Violation | None:
         if self.using is not None and not self._using_is_plain_cast():
@@ -150,8 +159,9 @@ class _Change:
         return (free_target or self.new.name == "citext") and keeps_contents(self.using, self.column)
 
     def _known_old_type(self) -> ColumnType | None:
-        """The column's type when an earlier statement of this migration set it."""
-        found: ColumnType | None = None
+        """The column's type when an earlier statement of this migration set it, else
+        the one an existing-type comment (Alembic's existing_type) gives."""
+        found: ColumnType | None = self.hinted
         for _, cmd in earlier_commands(self.table, self.context):
             definition = cmd.def_
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:

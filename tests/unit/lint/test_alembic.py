@@ -155,3 +155,17 @@ def test_offline_failure_keeps_what_rendered_before_it(tmp_path: Path) -> None:
         (_line_of(path, "op.create_index"), "require-concurrent-index-creation", "error"),
         (_line_of(path, "get_bind"), "syntax-error", "warning"),
     ]
+
+
+def test_existing_type_tells_a_free_widening_from_a_rewriting_narrowing(tmp_path: Path) -> None:
+    path = _revision(
+        tmp_path,
+        "0009",
+        """\
+        op.execute("SET LOCAL lock_timeout = '2s'")
+        op.alter_column("runs", "trace_id", existing_type=sa.String(64), type_=sa.String(255), schema="agent")
+        op.alter_column("runs", "label", existing_type=sa.String(64), type_=sa.String(16), schema="agent")
+        op.alter_column("runs", "cost", existing_type=sa.Numeric(10, 2), type_=sa.Numeric(14, 2))
+        """,
+    )
+    assert _findings(path) == [(_line_of(path, '"label"'), "column-type-change-rewrites")]

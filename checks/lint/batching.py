@@ -46,6 +46,23 @@ def is_unbounded_write(node: Any, in_do_block: bool = False) -> bool:
     return not _bounds(node.whereClause, _Scope(assigned, in_do_block))
 
 
+def unbounded_writes(node: Any, in_do_block: bool = False) -> list[ast.UpdateStmt | ast.DeleteStmt]:
+    """The unbounded UPDATEs/DELETEs a statement runs: itself, and those in its WITH
+    clause (`WITH moved AS (DELETE ... RETURNING *) INSERT ...`). A LIMITed sibling CTE
+    bounds a data-modifying one, as a LIMITed CTE of its own does."""
+    found = [node] if is_unbounded_write(node, in_do_block) else []
+    ctes = [
+        c
+        for c in getattr(getattr(node, "withClause", None), "ctes", None) or ()
+        if isinstance(c, ast.CommonTableExpr)
+    ]
+    if any(_limited(c.ctequery) for c in ctes):
+        return found
+    for cte in ctes:
+        found.extend(unbounded_writes(cte.ctequery, in_do_block))
+    return found
+
+
 def is_unbounded_read(select: Any, in_do_block: bool = False) -> bool:
     """True for a query (as in INSERT ... SELECT) that scans without a bound: it reads a
     table and has neither a LIMIT nor a bounding WHERE (any arm of a UNION counts)."""

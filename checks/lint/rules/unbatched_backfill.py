@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 
 from agentddl.checks.lint.ast_helpers import relation_name
-from agentddl.checks.lint.batching import is_unbounded_write
+from agentddl.checks.lint.batching import unbounded_writes
 from agentddl.checks.lint.earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
@@ -17,7 +17,9 @@ class UnbatchedBackfill(Rule):
 
     ## What it does
     Flags `UPDATE` and `DELETE` of a table that existed before this migration when the
-    `WHERE` clause does not bound the rows it touches. The test is syntactic:
+    `WHERE` clause does not bound the rows it touches, also as a data-modifying `WITH`
+    (`WITH moved AS (DELETE ... RETURNING *) INSERT INTO archive SELECT * FROM moved`).
+    The test is syntactic:
 
     - **bounded** (not flagged): an equality or `IN` list on a column the statement
       does not `SET` (`WHERE id = 42`, `WHERE email = 'a@b.c'`), a two-sided range
@@ -68,20 +70,16 @@ class UnbatchedBackfill(Rule):
     code = "ADL309"
     name = "unbatched-backfill"
     severity = "error"
-    node_types = (ast.UpdateStmt, ast.DeleteStmt)
+    node_types = (ast.UpdateStmt, ast.DeleteStmt, ast.InsertStmt, ast.SelectStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        node = statement.node
-        if not isinstance(node, (ast.UpdateStmt, ast.DeleteStmt)) or node.relation is None:
-            return
-        if is_new(node.relation, context):
-            return
-        if not is_unbounded_write(node, statement.in_do_block):
-            return
-        verb = "UPDATE" if isinstance(node, ast.UpdateStmt) else "DELETE"
-        yield Violation(
-            f"This {verb} touches every matching row of {relation_name(node.relation, context)} "
-            "in one transaction: row locks, bloat and WAL grow with the table.",
-            "Batch it by key (WHERE id IN (SELECT id ... LIMIT 5000)), commit between "
-            "batches, and run it outside the schema migration.",
-        )
+        for node in unbounded_writes(statement.node, statement.in_do_block):
+            if node.relation is None or is_new(node.relation, context):
+                continue
+            verb = "UPDATE" if isinstance(node, ast.UpdateStmt) else "DELETE"
+            yield Violation(
+                f"This {verb} touches every matching row of {relation_name(node.relation, context)} "
+                "in one transaction: row locks, bloat and WAL grow with the table.",
+                "Batch it by key (WHERE id IN (SELECT id ... LIMIT 5000)), commit between "
+                "batches, and run it outside the schema migration.",
+            )

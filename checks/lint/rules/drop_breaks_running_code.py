@@ -31,8 +31,8 @@ class DropBreaksRunningCode(Rule):
     """Dropping a column, table or schema breaks the release that still uses it.
 
     ## What it does
-    Flags `DROP COLUMN`, `DROP TABLE`, `DROP FOREIGN TABLE` and `DROP SCHEMA` of
-    objects that existed before this migration. Not flagged: objects
+    Flags `DROP COLUMN`, `DROP TABLE`, `DROP FOREIGN TABLE`, `DROP SCHEMA` and
+    `DROP DATABASE` of objects that existed before this migration. Not flagged: objects
     created earlier in the same migration (including columns added by `ADD COLUMN` and
     everything in a schema created here), and a partition dropped after this migration
     detached it (the retention pattern). Deliberately not flagged at all:
@@ -87,7 +87,7 @@ class DropBreaksRunningCode(Rule):
     code = "ADL306"
     name = "drop-breaks-running-code"
     severity = "error"
-    node_types = (ast.AlterTableStmt, ast.DropStmt)
+    node_types = (ast.AlterTableStmt, ast.DropStmt, ast.DropdbStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node
@@ -97,6 +97,8 @@ class DropBreaksRunningCode(Rule):
             yield from _drop_tables(node, context)
         elif isinstance(node, ast.DropStmt) and node.removeType == ObjectType.OBJECT_SCHEMA:
             yield from _drop_schemas(node, context)
+        elif isinstance(node, ast.DropdbStmt):
+            yield from _drop_database(node, context)
 
 
 def _drop_columns(node: ast.AlterTableStmt, context: Context) -> Iterator[Violation]:
@@ -146,3 +148,14 @@ def _drop_schemas(node: ast.DropStmt, context: Context) -> Iterator[Violation]:
             "and their data is gone for good.",
             _HELP.format(what=f"schema {schema}"),
         )
+
+
+def _drop_database(node: ast.DropdbStmt, context: Context) -> Iterator[Violation]:
+    created = {s.node.dbname for s in context.earlier_of(ast.CreatedbStmt)}
+    if node.dbname in created:
+        return
+    yield Violation(
+        f"Dropping database {node.dbname} breaks every client still using it, "
+        "and its data is gone for good.",
+        _HELP.format(what=f"database {node.dbname}"),
+    )

@@ -5,6 +5,7 @@ Revision ID: a1c0ffee0196
 Revises:
 Create Date: 2024-07-02 10:00:00.000000
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -29,5 +30,9 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.alter_column(
-        "products", "sku", existing_type=sa.String(length=32), type_=sa.VARCHAR(length=64), existing_nullable=False
+        "products",
+        "sku",
+        existing_type=sa.String(length=32),
+        type_=sa.VARCHAR(length=64),
+        existing_nullable=False,
     )

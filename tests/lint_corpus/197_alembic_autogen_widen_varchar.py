@@ -5,6 +5,7 @@ Revision ID: a1c0ffee0197
 Revises:
 Create Date: 2024-07-03 10:00:00.000000
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -35,4 +36,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.alter_column("customers", "display_name", existing_type=sa.String(length=255), type_=sa.VARCHAR(length=100))
+    op.alter_column(
+        "customers", "display_name", existing_type=sa.String(length=255), type_=sa.VARCHAR(length=100)
+    )

@@ -13,7 +13,6 @@ A DO block runs in one transaction; its inner statements are yielded after it wi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 import pglast
 from pglast import ast, enums
 
-from agentddl.checks.lint import settings
+from agentddl.checks.lint import psql_script, settings
 from agentddl.checks.lint.ast_helpers import resolve
 from agentddl.checks.lint.earlier import index_keys
 from agentddl.checks.lint.plpgsql import do_block_sql
@@ -48,9 +47,6 @@ class Migration:
     syntax_error: SyntaxProblem | None = None
 
 
-_META_COMMAND = re.compile(r"^[ \t]*\\[^\n]*", re.MULTILINE)
-
-
 def walk(
     text: str,
     file: str,
@@ -61,8 +57,8 @@ def walk(
     """Parse `text` and build every statement with the Context in force before it."""
     migration = Migration(file=file, text=text, source=SourceMap(text))
     if runner == "psql":
-        # psql meta-commands (\set, \connect) are not SQL; blank them, keeping offsets.
-        text = _META_COMMAND.sub(lambda m: " " * len(m.group(0)), text)
+        # psql's own syntax (meta-commands, COPY data, :variables) is not SQL.
+        text = psql_script.as_sql(text)
     try:
         raw_statements = pglast.parse_sql(text)
     except pglast.parser.ParseError as error:

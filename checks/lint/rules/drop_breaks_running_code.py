@@ -155,7 +155,6 @@ def _drop_database(node: ast.DropdbStmt, context: Context) -> Iterator[Violation
     if node.dbname in created:
         return
     yield Violation(
-        f"Dropping database {node.dbname} breaks every client still using it, "
-        "and its data is gone for good.",
+        f"Dropping database {node.dbname} breaks every client still using it, and its data is gone for good.",
         _HELP.format(what=f"database {node.dbname}"),
     )

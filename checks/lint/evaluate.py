@@ -9,7 +9,9 @@ agentddl reports an error-severity finding on it (squawk reports no severities: 
 violation flags). Scores are per file: an unsafe file flagged is a true positive, a
 safe one a false positive. With `--squawk` (PyPI squawk-cli, beside this Python or on
 PATH) squawk lints the same SQL at the same `--pg-version`; it cannot read Alembic
-revisions, so it reads the SQL agentddl renders for them with Alembic's offline mode.
+revisions, so it reads the SQL agentddl renders for them with Alembic's offline mode,
+and runs with `--assume-in-transaction` where the file's tool wraps it in a transaction
+(Alembic SQL without its own BEGIN; goose, dbmate and sql-migrate files).
 See tests/lint_corpus/README.md for the labelling policy.
 """
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 
-from agentddl.checks.lint import alembic_offline
+from agentddl.checks.lint import alembic_offline, tool_markers
 from agentddl.checks.lint.types import Runner
 
 _BEGIN = re.compile(r"^\s*(BEGIN|START\s+TRANSACTION)\b", re.IGNORECASE | re.MULTILINE)
@@ -57,8 +57,13 @@ def _sql_files(paths: list[Path], temp: Path) -> dict[Path, Path]:
 
 
 def _assume_transaction(sql: Path, runner: Runner) -> bool:
-    """Alembic runs SQL that has no BEGIN of its own in one transaction."""
-    return runner == "alembic" and _BEGIN.search(sql.read_text(encoding="utf-8")) is None
+    """Alembic runs SQL that has no BEGIN of its own in one transaction; goose, dbmate
+    and sql-migrate run a file's up section in one (squawk's `assume_in_transaction`
+    setting is how its users say so)."""
+    text = sql.read_text(encoding="utf-8")
+    if runner == "alembic":
+        return _BEGIN.search(text) is None
+    return tool_markers.up_section(text).in_transaction
 
 
 def _run_groups(binary: str, jobs: Iterable[tuple[Path, int, bool]]) -> dict[Path, tuple[str, ...]]:

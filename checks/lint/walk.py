@@ -20,7 +20,7 @@ from typing import Any
 import pglast
 from pglast import ast, enums
 
-from agentddl.checks.lint import psql_script, settings
+from agentddl.checks.lint import psql_script, settings, tool_markers
 from agentddl.checks.lint.ast_helpers import resolve
 from agentddl.checks.lint.earlier import index_keys
 from agentddl.checks.lint.plpgsql import do_block_sql
@@ -56,9 +56,11 @@ def walk(
 ) -> Migration:
     """Parse `text` and build every statement with the Context in force before it."""
     migration = Migration(file=file, text=text, source=SourceMap(text))
+    wrapped = False  # a migration tool runs the whole file in one transaction
     if runner == "psql":
+        up = tool_markers.up_section(text)  # goose / dbmate / sql-migrate: the up part
         # psql's own syntax (meta-commands, COPY data, :variables) is not SQL.
-        text = psql_script.as_sql(text)
+        text, wrapped = psql_script.as_sql(up.text), up.in_transaction
     try:
         raw_statements = pglast.parse_sql(text)
     except pglast.parser.ParseError as error:
@@ -66,7 +68,8 @@ def walk(
         migration.syntax_error = SyntaxProblem(str(error.args[0]), int(offset))
         return migration
     base = Context(pg_version=pg_version, runner=runner, options=dict(options or {}))
-    state = _State(base, implicit_transaction=runner == "alembic" and not _has_tcl(raw_statements))
+    implicit = (runner == "alembic" or wrapped) and not _has_tcl(raw_statements)
+    state = _State(base, implicit_transaction=implicit)
     for raw in raw_statements:
         for statement in state.statements(raw, text, migration.source, file):
             context = state.context()

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from profiles import example_profiles
+
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.run import lint_paths
+from agentddl.generator.artifacts import render_artifacts
+from agentddl.generator.output import write_files
 
 MIGRATIONS = Path(__file__).resolve().parents[3] / "migrations"
 
@@ -13,4 +18,14 @@ MIGRATIONS = Path(__file__).resolve().parents[3] / "migrations"
 def test_generated_migrations_lint_clean() -> None:
     report = lint_paths([str(MIGRATIONS)], LintConfig())
     assert report.files >= 1
+    assert [f"{f.file}:{f.line}: {f.rule}: {f.message}" for f in report.findings] == []
+
+
+@pytest.mark.parametrize("name", sorted(example_profiles()))
+def test_every_example_profiles_output_lints_clean(name: str, tmp_path: Path) -> None:
+    profile = example_profiles()[name]
+    write_files(render_artifacts(profile), tmp_path)
+    config = LintConfig(pg_version=profile.engine.version)
+    report = lint_paths([str(tmp_path / "versions"), str(tmp_path / "schema.sql")], config)
+    assert report.files == 2
     assert [f"{f.file}:{f.line}: {f.rule}: {f.message}" for f in report.findings] == []

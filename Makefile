@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall bench-lint clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,12 +41,16 @@ check: reinstall
 	MYPYPATH=build/__editable__.agentddl-0.1.0-py3-none-any $(BIN)/mypy --strict \
 	    --namespace-packages --explicit-package-bases -p agentddl.generator -p agentddl.checks
 
-bench-lint: reinstall
+# squawk (PyPI squawk-cli) is the peer measured side by side; benchmarks only, not tests.
+squawk: $(BIN)/.installed
+	$(BIN)/pip install -q squawk-cli
+
+bench-lint: reinstall squawk
 	$(BIN)/python -m agentddl.checks.lint.bench --files 1000
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval
-lint-eval: reinstall
+lint-eval: reinstall squawk
 	$(BIN)/python -m agentddl.checks.lint.evaluate tests/lint_corpus --squawk
 
 clean:

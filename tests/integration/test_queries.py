@@ -599,3 +599,18 @@ def test_lease_claim_losing_to_a_transition_leaves_no_stuck_run(
         assert [(e["attempt_no"], e["run_status"]) for e in expired] == [(1, None)]
         assert rt.run(run["run_id"])["status"] == "cancelled"  # the run is left alone
     rt.close()
+
+
+def test_another_runs_reservation_is_never_owned(pg_server: PostgresServer, scratch_dsn: str) -> None:
+    """Fencing tokens count per run, so two runs' first attempts share token 1: a key
+    reserved by one run must not read as owned by the other (it would redo the effect)."""
+    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    rt.start("a"), rt.start("b")
+    first, second = rt.claim("a"), rt.claim("b")
+    assert first and second and first["fencing_token"] == second["fencing_token"] == 1
+    mine = reserve(rt, first, "invoice-7", b"amount=10")
+    assert mine is not None and (mine["inserted"], mine["owned"]) == (True, True)
+    theirs = reserve(rt, second, "invoice-7", b"amount=10")
+    assert theirs is not None and theirs["run_id"] == first["run_id"]
+    assert (theirs["inserted"], theirs["status"], theirs["owned"]) == (False, "pending", False)
+    rt.close()

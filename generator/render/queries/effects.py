@@ -20,6 +20,8 @@ def effect_queries(c: Ctx) -> tuple[Query, ...]:
 
 
 def reserve_operation(c: Ctx) -> Query:
+    # fencing tokens count per run: another run's token 1 is not this run's
+    owned = "(o.run_id = :run_id AND o.fencing_token = CAST(:fencing_token AS bigint)) AS owned"
     takeover = (
         "o.status = 'pending' AND o.run_id = EXCLUDED.run_id AND o.input_hash = EXCLUDED.input_hash\n"
         "        AND o.fencing_token < EXCLUDED.fencing_token"
@@ -48,7 +50,7 @@ SET fencing_token = CASE
             "o.result",
             "o.input_hash = CAST(:input_hash AS bytea) AS same_input",
             "(o.xmax = 0) AS inserted",
-            "o.fencing_token = CAST(:fencing_token AS bigint) AS owned",
+            owned,
             "o.created_at",
             "o.completed_at",
         )
@@ -61,7 +63,7 @@ SET fencing_token = CASE
         "conflict, the key was used with another input; status succeeded/failed -> the",
         "earlier result; pending and owned -> an earlier attempt of this run died",
         "holding it, this attempt took it over (redo the effect with the same key);",
-        "pending and not owned -> someone else is doing it now.",
+        "pending and not owned -> someone else (maybe another run) is doing it now.",
         "The DO UPDATE (a takeover, or a no-op) is what returns the existing row even",
         "when it was committed after this statement's snapshot.",
         f"index: {c.path('reserve_operation').index}",

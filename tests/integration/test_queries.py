@@ -614,3 +614,56 @@ def test_another_runs_reservation_is_never_owned(pg_server: PostgresServer, scra
     assert theirs is not None and theirs["run_id"] == first["run_id"]
     assert (theirs["inserted"], theirs["status"], theirs["owned"]) == (False, "pending", False)
     rt.close()
+
+
+@pytest.mark.parametrize("rival", ["transition_run", "expire_leases"])
+def test_a_last_step_does_not_deadlock_with_a_cancel_or_a_reaper(
+    pg_server: PostgresServer, scratch_dsn: str, rival: str
+) -> None:
+    """A worker appends its last event and completes in one transaction (the event comes
+    first: it is fenced on a running run). A cancel (transition_run) or a reaper
+    (expire_leases, the lease ran out) arriving in between must wait for the worker or
+    skip it, not deadlock: fenced writes lock the attempt before the run, like the rest."""
+    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    run = rt.start("last-step")
+    claim = rt.claim("w")
+    assert claim is not None
+    if rival == "expire_leases":
+        rt.backdate_lease(run["run_id"])
+    rival_args = (
+        {**rt.tenant, "run_id": run["run_id"], "expected_version": claim["version"], "to_status": "cancelled"}
+        if rival == "transition_run"
+        else {"batch_size": 10}
+    )
+    result: dict[str, Any] = {}
+
+    def rival_call() -> None:
+        with psycopg.connect(scratch_dsn, autocommit=True, row_factory=dict_row) as conn:
+            result["rival"] = rt(rival, conn, **rival_args)
+
+    with psycopg.connect(scratch_dsn, row_factory=dict_row) as worker:
+        worker.execute("SET deadlock_timeout = '50ms'")
+        fence = rt.fence(claim, "w")
+        appended = rt(
+            "append_event",
+            worker,
+            **{k: v for k, v in fence.items() if k != "lease_token"},
+            seq=1,
+            kind="run.done",
+            actor="agent:w",
+            policy_version=None,
+            payload=Jsonb({}),
+        )
+        assert appended is not None
+        thread = threading.Thread(target=rival_call)
+        thread.start()
+        if rival == "transition_run":
+            wait_until_blocked(rt)
+        else:
+            thread.join(10)
+        done = rt("complete_attempt", worker, **fence, result=Jsonb({"ok": True}))
+        worker.commit()
+        thread.join(10)
+    assert done is not None and done["run_status"] == "succeeded"
+    assert result["rival"] in (None, [])  # the worker finished first; the rival found nothing
+    rt.close()

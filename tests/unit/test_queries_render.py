@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import aiosql
 import pglast
@@ -109,7 +110,9 @@ class Tables(Visitor):  # type: ignore[misc]
         self.relations: list[tuple[str | None, str]] = []
         self.ctes: set[str] = set()
 
-    def visit_RangeVar(self, _ancestors: object, node: ast.RangeVar) -> None:
+    def visit_RangeVar(self, ancestors: Any, node: ast.RangeVar) -> None:
+        if ancestors.find_nearest(ast.LockingClause) is not None:
+            return  # FOR ... OF names a FROM item's alias, not a table
         self.relations.append((node.schemaname, node.relname))
 
     def visit_CommonTableExpr(self, _ancestors: object, node: ast.CommonTableExpr) -> None:

@@ -191,10 +191,12 @@ def fencing_text(n: Names) -> str:
             "Every claim increments `runs.fencing_token`; the attempt records the token it got.",
             "Every step write carries the token: attempt ends and run transitions update "
             "only where the run still has it (`transition_run` also checks `version`); "
-            "`save_checkpoint`, `append_event` and `reserve_operation` insert from the run "
-            "row selected `FOR SHARE` where the token matches and the run is `running`, so "
-            "a concurrent claim (which bumps the token) waits for the write or the write "
-            "sees the new token. A worker that paused past its lease and wakes up after a "
+            "`save_checkpoint`, `append_event` and `reserve_operation` insert from the "
+            "active attempt (`FOR KEY SHARE`) and its run (`FOR SHARE`) where the token "
+            "matches and the run is `running`, so a concurrent claim, cancel or reaper "
+            "waits for the write (or skips it) or the write sees the new token. Attempt "
+            "before run, as in every query: a step that writes and then ends its attempt "
+            "in one transaction cannot deadlock with a cancel or a reaper. A worker that paused past its lease and wakes up after a "
             "takeover holds an older token: its writes match zero rows and it must stop.",
             f"The {n.version_columns} checks keep every step's write constant-time: one run "
             "row by key, one event, optionally one checkpoint, operation and outbox row.",
@@ -263,14 +265,15 @@ def lock_table(strategy: LockStrategy, n: Names) -> str:
         ],
         [
             "`append_event`, `save_checkpoint`",
-            "ROW EXCLUSIVE on the partition, ROW SHARE on runs",
-            "FOR SHARE on the run (the fence): waits for, and holds off, a claim or "
-            "transition of that same run only; other runs are untouched",
+            "ROW EXCLUSIVE on the partition, ROW SHARE on attempts and runs",
+            "FOR KEY SHARE on the active attempt, then FOR SHARE on the run (the fence): "
+            "waits for, and holds off, a claim, transition or expiry of that same run "
+            "only; heartbeats and other runs are untouched",
         ],
         [
             "`reserve_operation`",
-            "ROW EXCLUSIVE on operations, ROW SHARE on runs",
-            "FOR SHARE on the run; a concurrent insert of the same key waits on the "
+            "ROW EXCLUSIVE on operations, ROW SHARE on attempts and runs",
+            "FOR KEY SHARE on the attempt, FOR SHARE on the run; a concurrent insert of the same key waits on the "
             "primary key until the first commits",
         ],
         [

@@ -27,15 +27,23 @@ def history_queries(c: Ctx) -> tuple[Query, ...]:
 
 
 def fenced_run(c: Ctx) -> str:
-    """FROM the caller's run if it is running under their fencing token. FOR SHARE makes
-    a concurrent claim (which bumps the token) wait for this write or be seen by it:
-    a stale writer can't slip in just after a takeover."""
+    """FROM the caller's active attempt and its run, if the run is running under their
+    fencing token. The locks keep a takeover out until this write commits: the attempt
+    first (KEY SHARE, which a heartbeat does not need and a cancel or reaper's FOR UPDATE
+    waits for or skips), then the run (SHARE, which a claim's token bump waits for).
+    Attempt before run is every query's lock order: a step that writes, then ends its
+    attempt in the same transaction, cannot deadlock with a cancel or a reaper."""
     return (
-        f"FROM {c.t('runs')} AS r\n"
+        f"FROM {c.t('attempts')} AS a\n"
+        f"JOIN {c.t('runs')} AS r ON {c.join('r', 'a', 'run_id')}\n"
         + where(
-            c.match("r", "run_id"), "r.fencing_token = CAST(:fencing_token AS bigint)", "r.status = 'running'"
+            c.match("a", "run_id"),
+            "a.status = 'active'",
+            "a.fencing_token = CAST(:fencing_token AS bigint)",
+            "r.fencing_token = a.fencing_token",
+            "r.status = 'running'",
         )
-        + "\nFOR SHARE"
+        + "\nFOR KEY SHARE OF a FOR SHARE OF r"
     )
 
 

@@ -196,7 +196,8 @@ def fencing_text(n: Names) -> str:
             "matches and the run is `running`, so a concurrent claim, cancel or reaper "
             "waits for the write (or skips it) or the write sees the new token. Attempt "
             "before run, as in every query: a step that writes and then ends its attempt "
-            "in one transaction cannot deadlock with a cancel or a reaper. A worker that paused past its lease and wakes up after a "
+            "in one transaction cannot deadlock with a cancel or a reaper. A worker that "
+            "paused past its lease and wakes up after a "
             "takeover holds an older token: its writes match zero rows and it must stop.",
             f"The {n.version_columns} checks keep every step's write constant-time: one run "
             "row by key, one event, optionally one checkpoint, operation and outbox row.",
@@ -273,7 +274,8 @@ def lock_table(strategy: LockStrategy, n: Names) -> str:
         [
             "`reserve_operation`",
             "ROW EXCLUSIVE on operations, ROW SHARE on attempts and runs",
-            "FOR KEY SHARE on the attempt, FOR SHARE on the run; a concurrent insert of the same key waits on the "
+            "FOR KEY SHARE on the attempt, FOR SHARE on the run; a concurrent insert of "
+            "the same key waits on the "
             "primary key until the first commits",
         ],
         [

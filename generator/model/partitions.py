@@ -22,11 +22,16 @@ def _specs(tables: tuple[Table, ...]) -> str:
 def maintenance_function(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
     schema = s.profile.schema_name
     q = quote(schema)
+    # Bounds go out as text (%L) and come back from pg_get_expr: fixed date settings make the
+    # round trip exact whatever the caller's session uses (non-ISO styles print ambiguous
+    # zone abbreviations, e.g. IST).
     body = f"""CREATE FUNCTION {q}.maintain_partitions(p_now timestamptz DEFAULT now())
 RETURNS TABLE (action text, partition_name text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET TimeZone = 'UTC'
+SET DateStyle = 'ISO, YMD'
 AS $$
 DECLARE
     spec record;

@@ -377,6 +377,8 @@ RETURNS TABLE (action text, partition_name text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET TimeZone = 'UTC'
+SET DateStyle = 'ISO, YMD'
 AS $$
 DECLARE
     spec record;

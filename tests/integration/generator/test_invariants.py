@@ -179,3 +179,22 @@ def test_row_level_security_isolates_tenants_for_the_app_role(pg_server: Postgre
                 db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'x')", (TENANT_B,))
             updated = db.execute("UPDATE agent.runs SET priority = 5 WHERE tenant_id = %s", (TENANT_B,))
             assert updated.rowcount == 0
+
+
+def test_partition_bounds_do_not_depend_on_the_sessions_date_settings(pg_server: PostgresServer) -> None:
+    """Bounds are written as text and read back from pg_get_expr: a session with another
+    DateStyle and time zone (IST reads back as Israel time) must still get UTC days, or
+    the next ordinary run creates a partition that overlaps and maintenance stops."""
+    profile = with_version(example_profiles()["default"], pg_server.version)
+    with pg_server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as db:
+        db.execute("SET DateStyle = 'SQL, DMY'")
+        db.execute("SET TimeZone = 'Asia/Kolkata'")
+        db.execute(render_schema_sql(derive(profile)).encode())
+        db.execute("RESET DateStyle")
+        db.execute("SET TimeZone = 'UTC'")
+        lowers = db.execute(
+            "SELECT substring(pg_get_expr(relpartbound, oid) FROM 'FROM \\(''([^'']+)''\\)')::timestamptz"
+            " FROM pg_class WHERE relispartition AND relkind = 'r'"
+        ).fetchall()
+        assert lowers and all(lower == lower.replace(hour=0, minute=0) for (lower,) in lowers)  # type: ignore[attr-defined]
+        db.execute("SELECT count(*) FROM agent.maintain_partitions(now() + interval '1 day')")

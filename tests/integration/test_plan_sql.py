@@ -115,3 +115,26 @@ def test_pg_partman_maintenance_command_runs(pg_servers: Any) -> None:
             (f"{model.schema}.events",),
         ).fetchone()
     assert runway is not None and runway[0] >= model.profile.retention.runway
+
+
+def test_scheduled_run_purge_spares_a_parent_with_a_live_child(pg_server_latest: PostgresServer) -> None:
+    """The cron file must keep the named query's guard: deleting an old finished parent
+    cascades to its children, so a parent whose child is still live waits."""
+    model = model_for("", pg_server_latest.version)
+    purge = scheduled_files(render_plan(model))["agent_purge_finished_runs"]
+    with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(render_schema_sql(model).encode())
+        conn.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (gen_random_uuid(), 't')")
+        parents = conn.execute(
+            "INSERT INTO agent.runs (tenant_id, kind, status, finished_at) "
+            "SELECT tenant_id, 'parent', 'succeeded', now() - interval '400 days' "
+            "FROM agent.tenants, generate_series(1, 2) RETURNING run_id"
+        ).fetchall()
+        conn.execute(
+            "INSERT INTO agent.runs (tenant_id, kind, status, parent_run_id) "
+            "SELECT tenant_id, 'child', 'running', %s FROM agent.tenants",
+            (parents[0][0],),
+        )
+        conn.execute(purge.encode())
+        left = conn.execute("SELECT kind, count(*) FROM agent.runs GROUP BY kind ORDER BY kind").fetchall()
+    assert left == [("child", 1), ("parent", 1)]  # the other, childless parent expired

@@ -131,11 +131,25 @@ def purge_delete(model: SchemaModel, purge: Purge) -> str:
     return (
         f"DELETE FROM {target}\n"
         f"WHERE {row} IN (\n"
-        f"    SELECT {key} FROM {target}\n"
-        f"    WHERE {purge.column} < now() - {interval(purge.retention_seconds)}\n"
-        f"    ORDER BY {purge.column}\n"
+        f"    SELECT {key} FROM {target} AS f\n"
+        f"    WHERE f.{purge.column} < now() - {interval(purge.retention_seconds)}\n"
+        f"{_live_children_guard(model, table)}"
+        f"    ORDER BY f.{purge.column}\n"
         f"    LIMIT {batch_size(model)}\n"
         ")"
+    )
+
+
+def _live_children_guard(model: SchemaModel, table: Table) -> str:
+    """The named purge_finished_runs query's guard: deleting a parent run cascades to its
+    children, so a parent with a child still live waits for it."""
+    if not any(c.name == "parent_run_id" for c in table.columns):
+        return ""
+    same_tenant = [f"child.{t} = f.{t} AND " for t in (model.profile.tenancy.column,) if t]
+    return (
+        f"        AND NOT EXISTS (SELECT 1 FROM {qualified(model, table.name)} AS child\n"
+        f"            WHERE {''.join(same_tenant)}child.parent_run_id = f.run_id"
+        " AND child.finished_at IS NULL)\n"
     )
 
 

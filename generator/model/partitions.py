@@ -69,10 +69,16 @@ BEGIN
         LOOP
             upper_bound := substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz;
             IF upper_bound <= p_now - spec.keep THEN
-                EXECUTE format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
-                    '{schema}', spec.table_name, '{schema}', part.relname);
-                EXECUTE format('DROP TABLE %I.%I', '{schema}', part.relname);
-                action := 'dropped';
+                BEGIN
+                    EXECUTE format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
+                        '{schema}', spec.table_name, '{schema}', part.relname);
+                    EXECUTE format('DROP TABLE %I.%I', '{schema}', part.relname);
+                    action := 'dropped';
+                EXCEPTION WHEN OTHERS THEN
+                    -- keep it for the next run; the partitions created above still commit
+                    RAISE WARNING 'maintain_partitions: % kept: %', part.relname, SQLERRM;
+                    action := 'drop_failed';
+                END;
                 partition_name := part.relname;
                 RETURN NEXT;
             END IF;

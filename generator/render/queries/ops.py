@@ -97,15 +97,23 @@ def maintain_partitions(c: Ctx) -> Query:
             "ORDER BY t.parent_table"
         )
         how = "pg_partman's run_maintenance for each of this schema's partitioned tables."
+        returns: tuple[str, ...] = (
+            "returns: one row per partitioned table (action maintained, partition_name)",
+        )
     else:
         sql = f"SELECT m.action, m.partition_name\nFROM {c.t('maintain_partitions')}() AS m"
         how = "the generated maintain_partitions() function."
+        returns = (
+            "returns: one row per partition created, dropped or kept because it could not be",
+            "detached (action created, dropped or drop_failed; partition_name): alert on",
+            "drop_failed, the reason is in the server log",
+        )
     doc = (
         "Create the partitions ahead of now and drop those past retention, via " + how,
         "Run it on a schedule (hourly is plenty) as the role that owns the tables (the",
         "one that applied schema.sql): creating and detaching partitions needs it.",
         "index: none (catalog work)",
-        "returns: one row per partition created or dropped (action, partition_name)",
+        *returns,
     )
     return Query("maintain_partitions", "", doc, sql, params=tuple([]))
 

@@ -198,3 +198,37 @@ def test_partition_bounds_do_not_depend_on_the_sessions_date_settings(pg_server:
         ).fetchall()
         assert lowers and all(lower == lower.replace(hour=0, minute=0) for (lower,) in lowers)  # type: ignore[attr-defined]
         db.execute("SELECT count(*) FROM agent.maintain_partitions(now() + interval '1 day')")
+
+
+def test_a_failed_partition_drop_does_not_undo_the_runway(pg_server: PostgresServer) -> None:
+    """An expired partition that can't be detached (a lock timeout; or, today, a checkpoint
+    chain: checkpoints_parent_fkey refers into the partition itself) is kept and reported,
+    while the partitions created ahead and the other drops still commit. One error used to
+    roll back the whole run, every run, until the runway ran out and writes failed."""
+    profile = with_version(example_profiles()["default"], pg_server.version)
+    with pg_server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(render_schema_sql(derive(profile)).encode())
+        db.execute("SELECT count(*) FROM agent.maintain_partitions(now() - interval '40 days')")
+        db.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (%s, 't')", (TENANT_A,))
+        db.execute(
+            "INSERT INTO agent.runs (tenant_id, kind, created_at)"
+            " VALUES (%s, 'k', now() - interval '40 days')",
+            (TENANT_A,),
+        )
+        db.execute(
+            "INSERT INTO agent.checkpoints (tenant_id, run_id, run_created_at, seq, parent_seq,"
+            " fencing_token, state_schema_version, payload, payload_bytes, payload_sha256)"
+            " SELECT tenant_id, run_id, created_at, s, nullif(s - 1, 0), 1, 1, '{}', 2, sha256('x')"
+            " FROM agent.runs, generate_series(1, 2) AS s"
+        )
+        done = db.execute(
+            "SELECT action, partition_name FROM agent.maintain_partitions(now() + interval '10 days')"
+        ).fetchall()
+        actions = {(action, str(name).split("_p")[0]) for action, name in done}
+        assert {("created", "checkpoints"), ("created", "events"), ("dropped", "events")} <= actions
+        assert ("drop_failed", "checkpoints") in actions
+        ahead = db.execute(
+            "SELECT count(*) FROM pg_class"
+            " WHERE relname = 'events_p' || to_char(now() + interval '14 days', 'YYYYMMDD')"
+        ).fetchone()
+        assert ahead == (1,)  # committed despite the failed drop

@@ -49,6 +49,7 @@ def _after(scope: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
         *(blocks.compression(scope, t) for t in tables),
         *(b for t in tables if t.append_only for b in blocks.append_only(scope, t)),
         *blocks.transition_guard(scope),
+        *history.checkpoint_parent_guard(scope),
         *manager,
         partitions.bootstrap(scope),
         privileges.grants(scope, tables),

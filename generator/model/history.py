@@ -5,8 +5,9 @@ to the run's own created_at, so (run, seq) stays truly unique across partitions.
 from __future__ import annotations
 
 from agentddl.generator.model import features, tuning
+from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.scope import Scope
-from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Partitioning, Table
+from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Partitioning, SqlBlock, Table
 
 _ADVERB = {"day": "daily", "week": "weekly", "month": "monthly"}
 SECRET_KEYS = ("api_key", "authorization", "password", "secret", "access_token", "prompt")
@@ -21,6 +22,34 @@ def _run_fk(s: Scope, table: str) -> ForeignKey:
         "CASCADE",
         f"{table} rows belong to a run of the same tenant, in that run's partition",
     )
+
+
+def checkpoint_parent_guard(s: Scope) -> tuple[SqlBlock, ...]:
+    """A checkpoint's parent exists in the same run, checked on insert. Parents go only
+    with their whole run (cascade, or the partition holding the run's history)."""
+    q = quote(s.profile.schema_name)
+    same = " AND ".join(f"p.{c} = NEW.{c}" for c in s.keyed("run_id", "run_created_at"))
+    function = SqlBlock(
+        "check_checkpoint_parent",
+        f"CREATE FUNCTION {q}.check_checkpoint_parent() RETURNS trigger\n"
+        "LANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $$\nBEGIN\n"
+        "    IF NEW.parent_seq IS NOT NULL AND NOT EXISTS (\n"
+        f"        SELECT 1 FROM {q}.checkpoints AS p\n"
+        f"        WHERE {same} AND p.seq = NEW.parent_seq\n"
+        "    ) THEN\n"
+        "        RAISE EXCEPTION 'checkpoint % of run %: parent checkpoint % does not exist',\n"
+        "            NEW.seq, NEW.run_id, NEW.parent_seq USING ERRCODE = 'foreign_key_violation';\n"
+        "    END IF;\n    RETURN NEW;\nEND\n$$",
+        "a checkpoint's parent must exist in the same run",
+    )
+    trigger = SqlBlock(
+        "checkpoint_parent_guard",
+        f"CREATE TRIGGER checkpoints_parent_guard BEFORE INSERT OR UPDATE OF parent_seq\n"
+        f"ON {q}.checkpoints\nFOR EACH ROW EXECUTE FUNCTION {q}.check_checkpoint_parent()",
+        "the parent checkpoint exists in the same run (a trigger, so expired partitions "
+        "can still be detached)",
+    )
+    return function, trigger
 
 
 def _partitioning(rows_per_day: int, retention: int, runway: int, what: str) -> Partitioning:
@@ -81,25 +110,11 @@ def checkpoints(s: Scope) -> Table:
             Check("checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"),
         ),
         foreign_keys=(
+            # The parent is checked by checkpoint_parent_guard, not a self-referencing FK:
+            # PostgreSQL refuses to detach a partition that rows of the partitioned table
+            # still reference, and a run's chain lives in one partition, so such an FK
+            # would stop every expired checkpoints partition from being dropped.
             _run_fk(s, "checkpoints"),
-            ForeignKey(
-                "checkpoints_parent_fkey",
-                s.keyed("run_id", "run_created_at", "parent_seq"),
-                "checkpoints",
-                s.keyed("run_id", "run_created_at", "seq"),
-                "CASCADE",
-                "the parent checkpoint exists in the same run",
-            ),
-        ),
-        indexes=(
-            Index(
-                "checkpoints_parent_idx",
-                "checkpoints",
-                s.keyed("run_id", "run_created_at", "parent_seq"),
-                serves=("checkpoints_parent_fkey",),
-                why="the parent FK's lookups on delete",
-                where="parent_seq IS NOT NULL",
-            ),
         ),
         partitioning=_partitioning(
             tuning.checkpoint_rows_per_day(p),

@@ -154,15 +154,12 @@ $$
     sa.CheckConstraint('payload_bytes >= 0', name='checkpoints_payload_bytes_check'),
     sa.CheckConstraint('seq > 0 AND (parent_seq IS NULL OR parent_seq < seq)', name='checkpoints_seq_check'),
     sa.CheckConstraint('state_schema_version > 0', name='checkpoints_state_version_check'),
-    sa.ForeignKeyConstraint(['tenant_id', 'run_id', 'run_created_at', 'parent_seq'], ['agent.checkpoints.tenant_id', 'agent.checkpoints.run_id', 'agent.checkpoints.run_created_at', 'agent.checkpoints.seq'], name='checkpoints_parent_fkey', ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['tenant_id', 'run_id', 'run_created_at'], ['agent.runs.tenant_id', 'agent.runs.run_id', 'agent.runs.created_at'], name='checkpoints_run_fkey', ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('tenant_id', 'run_id', 'run_created_at', 'seq', name='checkpoints_pkey'),
     schema='agent',
     comment='Resumable snapshots of a run; large payloads live out of line (payload_ref).',
     postgresql_partition_by='RANGE (run_created_at)'
     )
-    # the parent FK's lookups on delete
-    op.create_index('checkpoints_parent_idx', 'checkpoints', ['tenant_id', 'run_id', 'run_created_at', 'parent_seq'], unique=False, schema='agent', postgresql_where=sa.text('parent_seq IS NOT NULL'))
     # Append-only run history. Never updated; expires by dropping partitions.
     op.create_table('events',
     sa.Column('event_id', sa.BigInteger(), server_default=sa.text("nextval('agent.events_event_id_seq'::regclass)"), nullable=False, comment="Monotonic id for 'changes since' reads."),
@@ -369,6 +366,30 @@ $$
 CREATE TRIGGER runs_transition_guard BEFORE UPDATE OF status ON agent.runs
 FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status)
 EXECUTE FUNCTION agent.check_run_transition()
+""")
+    # a checkpoint's parent must exist in the same run
+    op.execute("""
+CREATE FUNCTION agent.check_checkpoint_parent() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NEW.parent_seq IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM agent.checkpoints AS p
+        WHERE p.tenant_id = NEW.tenant_id AND p.run_id = NEW.run_id AND p.run_created_at = NEW.run_created_at AND p.seq = NEW.parent_seq
+    ) THEN
+        RAISE EXCEPTION 'checkpoint % of run %: parent checkpoint % does not exist',
+            NEW.seq, NEW.run_id, NEW.parent_seq USING ERRCODE = 'foreign_key_violation';
+    END IF;
+    RETURN NEW;
+END
+$$
+""")
+    # the parent checkpoint exists in the same run (a trigger, so expired partitions can still be detached)
+    op.execute("""
+CREATE TRIGGER checkpoints_parent_guard BEFORE INSERT OR UPDATE OF parent_seq
+ON agent.checkpoints
+FOR EACH ROW EXECUTE FUNCTION agent.check_checkpoint_parent()
 """)
     # creates partitions ahead, drops expired ones; runs as its owner (owner role may call)
     op.execute("""

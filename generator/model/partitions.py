@@ -38,6 +38,8 @@ DECLARE
     part record;
     lower_bound timestamptz;
     upper_bound timestamptz;
+    current_start timestamptz;
+    oldest timestamptz;
 BEGIN
     PERFORM set_config('lock_timeout', '{_LOCK_TIMEOUT}', true);
     FOR spec IN
@@ -45,13 +47,23 @@ BEGIN
             {_specs(tables)}
         ) AS specs (table_name, unit, keep, runway)
     LOOP
-        FOR step IN 0 .. spec.runway LOOP
-            lower_bound := (date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')
-                + step * ('1 ' || spec.unit)::interval;
+        current_start := date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+        -- from the oldest partition still inside retention (none yet: the current one), so
+        -- periods missed while maintenance was down are filled, not only the runway
+        SELECT min(substring(pg_get_expr(child.relpartbound, child.oid)
+                FROM 'FROM \\(''([^'']+)''\\)')::timestamptz)
+        INTO oldest
+        FROM pg_inherits AS inh
+        JOIN pg_class AS child ON child.oid = inh.inhrelid
+        WHERE inh.inhparent = format('%I.%I', '{schema}', spec.table_name)::regclass;
+        lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
+            date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
+        WHILE lower_bound <= current_start + spec.runway * ('1 ' || spec.unit)::interval LOOP
             upper_bound := lower_bound + ('1 ' || spec.unit)::interval;
             partition_name := spec.table_name || '_p'
                 || to_char(lower_bound AT TIME ZONE 'UTC', 'YYYYMMDD');
-            IF to_regclass(format('%I.%I', '{schema}', partition_name)) IS NULL THEN
+            IF upper_bound > p_now - spec.keep
+                AND to_regclass(format('%I.%I', '{schema}', partition_name)) IS NULL THEN
                 EXECUTE format(
                     'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
                     '{schema}', partition_name, '{schema}', spec.table_name,
@@ -59,6 +71,7 @@ BEGIN
                 action := 'created';
                 RETURN NEXT;
             END IF;
+            lower_bound := upper_bound;
         END LOOP;
         FOR part IN
             SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound

@@ -61,13 +61,20 @@ def windows_table(model: SchemaModel) -> str:
     return md.table(["data", "kept for", "expires by", "runs"], rows)
 
 
+def _gap_words(model: SchemaModel) -> str:
+    if model.profile.retention.partition_manager == "pg_partman":
+        return ""
+    return " (after an outage also the missed periods retention still covers)"
+
+
 def jobs_text(model: SchemaModel) -> str:
     grain = fig.finest_granularity(model)
     lines = [
         f"Partition maintenance ({fig.MAINTENANCE_WORDS[grain]}, because the finest "
         f"partitions are {fig.ADVERB[grain]}: many runs per period, so a missed run costs "
         f"nothing): `{fig.partition_command(model)}`. It creates the current partition and "
-        "the runway ahead, and removes expired ones. Idempotent; safe to run by hand.",
+        f"the runway ahead{_gap_words(model)}, and removes expired ones. Idempotent; safe "
+        "to run by hand.",
     ]
     for purge in fig.purges(model):
         lines.append(

@@ -266,3 +266,21 @@ def test_a_failed_partition_drop_does_not_undo_the_runway(db: psycopg.Connection
         " WHERE relname = 'events_p' || to_char((now() + interval '14 days') AT TIME ZONE 'UTC', 'YYYYMMDD')"
     ).fetchone()
     assert ahead == (1,)  # committed despite the failed drop
+
+
+def test_maintenance_after_an_outage_fills_the_gap(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    """Maintenance stopped for longer than the runway (PLAN.md 5.1a): runs created in the
+    gap have no history partition. Running it again must create the missing periods the
+    retention still covers, not only today's and the runway's, or those runs never write."""
+    maintain(db, "10 days")  # the outage ends: days +5..+9 were never created
+    late = db.execute(
+        "INSERT INTO agent.runs (tenant_id, kind, created_at)"
+        " VALUES (%s, 'gap', now() + interval '7 days') RETURNING run_id, created_at",
+        (TENANT_A,),
+    ).fetchone()
+    assert late is not None
+    db.execute(
+        "INSERT INTO agent.events (tenant_id, run_id, run_created_at, seq, kind, actor)"
+        " VALUES (%s, %s, %s, 1, 'step.started', 'agent')",
+        (TENANT_A, *late),
+    )

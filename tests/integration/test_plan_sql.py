@@ -138,3 +138,34 @@ def test_scheduled_run_purge_spares_a_parent_with_a_live_child(pg_server_latest:
         conn.execute(purge.encode())
         left = conn.execute("SELECT kind, count(*) FROM agent.runs GROUP BY kind ORDER BY kind").fetchall()
     assert left == [("child", 1), ("parent", 1)]  # the other, childless parent expired
+
+
+def test_scheduled_run_purge_keeps_a_whole_tree_until_every_run_in_it_expired(
+    pg_server_latest: PostgresServer,
+) -> None:
+    """Deleting a run cascades to its whole subtree: an expired root must wait while any
+    descendant (a grandchild too) is live or finished inside the retention window."""
+    model = model_for("", pg_server_latest.version)
+    purge = scheduled_files(render_plan(model))["agent_purge_finished_runs"]
+    with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(render_schema_sql(model).encode())
+        conn.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (gen_random_uuid(), 't')")
+        old = "'succeeded', now() - interval '400 days'"
+        ids: dict[str, object] = {}
+        for kind, parent, state in [
+            ("root", None, old),
+            ("child", "root", old),
+            ("grandchild", "child", "'running', NULL"),
+            ("root2", None, old),
+            ("recent", "root2", "'succeeded', now() - interval '1 day'"),
+        ]:
+            row = conn.execute(
+                "INSERT INTO agent.runs (tenant_id, kind, parent_run_id, status, finished_at) "
+                f"SELECT tenant_id, %s, %s, {state} FROM agent.tenants RETURNING run_id",
+                (kind, ids.get(parent or "")),
+            ).fetchone()
+            assert row is not None
+            ids[kind] = row[0]
+        conn.execute(purge.encode())
+        left = [k for (k,) in conn.execute("SELECT kind FROM agent.runs ORDER BY kind").fetchall()]
+    assert left == ["child", "grandchild", "recent", "root", "root2"]

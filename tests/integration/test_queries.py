@@ -667,3 +667,30 @@ def test_a_last_step_does_not_deadlock_with_a_cancel_or_a_reaper(
     assert done is not None and done["run_status"] == "succeeded"
     assert result["rival"] in (None, [])  # the worker finished first; the rival found nothing
     rt.close()
+
+
+def test_purge_keeps_a_tree_while_any_run_in_it_is_live_or_recent(
+    pg_server: PostgresServer, scratch_dsn: str
+) -> None:
+    """Deleting a run cascades to its subtree: an expired root waits for a live grandchild
+    and for a child that finished inside the window."""
+    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    root = rt.start("root")["run_id"]
+    child = rt.start("child", parent=root)["run_id"]
+    rt.start("grandchild", parent=child)
+    rt.sql(
+        f"UPDATE {rt.schema}.runs SET status = 'cancelled', version = version + 1, "
+        "finished_at = now() - interval '400 days' WHERE run_id IN (%s, %s)",
+        root,
+        child,
+    )
+    assert rt("purge_finished_runs", batch_size=100) == 0  # the grandchild is still queued
+    rt.sql(
+        f"UPDATE {rt.schema}.runs SET status = 'cancelled', version = version + 1, finished_at = now() "
+        "WHERE finished_at IS NULL"
+    )
+    assert rt("purge_finished_runs", batch_size=100) == 0  # it finished just now
+    rt.sql(f"UPDATE {rt.schema}.runs SET finished_at = now() - interval '400 days'")
+    assert rt("purge_finished_runs", batch_size=100) == 3  # the whole tree has expired
+    assert rt.sql(f"SELECT count(*) AS n FROM {rt.schema}.runs") == [{"n": 0}]
+    rt.close()

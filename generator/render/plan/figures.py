@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from agentddl.generator.model import AccessPath, Index, Partitioning, SchemaModel, Table, tuning
 from agentddl.generator.model.blocks import quote
 from agentddl.generator.render.plan.markdown import interval
+from agentddl.generator.render.queries.base import Ctx
+from agentddl.generator.render.queries.ops import expired_tree_guard
 
 DAY = 86400
 ADVERB = {"day": "daily", "week": "weekly", "month": "monthly"}
@@ -128,29 +130,25 @@ def purge_delete(model: SchemaModel, purge: Purge) -> str:
     key = ", ".join(table.primary_key)
     row = f"({key})" if len(table.primary_key) > 1 else key
     target = qualified(model, table.name)
+    cutoff = f"now() - {interval(purge.retention_seconds)}"
     return (
         f"DELETE FROM {target}\n"
         f"WHERE {row} IN (\n"
         f"    SELECT {key} FROM {target} AS f\n"
-        f"    WHERE f.{purge.column} < now() - {interval(purge.retention_seconds)}\n"
-        f"{_live_children_guard(model, table)}"
+        f"    WHERE f.{purge.column} < {cutoff}\n"
+        f"{_live_children_guard(model, table, cutoff)}"
         f"    ORDER BY f.{purge.column}\n"
         f"    LIMIT {batch_size(model)}\n"
         ")"
     )
 
 
-def _live_children_guard(model: SchemaModel, table: Table) -> str:
-    """The named purge_finished_runs query's guard: deleting a parent run cascades to its
-    children, so a parent with a child still live waits for it."""
+def _live_children_guard(model: SchemaModel, table: Table, cutoff: str) -> str:
+    """The named purge_finished_runs query's guard: deleting a run cascades to its whole
+    subtree, so a tree goes only once every run in it has expired."""
     if not any(c.name == "parent_run_id" for c in table.columns):
         return ""
-    same_tenant = [f"child.{t} = f.{t} AND " for t in (model.profile.tenancy.column,) if t]
-    return (
-        f"        AND NOT EXISTS (SELECT 1 FROM {qualified(model, table.name)} AS child\n"
-        f"            WHERE {''.join(same_tenant)}child.parent_run_id = f.run_id"
-        " AND child.finished_at IS NULL)\n"
-    )
+    return f"        AND {expired_tree_guard(Ctx(model), 'f', cutoff)}\n"
 
 
 def purge_loop(model: SchemaModel, purge: Purge) -> str:

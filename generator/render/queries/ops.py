@@ -24,6 +24,27 @@ def _batch_default(c: Ctx) -> str:
     return f"batch_size integer (suggested {tuning.batch_size(c.model.profile)})"
 
 
+def expired_tree_guard(c: Ctx, alias: str, cutoff: str) -> str:
+    """NOT EXISTS a descendant of run `alias` that is live or finished after `cutoff`:
+    deleting a run cascades to its whole subtree, so a tree goes only once all of it has
+    expired. UNION (not ALL) ends the walk even if parent links ever form a cycle."""
+    cols = c.cols("d", "run_id") + ", d.finished_at"
+    parent = " AND ".join([*(f"d.{t} = {{p}}.{t}" for t in c.keyed()), "d.parent_run_id = {p}.run_id"])
+    return (
+        "NOT EXISTS (\n"
+        f"            WITH RECURSIVE tree ({c.names('run_id')}, finished_at) AS (\n"
+        f"                SELECT {cols} FROM {c.t('runs')} AS d\n"
+        f"                WHERE {parent.format(p=alias)}\n"
+        "                UNION\n"
+        f"                SELECT {cols} FROM {c.t('runs')} AS d\n"
+        f"                JOIN tree AS t ON {parent.format(p='t')}\n"
+        "            )\n"
+        "            SELECT 1 FROM tree\n"
+        f"            WHERE tree.finished_at IS NULL OR tree.finished_at >= {cutoff}\n"
+        "        )"
+    )
+
+
 def purge_finished_runs(c: Ctx) -> Query:
     keep = c.model.profile.retention.runs
     sql = f"""DELETE FROM {c.t("runs")} AS r
@@ -34,15 +55,7 @@ WHERE ({c.cols("r", "run_id")}) IN (
         where(
             "f.finished_at IS NOT NULL",
             f"f.finished_at < now() - {seconds(keep)}",
-            f"NOT EXISTS (SELECT 1 FROM {c.t('runs')} AS child WHERE "
-            + " AND ".join(
-                [
-                    *(f"child.{t} = f.{t}" for t in c.keyed()),
-                    "child.parent_run_id = f.run_id",
-                    "child.finished_at IS NULL",
-                ]
-            )
-            + ")",
+            expired_tree_guard(c, "f", f"now() - {seconds(keep)}"),
             pad=4,
         )
     }
@@ -53,7 +66,8 @@ WHERE ({c.cols("r", "run_id")}) IN (
     doc = (
         f"Retention: delete one batch of runs finished more than {keep} s ago (the",
         "profile's retention.runs), with their attempts, checkpoints, events, operations",
-        "and messages (FK cascade). A run with an unfinished child waits. Repeat until",
+        "and messages (FK cascade). A run whose subtree still holds a live run or one",
+        "finished inside the window waits (the cascade would take it). Repeat until",
         "it deletes 0 rows; short batches keep locks and WAL bursts small. Runs as the",
         "owner role (the app may not delete).",
         f"index: {c.path('purge_finished_runs').index}",

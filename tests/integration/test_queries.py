@@ -285,6 +285,7 @@ def side_effects(rt: Runtime, claim: Row, _name: str) -> None:
         "complete_operation",
         **rt.tenant,
         idempotency_key="charge-1",
+        run_id=claim["run_id"],
         fencing_token=claim["fencing_token"],
         status="succeeded",
         result=Jsonb({"id": "ch_1"}),
@@ -294,6 +295,7 @@ def side_effects(rt: Runtime, claim: Row, _name: str) -> None:
         "complete_operation",
         **rt.tenant,
         idempotency_key="charge-1",
+        run_id=claim["run_id"],
         fencing_token=claim["fencing_token"],
         status="failed",
         result=None,
@@ -358,6 +360,7 @@ def lease_expiry(rt: Runtime, old: Row) -> Row:
         "complete_operation",
         **rt.tenant,
         idempotency_key="send-mail",
+        run_id=old["run_id"],
         fencing_token=old["fencing_token"],
         status="succeeded",
         result=None,
@@ -613,6 +616,16 @@ def test_another_runs_reservation_is_never_owned(pg_server: PostgresServer, scra
     theirs = reserve(rt, second, "invoice-7", b"amount=10")
     assert theirs is not None and theirs["run_id"] == first["run_id"]
     assert (theirs["inserted"], theirs["status"], theirs["owned"]) == (False, "pending", False)
+    completed_by_other_run = rt(
+        "complete_operation",
+        **rt.tenant,
+        idempotency_key="invoice-7",
+        run_id=second["run_id"],
+        fencing_token=second["fencing_token"],
+        status="succeeded",
+        result=None,
+    )
+    assert completed_by_other_run is None  # same token, another run: not the holder
     rt.close()
 
 

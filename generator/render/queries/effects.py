@@ -84,6 +84,7 @@ def complete_operation(c: Ctx) -> Query:
         "SET status = CAST(:status AS text), result = CAST(:result AS jsonb), completed_at = now()\n"
         + where(
             c.match("o", "idempotency_key"),
+            "o.run_id = CAST(:run_id AS uuid)",
             "o.status = 'pending'",
             "o.fencing_token = CAST(:fencing_token AS bigint)",
         )
@@ -92,7 +93,8 @@ def complete_operation(c: Ctx) -> Query:
     )
     doc = (
         "Record the effect's outcome (status succeeded or failed) and result, once, by the",
-        "attempt that holds the reservation (its fencing token). Else no row.",
+        "attempt that holds the reservation (its run and fencing token; tokens count per",
+        "run, so the run is part of the fence). Else no row.",
         f"index: {c.path('complete_operation').index}",
         "returns: status, completed_at; or no row",
     )
@@ -105,6 +107,7 @@ def complete_operation(c: Ctx) -> Query:
             [
                 *c.tenant_param(),
                 "idempotency_key text",
+                "run_id uuid",
                 "fencing_token bigint",
                 "status text",
                 "result jsonb|null",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,40 +21,28 @@ def script_directory(revision_text: str) -> Iterator[Path]:
         root = Path(temp)
         env = resources.files("agentddl.migrations")
         for name in ("env.py", "script.py.mako"):
-            (root / name).write_text(
-                env.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8"
-            )
+            (root / name).write_text(env.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8")
         (root / "versions").mkdir()
         (root / "versions" / REVISION_FILE).write_text(revision_text, encoding="utf-8")
         yield root
 
 
 def alembic_config(script_location: Path, dsn: str) -> Config:
+    """env.py reads the database from attributes["dsn"] before AGENTDDL_DSN."""
     config = Config()
     config.set_main_option("script_location", str(script_location))
-    config.set_main_option("sqlalchemy.url", dsn.replace("%", "%%"))
+    config.attributes["dsn"] = dsn
     return config
 
 
 def upgrade(revision_text: str, dsn: str, target: str = "head") -> None:
-    with script_directory(revision_text) as root, _no_env_dsn():
+    with script_directory(revision_text) as root:
         command.upgrade(alembic_config(root, dsn), target)
 
 
 def downgrade(revision_text: str, dsn: str, target: str = "base") -> None:
-    with script_directory(revision_text) as root, _no_env_dsn():
+    with script_directory(revision_text) as root:
         command.downgrade(alembic_config(root, dsn), target)
-
-
-@contextmanager
-def _no_env_dsn() -> Iterator[None]:
-    # env.py prefers AGENTDDL_DSN; here the caller's dsn must win.
-    saved = os.environ.pop("AGENTDDL_DSN", None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ["AGENTDDL_DSN"] = saved
 
 
 __all__ = ["downgrade", "script_directory", "upgrade"]

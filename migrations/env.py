@@ -10,7 +10,9 @@ from sqlalchemy import engine_from_config, pool
 
 
 def database_url() -> str:
-    url = os.environ.get("AGENTDDL_DSN")
+    # A caller running Alembic from Python passes the database in config.attributes;
+    # from the command line it comes from AGENTDDL_DSN (or an alembic.ini's url).
+    url = context.config.attributes.get("dsn") or os.environ.get("AGENTDDL_DSN")
     try:
         url = url or context.config.get_main_option("sqlalchemy.url")
     except CommandError:  # configured from pyproject.toml only: there is no alembic.ini

@@ -13,11 +13,12 @@ from rich.table import Table
 from agentddl.checks import alembic_run
 from agentddl.checks.catalog import compare_with_model, snapshot
 from agentddl.checks.harness import find_installations, open_server
+from agentddl.checks.harness.server import describe_dsn
+from agentddl.checks.install import install_schema
 from agentddl.generator.errors import CheckFailed
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_profile
 from agentddl.generator.render.alembic import render_revision
-from agentddl.generator.render.ddl import render_schema_sql
 
 EXAMPLES = """
 Examples:
@@ -45,11 +46,11 @@ def apply(
     version = model.profile.engine.version
     wanted = version if dsn is None and version in find_installations() else None
     with open_server(dsn, version=wanted) as server:
-        console.print(f"PostgreSQL {server.version} at {_redact(server.admin_dsn)}")
+        console.print(f"PostgreSQL {server.version} at {describe_dsn(server.admin_dsn)}")
         via_sql, via_alembic = server.create_database(), server.create_database()
         try:
             with psycopg.connect(via_sql, autocommit=True) as connection:
-                connection.execute(render_schema_sql(model).encode())
+                install_schema(connection, model)
             alembic_run.upgrade(render_revision(model), via_alembic)
             _report(console, model, via_sql, via_alembic)
         finally:
@@ -69,30 +70,20 @@ def _report(console: Console, model: SchemaModel, via_sql: str, via_alembic: str
     for t in model.tables:
         partitions = sum(1 for name in relations if name.startswith(f"{t.name}_p"))
         declared = 1 + len(t.checks) + len(t.foreign_keys) + len(t.uniques)
-        table.add_row(
-            t.name, str(declared), str(len(t.indexes)), str(partitions) if t.partitioning else "-"
-        )
+        table.add_row(t.name, str(declared), str(len(t.indexes)), str(partitions) if t.partitioning else "-")
     console.print(table)
     problems = compare_with_model(model, first)
     for problem in problems:
         console.print(f"[red]missing[/red] {problem}")
     differing = sorted(k for k in first if first[k] != second[k])
     if differing:
-        console.print(
-            f"[red]schema.sql and alembic upgrade differ in: {', '.join(differing)}[/red]"
-        )
+        console.print(f"[red]schema.sql and alembic upgrade differ in: {', '.join(differing)}[/red]")
     if problems or differing:
-        raise CheckFailed(
-            f"{len(problems)} declared objects missing, {len(differing)} catalog differences"
-        )
+        raise CheckFailed(f"{len(problems)} declared objects missing, {len(differing)} catalog differences")
     console.print(
         "[green]every declared constraint and index is in pg_catalog; "
         "schema.sql and `alembic upgrade head` give identical catalogs[/green]"
     )
-
-
-def _redact(dsn: str) -> str:
-    return dsn.split("@")[-1] if "@" in dsn else dsn
 
 
 def register(app: typer.Typer) -> None:

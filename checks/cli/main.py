@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import typer
@@ -17,9 +18,10 @@ app = typer.Typer(
 )
 
 
+@functools.cache
 def _register() -> None:
-    # Imported here so each subcommand module stays independent and `lint` never
-    # pulls in a database driver.
+    # Once per process: main() may run many times (tests call it in-process). Lazy
+    # imports keep `import agentddl.checks.cli.main` cheap.
     from agentddl.checks.cli import apply, generate, lint
 
     for module in (generate, apply, lint):

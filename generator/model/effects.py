@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agentddl.generator.model import tuning
-from agentddl.generator.model.scope import OPERATION_STATUSES, Scope, sql_list
-from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Table
+from agentddl.generator.model.scope import OPERATION_STATUSES, Scope, size_check, sql_list
+from agentddl.generator.model.types import Check, Column, Index, Table
 
 
 def operations(s: Scope) -> Table:
@@ -47,22 +47,9 @@ def operations(s: Scope) -> Table:
                 "bounded idempotency key",
             ),
             Check("operations_input_hash_check", "octet_length(input_hash) = 32", "a sha256 hash"),
-            Check(
-                "operations_result_size_check",
-                f"octet_length(result::text) <= {p.payload.inline_limit}",
-                "bounded result",
-            ),
+            size_check("operations", "result", p.payload.inline_limit, "bounded result"),
         ),
-        foreign_keys=(
-            ForeignKey(
-                "operations_run_fkey",
-                s.keyed("run_id"),
-                "runs",
-                s.keyed("run_id"),
-                "CASCADE",
-                "an operation belongs to a run of the same tenant",
-            ),
-        ),
+        foreign_keys=(s.run_fk("operations", "an operation belongs to a run of the same tenant"),),
         indexes=(
             Index(
                 "operations_run_idx",
@@ -107,11 +94,7 @@ def outbox(s: Scope) -> Table:
         primary_key=s.keyed("message_id"),
         checks=(
             Check("outbox_topic_check", "char_length(topic) BETWEEN 1 AND 200", "bounded topic"),
-            Check(
-                "outbox_payload_size_check",
-                f"octet_length(payload::text) <= {p.payload.outbox_limit}",
-                "bounded message",
-            ),
+            size_check("outbox", "payload", p.payload.outbox_limit, "bounded message"),
             Check("outbox_attempts_check", "delivery_attempts >= 0", "attempt counter is sane"),
             Check(
                 "outbox_claim_check",
@@ -119,16 +102,7 @@ def outbox(s: Scope) -> Table:
                 "a claim has an owner and an end",
             ),
         ),
-        foreign_keys=(
-            ForeignKey(
-                "outbox_run_fkey",
-                s.keyed("run_id"),
-                "runs",
-                s.keyed("run_id"),
-                "CASCADE",
-                "a message belongs to a run of the same tenant",
-            ),
-        ),
+        foreign_keys=(s.run_fk("outbox", "a message belongs to a run of the same tenant"),),
         indexes=(
             Index(
                 "outbox_pending_idx",

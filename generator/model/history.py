@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agentddl.generator.model import features, tuning
 from agentddl.generator.model.blocks import quote
-from agentddl.generator.model.scope import Scope
+from agentddl.generator.model.scope import Scope, size_check
 from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Partitioning, SqlBlock, Table
 
 _ADVERB = {"day": "daily", "week": "weekly", "month": "monthly"}
@@ -14,14 +14,8 @@ SECRET_KEYS = ("api_key", "authorization", "password", "secret", "access_token",
 
 
 def _run_fk(s: Scope, table: str) -> ForeignKey:
-    return ForeignKey(
-        f"{table}_run_fkey",
-        s.keyed("run_id", "run_created_at"),
-        "runs",
-        s.keyed("run_id", "created_at"),
-        "CASCADE",
-        f"{table} rows belong to a run of the same tenant, in that run's partition",
-    )
+    why = f"{table} rows belong to a run of the same tenant, in that run's partition"
+    return s.run_fk(table, why, partitioned=True)
 
 
 def checkpoint_parent_guard(s: Scope) -> tuple[SqlBlock, ...]:
@@ -177,9 +171,10 @@ def events(s: Scope) -> Table:
                 "actor ~ '^(system|agent|user|tool)(:[^[:space:]]{1,200})?$'",
                 "every event names its actor",
             ),
-            Check(
-                "events_payload_size_check",
-                f"octet_length(payload::text) <= {p.payload.event_limit}",
+            size_check(
+                "events",
+                "payload",
+                p.payload.event_limit,
                 "event payloads are size-bounded: no full prompts or raw provider responses",
             ),
             Check(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentddl.generator.model import features
-from agentddl.generator.model.types import Column
+from agentddl.generator.model.types import Check, Column, ForeignKey
 from agentddl.generator.profile import Profile
 
 RUN_STATUSES = ("queued", "running", "waiting", "succeeded", "failed", "cancelled")
@@ -32,6 +32,11 @@ WORKER_TRANSITIONS: tuple[tuple[str, str], ...] = (
 )
 
 
+def size_check(table: str, column: str, limit: int, why: str) -> Check:
+    """A JSON column's text stays within `limit` bytes."""
+    return Check(f"{table}_{column}_size_check", f"octet_length({column}::text) <= {limit}", why)
+
+
 def sql_list(values: tuple[str, ...]) -> str:
     """A literal list for IN (...): values are our own constants, never user input."""
     return ", ".join(f"'{v}'" for v in values)
@@ -52,6 +57,13 @@ class Scope:
     def keyed(self, *columns: str) -> tuple[str, ...]:
         """Prefix a key with the tenant column: every key is tenant-scoped."""
         return (self.tenant, *columns) if self.tenant else columns
+
+    def run_fk(self, table: str, why: str, *, partitioned: bool = False) -> ForeignKey:
+        """`table` -> runs through the tenant-scoped key; partitioned children also pin
+        run_created_at to the run's created_at (so they land in the run's partition)."""
+        own: tuple[str, ...] = ("run_id", "run_created_at") if partitioned else ("run_id",)
+        ref: tuple[str, ...] = ("run_id", "created_at") if partitioned else ("run_id",)
+        return ForeignKey(f"{table}_run_fkey", self.keyed(*own), "runs", self.keyed(*ref), "CASCADE", why)
 
     def tenant_columns(self) -> tuple[Column, ...]:
         if not self.tenant:

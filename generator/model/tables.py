@@ -11,6 +11,7 @@ from agentddl.generator.model.scope import (
     RUN_STATUSES,
     TERMINAL_RUN_STATUSES,
     Scope,
+    size_check,
     sql_list,
 )
 from agentddl.generator.model.types import (
@@ -153,16 +154,8 @@ def runs(s: Scope) -> Table:
             Check("runs_trace_id_check", "trace_id ~ '^[0-9a-f]{32}$'", "trace ids are W3C trace ids"),
             Check("runs_kind_check", "char_length(kind) BETWEEN 1 AND 200", "bounded workflow name"),
             Check("runs_run_key_check", "char_length(run_key) BETWEEN 1 AND 200", "bounded run key"),
-            Check(
-                "runs_input_size_check",
-                f"octet_length(input::text) <= {p.payload.inline_limit}",
-                "run input stays bounded",
-            ),
-            Check(
-                "runs_result_size_check",
-                f"octet_length(result::text) <= {p.payload.inline_limit}",
-                "run result stays bounded",
-            ),
+            size_check("runs", "input", p.payload.inline_limit, "run input stays bounded"),
+            size_check("runs", "result", p.payload.inline_limit, "run result stays bounded"),
         ),
         foreign_keys=tuple(fks),
         uniques=(),
@@ -292,16 +285,7 @@ def attempts(s: Scope) -> Table:
             Check("attempts_error_check", "char_length(error) <= 4000", "bounded error text"),
             Check("attempts_reason_check", "char_length(interruption_reason) <= 200", "bounded reason"),
         ),
-        foreign_keys=(
-            ForeignKey(
-                "attempts_run_fkey",
-                s.keyed("run_id"),
-                "runs",
-                s.keyed("run_id"),
-                "CASCADE",
-                "an attempt belongs to a run of the same tenant",
-            ),
-        ),
+        foreign_keys=(s.run_fk("attempts", "an attempt belongs to a run of the same tenant"),),
         indexes=(
             Index(
                 "attempts_one_active_key",

@@ -11,9 +11,9 @@ import psycopg
 import pytest
 
 from agentddl.checks.harness import PostgresServer
+from agentddl.checks.install import install_schema
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_profile_text
-from agentddl.generator.render.ddl import render_schema_sql
 from agentddl.generator.render.plan import render_plan
 
 PROFILES = {
@@ -66,7 +66,7 @@ def test_scheduled_maintenance_files_run(pg_server_latest: PostgresServer, name:
         f"{model.schema}_purge_outbox",
     }
     with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(render_schema_sql(model).encode())
+        install_schema(conn, model)
         seed_outbox(conn, model, rows=7_500)  # more than one batch at either batch size
         for sql in files.values():
             conn.execute(sql.encode())
@@ -85,7 +85,7 @@ def test_detach_concurrently_runbook(pg_server_latest: PostgresServer) -> None:
     statements = [s.strip() for s in runbook.group(0).rstrip("`").split(";") if s.strip()]
     listing, *steps = statements
     with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(render_schema_sql(model).encode())
+        install_schema(conn, model)
         partitions = [row[0] for row in conn.execute(listing.encode())]
         oldest = partitions[0]
         for step in steps:
@@ -106,7 +106,7 @@ def test_pg_partman_maintenance_command_runs(pg_servers: Any) -> None:
     files = scheduled_files(render_plan(model))
     assert files[f"{model.schema}_partitions"] == "CALL partman.run_maintenance_proc();"
     with server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(render_schema_sql(model).encode())
+        install_schema(conn, model)
         seed_outbox(conn, model, rows=10)
         for sql in files.values():
             conn.execute(sql.encode())
@@ -123,7 +123,7 @@ def test_scheduled_run_purge_spares_a_parent_with_a_live_child(pg_server_latest:
     model = model_for("", pg_server_latest.version)
     purge = scheduled_files(render_plan(model))["agent_purge_finished_runs"]
     with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(render_schema_sql(model).encode())
+        install_schema(conn, model)
         conn.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (gen_random_uuid(), 't')")
         parents = conn.execute(
             "INSERT INTO agent.runs (tenant_id, kind, status, finished_at) "
@@ -148,7 +148,7 @@ def test_scheduled_run_purge_keeps_a_whole_tree_until_every_run_in_it_expired(
     model = model_for("", pg_server_latest.version)
     purge = scheduled_files(render_plan(model))["agent_purge_finished_runs"]
     with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(render_schema_sql(model).encode())
+        install_schema(conn, model)
         conn.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (gen_random_uuid(), 't')")
         old = "'succeeded', now() - interval '400 days'"
         ids: dict[str, object] = {}

@@ -19,9 +19,9 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.harness import PostgresServer
+from agentddl.checks.install import install_schema
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
-from agentddl.generator.render.ddl import render_schema_sql
 from agentddl.generator.render.queries import render_queries
 
 PROFILES = example_profiles()
@@ -57,7 +57,7 @@ class Runtime:
     def __init__(self, dsn: str, profile: Profile) -> None:
         model = derive(profile)
         with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(render_schema_sql(model).encode())
+            install_schema(conn, model)
         self.profile = profile
         self.schema = model.schema
         self.queries = aiosql.from_str(render_queries(model), "psycopg")

@@ -12,10 +12,10 @@ from profiles import example_profiles, with_strategy, with_version
 from agentddl.checks import alembic_run
 from agentddl.checks.catalog import compare_with_model, snapshot
 from agentddl.checks.harness import PostgresServer
+from agentddl.checks.install import install_schema
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.alembic import render_revision
-from agentddl.generator.render.ddl import render_schema_sql
 
 PROFILES = example_profiles()
 # pg_partman exists only for Debian's PostgreSQL 15 here: tested on its own below.
@@ -24,7 +24,7 @@ PORTABLE = sorted(name for name, p in PROFILES.items() if p.retention.partition_
 
 def apply_sql(dsn: str, profile: Profile) -> None:
     with psycopg.connect(dsn, autocommit=True) as connection:
-        connection.execute(render_schema_sql(derive(profile)).encode())
+        install_schema(connection, derive(profile))
 
 
 def assert_both_paths_agree(server: PostgresServer, profile: Profile) -> None:

@@ -12,8 +12,8 @@ from profiles import example_profiles, with_version
 from psycopg import errors
 
 from agentddl.checks.harness import PostgresServer
+from agentddl.checks.install import install_schema
 from agentddl.generator.model import derive
-from agentddl.generator.render.ddl import render_schema_sql
 
 TENANT_A, TENANT_B = uuid.uuid4(), uuid.uuid4()
 TOKEN_HASH = hashlib.sha256(b"lease-token").digest()
@@ -24,7 +24,7 @@ def db(pg_server: PostgresServer) -> Iterator[psycopg.Connection[tuple[object, .
     """The default schema with two tenants and one run each, autocommit."""
     profile = with_version(example_profiles()["default"], pg_server.version)
     with pg_server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as connection:
-        connection.execute(render_schema_sql(derive(profile)).encode())
+        install_schema(connection, derive(profile))
         for tenant in (TENANT_A, TENANT_B):
             connection.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (%s, 't')", (tenant,))
             connection.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'demo')", (tenant,))
@@ -166,7 +166,7 @@ def test_row_level_security_isolates_tenants_for_the_app_role(pg_server: Postgre
     profile = with_version(example_profiles()["newest-engine"], pg_server.version)
     assert profile.tenancy.row_level_security
     with pg_server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as db:
-        db.execute(render_schema_sql(derive(profile)).encode())
+        install_schema(db, derive(profile))
         for tenant in (TENANT_A, TENANT_B):
             db.execute("INSERT INTO agent.tenants (tenant_id, name) VALUES (%s, 't')", (tenant,))
             db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, 'demo')", (tenant,))
@@ -189,7 +189,7 @@ def test_partition_bounds_do_not_depend_on_the_sessions_date_settings(pg_server:
     with pg_server.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as db:
         db.execute("SET DateStyle = 'SQL, DMY'")
         db.execute("SET TimeZone = 'Asia/Kolkata'")
-        db.execute(render_schema_sql(derive(profile)).encode())
+        install_schema(db, derive(profile))
         db.execute("RESET DateStyle")
         db.execute("SET TimeZone = 'UTC'")
         lowers = db.execute(

@@ -1,0 +1,1 @@
+"""`agentddl audit`: every access path served by an index at realistic volume (EXPLAIN)."""

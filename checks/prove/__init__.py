@@ -1,0 +1,1 @@
+"""`agentddl prove`: the schema's guarantees under concurrent workers and crashes."""

@@ -1,0 +1,1 @@
+"""Synthetic rows at a profile's volume, loaded fast, for audit and trace."""

@@ -1,0 +1,1 @@
+"""`agentddl verify`: a live schema's invariants, read from pg_catalog."""

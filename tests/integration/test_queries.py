@@ -9,9 +9,8 @@ import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
-import aiosql
 import psycopg
 import pytest
 from profiles import example_profiles, with_strategy, with_version
@@ -20,9 +19,9 @@ from psycopg.types.json import Jsonb
 
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.install import install_schema
+from agentddl.checks.runtime import Runtime
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
-from agentddl.generator.render.queries import render_queries
 
 PROFILES = example_profiles()
 Row = dict[str, Any]
@@ -39,20 +38,9 @@ def scenario_profiles() -> dict[str, Profile]:
 SCENARIOS = scenario_profiles()
 
 
-def role_of(query: str) -> Literal["app", "relay", "readonly", "owner"] | None:
-    """Who runs a query: workers (app), the relay, monitoring (read-only), retention jobs
-    and partition maintenance (owner)."""
-    if query in ("relay_claim", "mark_delivered"):
-        return "relay"
-    if query.startswith("health_"):
-        return "readonly"
-    if query.startswith("purge_") or query == "maintain_partitions":
-        return "owner"
-    return "app"
-
-
-class Runtime:
-    """One database with the schema applied and queries.sql loaded; calls are recorded."""
+class Session:
+    """One database with the schema applied and queries.sql loaded (agentddl.checks.runtime,
+    the same runtime the live checks use); calls are recorded."""
 
     def __init__(self, dsn: str, profile: Profile) -> None:
         model = derive(profile)
@@ -60,7 +48,6 @@ class Runtime:
             install_schema(conn, model)
         self.profile = profile
         self.schema = model.schema
-        self.queries = aiosql.from_str(render_queries(model), "psycopg")
         self.all_names = {p.name for p in model.access_paths}
         self.called: set[str] = set()
         self.conn: Conn = psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
@@ -68,25 +55,12 @@ class Runtime:
         if profile.tenancy.column:
             self.tenant = {profile.tenancy.column: uuid.uuid4()}
             self.sql(f"INSERT INTO {self.schema}.tenants VALUES (%s, 'acme')", *self.tenant.values())
+        self.runtime = Runtime(model, self.conn, tenant=next(iter(self.tenant.values()), None))
 
     def __call__(self, name: str, conn: Conn | None = None, **params: Any) -> Any:
         """Run a query as the role that runs it in production: grants and RLS apply."""
         self.called.add(name)
-        conn = conn or self.conn
-        role = role_of(name)
-        if name == "maintain_partitions" and self.profile.retention.partition_manager == "pg_partman":
-            role = None  # pg_partman's maintenance runs as the tables' owner (who applied the schema)
-        if role:
-            conn.execute(f"SET ROLE {self.profile.role(role)}".encode())
-        if self.tenant:  # the app's session names its tenant (used by row-level security)
-            conn.execute("SELECT set_config('agentddl.tenant', %s, false)", [str(*self.tenant.values())])
-        try:
-            result = getattr(self.queries, name)(conn, **params)
-            return list(result) if isinstance(result, Iterator) else result  # many rows: a generator
-        finally:
-            if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
-                conn.rollback()
-            conn.execute("RESET ROLE")
+        return self.runtime.on(conn or self.conn).call(name, **params)
 
     def sql(self, statement: str, *args: Any) -> list[Row]:
         cursor = self.conn.execute(statement.encode(), args)
@@ -145,13 +119,13 @@ class Runtime:
 
 
 @pytest.fixture(params=sorted(SCENARIOS))
-def runtime(request: pytest.FixtureRequest, pg_server: PostgresServer, scratch_dsn: str) -> Iterator[Runtime]:
-    runtime = Runtime(scratch_dsn, with_version(SCENARIOS[request.param], pg_server.version))
+def runtime(request: pytest.FixtureRequest, pg_server: PostgresServer, scratch_dsn: str) -> Iterator[Session]:
+    runtime = Session(scratch_dsn, with_version(SCENARIOS[request.param], pg_server.version))
     yield runtime
     runtime.close()
 
 
-def test_every_query_runs_and_keeps_its_guarantees(runtime: Runtime) -> None:
+def test_every_query_runs_and_keeps_its_guarantees(runtime: Session) -> None:
     root, child = starting_runs(runtime)
     first, second = claiming(runtime, root["run_id"], child["run_id"])
     writing_history(runtime, first, "root")
@@ -163,7 +137,7 @@ def test_every_query_runs_and_keeps_its_guarantees(runtime: Runtime) -> None:
     assert runtime.called == runtime.all_names
 
 
-def starting_runs(rt: Runtime) -> tuple[Row, Row]:
+def starting_runs(rt: Session) -> tuple[Row, Row]:
     root = rt.start("root", priority=5)
     assert root["inserted"] is True and root["status"] == "queued" and root["version"] == 1
     again = rt.start("root", priority=5)
@@ -176,7 +150,7 @@ def starting_runs(rt: Runtime) -> tuple[Row, Row]:
     return root, child
 
 
-def claiming(rt: Runtime, root_id: uuid.UUID, child_id: uuid.UUID) -> tuple[Row, Row]:
+def claiming(rt: Session, root_id: uuid.UUID, child_id: uuid.UUID) -> tuple[Row, Row]:
     assert rt("expire_leases", batch_size=10) == []
     first = rt.claim("w1")
     assert first is not None and first["run_id"] == root_id  # higher priority first
@@ -192,7 +166,7 @@ def claiming(rt: Runtime, root_id: uuid.UUID, child_id: uuid.UUID) -> tuple[Row,
     return first, second
 
 
-def checkpoint(rt: Runtime, claim: Row, seq: int, token: int | None = None) -> Row | None:
+def checkpoint(rt: Session, claim: Row, seq: int, token: int | None = None) -> Row | None:
     row: Row | None = rt(
         "save_checkpoint",
         **rt.tenant,
@@ -211,7 +185,7 @@ def checkpoint(rt: Runtime, claim: Row, seq: int, token: int | None = None) -> R
     return row
 
 
-def event(rt: Runtime, claim: Row, seq: int, token: int | None = None) -> Row | None:
+def event(rt: Session, claim: Row, seq: int, token: int | None = None) -> Row | None:
     row: Row | None = rt(
         "append_event",
         **rt.tenant,
@@ -226,7 +200,7 @@ def event(rt: Runtime, claim: Row, seq: int, token: int | None = None) -> Row | 
     return row
 
 
-def writing_history(rt: Runtime, claim: Row, _name: str) -> None:
+def writing_history(rt: Session, claim: Row, _name: str) -> None:
     saved = checkpoint(rt, claim, 1)
     assert saved is not None and saved["seq"] == 1
     assert saved["run_created_at"] == claim["run_created_at"]
@@ -263,7 +237,7 @@ def writing_history(rt: Runtime, claim: Row, _name: str) -> None:
     assert [e["event_id"] for e in window] == [appended["event_id"]]
 
 
-def reserve(rt: Runtime, claim: Row, key: str, data: bytes, token: int | None = None) -> Row | None:
+def reserve(rt: Session, claim: Row, key: str, data: bytes, token: int | None = None) -> Row | None:
     row: Row | None = rt(
         "reserve_operation",
         **rt.tenant,
@@ -275,7 +249,7 @@ def reserve(rt: Runtime, claim: Row, key: str, data: bytes, token: int | None = 
     return row
 
 
-def side_effects(rt: Runtime, claim: Row, _name: str) -> None:
+def side_effects(rt: Session, claim: Row, _name: str) -> None:
     new = reserve(rt, claim, "charge-1", b"amount=10")
     assert new is not None and (new["inserted"], new["same_input"], new["owned"]) == (True, True, True)
     assert reserve(rt, claim, "charge-2", b"x", token=claim["fencing_token"] - 1) is None
@@ -311,7 +285,7 @@ def side_effects(rt: Runtime, claim: Row, _name: str) -> None:
     assert [o["idempotency_key"] for o in operations] == ["charge-1"]
 
 
-def outbox(rt: Runtime, claim: Row) -> None:
+def outbox(rt: Session, claim: Row) -> None:
     message_id = rt(
         "enqueue_outbox", **rt.tenant, run_id=claim["run_id"], topic="run.step", payload=Jsonb({"seq": 1})
     )
@@ -329,7 +303,7 @@ def outbox(rt: Runtime, claim: Row) -> None:
     assert rt("health_outbox_lag")["pending"] == 0
 
 
-def lease_expiry(rt: Runtime, old: Row) -> Row:
+def lease_expiry(rt: Session, old: Row) -> Row:
     assert rt("health_expired_leases")["expired_leases"] == 0
     orphaned = reserve(rt, old, "send-mail", b"to=a")  # the old worker dies holding it
     assert orphaned is not None and orphaned["inserted"] is True
@@ -369,7 +343,7 @@ def lease_expiry(rt: Runtime, old: Row) -> Row:
     return new
 
 
-def finishing(rt: Runtime, root: Row, child: Row) -> None:
+def finishing(rt: Session, root: Row, child: Row) -> None:
     version = rt.run(root["run_id"])["version"]
     assert (
         rt(
@@ -437,7 +411,7 @@ def finishing(rt: Runtime, root: Row, child: Row) -> None:
     )  # cancelled -> running: refused
 
 
-def maintenance(rt: Runtime, root_id: uuid.UUID) -> None:
+def maintenance(rt: Session, root_id: uuid.UUID) -> None:
     stuck_key = rt.start("stuck")
     rt("transition_run", **rt.tenant, run_id=stuck_key["run_id"], expected_version=1, to_status="waiting")
     stuck = rt("health_stuck_runs", stale_seconds=0, limit=10)
@@ -460,7 +434,7 @@ def maintenance(rt: Runtime, root_id: uuid.UUID) -> None:
 def test_two_workers_racing_never_share_a_run(
     pg_server: PostgresServer, scratch_dsn: str, strategy: LockStrategy
 ) -> None:
-    rt = Runtime(scratch_dsn, with_version(with_strategy(PROFILES["default"], strategy), pg_server.version))
+    rt = Session(scratch_dsn, with_version(with_strategy(PROFILES["default"], strategy), pg_server.version))
     for key in ("one", "two"):
         rt.start(key)
     with psycopg.connect(scratch_dsn, row_factory=dict_row) as holder:
@@ -485,7 +459,7 @@ def test_two_workers_racing_never_share_a_run(
     rt.close()
 
 
-def racing_claim(rt: Runtime, dsn: str, holder: Conn, blocks: bool) -> Row | None:
+def racing_claim(rt: Session, dsn: str, holder: Conn, blocks: bool) -> Row | None:
     """A second worker claims while `holder` is still in its transaction; when the claim
     `blocks` on holder's locks, holder commits only once it is really waiting."""
     result: dict[str, Row | None] = {}
@@ -506,7 +480,7 @@ def racing_claim(rt: Runtime, dsn: str, holder: Conn, blocks: bool) -> Row | Non
     return result["b"]
 
 
-def wait_until_blocked(rt: Runtime) -> None:
+def wait_until_blocked(rt: Session) -> None:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         waiting = rt.sql(
@@ -523,7 +497,7 @@ def test_pg_partman_maintenance_query(pg_servers: Any) -> None:
     server = pg_servers.get(15)
     assert server.has_extension("pg_partman"), "make test installs postgresql-15-partman"
     with server.scratch_database() as dsn:
-        rt = Runtime(dsn, PROFILES["partman"])
+        rt = Session(dsn, PROFILES["partman"])
         maintained = rt("maintain_partitions")
         assert [m["partition_name"] for m in maintained] == ["agent.checkpoints", "agent.events"]
         runway = rt("health_partition_runway")
@@ -532,7 +506,7 @@ def test_pg_partman_maintenance_query(pg_servers: Any) -> None:
 
 
 def test_runs_out_of_attempts_fail_instead_of_requeueing(pg_server: PostgresServer, scratch_dsn: str) -> None:
-    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    rt = Session(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
     for key in ("retry-exhausted", "not-retryable", "expired-last"):
         rt.start(key)
     rt.sql(f"UPDATE {rt.schema}.runs SET max_attempts = 1")
@@ -555,7 +529,7 @@ def test_runs_out_of_attempts_fail_instead_of_requeueing(pg_server: PostgresServ
 def test_the_transition_guard_refuses_what_the_queries_never_do(
     pg_server: PostgresServer, scratch_dsn: str
 ) -> None:
-    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    rt = Session(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
     run = rt.start("guarded")
     with pytest.raises(psycopg.errors.CheckViolation, match="queued -> succeeded"):
         rt.sql(
@@ -580,7 +554,7 @@ def test_lease_claim_losing_to_a_transition_leaves_no_stuck_run(
     next transition ends it, or it expires by time without touching the run; the next
     claim numbers past it instead of colliding with it."""
     profile = with_strategy(PROFILES["default"], LockStrategy.lease)
-    rt = Runtime(scratch_dsn, with_version(profile, pg_server.version))
+    rt = Session(scratch_dsn, with_version(profile, pg_server.version))
     run = rt.start("contested")
     key = {**rt.tenant, "run_id": run["run_id"]}
     with psycopg.connect(scratch_dsn, row_factory=dict_row) as mover:
@@ -607,7 +581,7 @@ def test_lease_claim_losing_to_a_transition_leaves_no_stuck_run(
 def test_another_runs_reservation_is_never_owned(pg_server: PostgresServer, scratch_dsn: str) -> None:
     """Fencing tokens count per run, so two runs' first attempts share token 1: a key
     reserved by one run must not read as owned by the other (it would redo the effect)."""
-    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    rt = Session(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
     rt.start("a"), rt.start("b")
     first, second = rt.claim("a"), rt.claim("b")
     assert first and second and first["fencing_token"] == second["fencing_token"] == 1
@@ -637,7 +611,7 @@ def test_a_last_step_does_not_deadlock_with_a_cancel_or_a_reaper(
     first: it is fenced on a running run). A cancel (transition_run) or a reaper
     (expire_leases, the lease ran out) arriving in between must wait for the worker or
     skip it, not deadlock: fenced writes lock the attempt before the run, like the rest."""
-    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    rt = Session(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
     run = rt.start("last-step")
     claim = rt.claim("w")
     assert claim is not None
@@ -687,7 +661,7 @@ def test_purge_keeps_a_tree_while_any_run_in_it_is_live_or_recent(
 ) -> None:
     """Deleting a run cascades to its subtree: an expired root waits for a live grandchild
     and for a child that finished inside the window."""
-    rt = Runtime(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    rt = Session(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
     root = rt.start("root")["run_id"]
     child = rt.start("child", parent=root)["run_id"]
     rt.start("grandchild", parent=child)

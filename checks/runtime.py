@@ -1,0 +1,91 @@
+"""The generated named queries, run as production runs them.
+
+queries.sql is loaded with aiosql (the way a team's runtime loads it) and every query
+runs on one psycopg connection as the role that runs it in production, with the
+session's tenant set, so grants and row-level security apply exactly as they would.
+The live checks (prove, trace, audit) and the integration tests share this one copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import aiosql
+import psycopg
+from psycopg import sql
+
+from agentddl.generator.model import SchemaModel
+from agentddl.generator.render.queries import render_queries
+
+Role = Literal["app", "relay", "readonly", "owner"]
+TENANT_SETTING = "agentddl.tenant"  # what the row-level security policies read
+
+
+def role_of(query_name: str) -> Role | None:
+    """Who runs a query: workers (app), the relay, monitoring (read-only), retention jobs
+    and partition maintenance (owner). None: not a generated query name."""
+    if query_name in ("relay_claim", "mark_delivered"):
+        return "relay"
+    if query_name.startswith("health_"):
+        return "readonly"
+    if query_name.startswith("purge_") or query_name == "maintain_partitions":
+        return "owner"
+    return "app" if query_name.isidentifier() else None
+
+
+def load_queries(model: SchemaModel, text: str | None = None) -> Any:
+    """aiosql's query object for the model's queries.sql (or for `text`, a variant of it)."""
+    return aiosql.from_str(render_queries(model) if text is None else text, "psycopg")
+
+
+class Runtime:
+    """A model's named queries (queries.sql via aiosql) on one psycopg connection; each query
+    runs as the role that runs it in production (app / relay / readonly / owner, from the
+    profile's role names), with the session's tenant set for row-level security."""
+
+    def __init__(
+        self,
+        model: SchemaModel,
+        connection: psycopg.Connection[dict[str, Any]],
+        tenant: Any | None = None,
+        queries: Any | None = None,
+    ) -> None:
+        """`queries`: an already loaded query object (load_queries), to share one between
+        connections or to run a transformed queries.sql."""
+        self.model = model
+        self.profile = model.profile
+        self.connection = connection
+        self.tenant = tenant
+        self.queries = queries if queries is not None else load_queries(model)
+        self.names = frozenset(p.name for p in model.access_paths)
+
+    def on(self, connection: psycopg.Connection[dict[str, Any]], tenant: Any | None = None) -> Runtime:
+        """The same queries on another connection (and tenant: None keeps this one's)."""
+        return Runtime(self.model, connection, self.tenant if tenant is None else tenant, self.queries)
+
+    def call(self, name: str, **params: Any) -> Any:
+        """Run query `name` as its production role; many rows come back as a list. A failed
+        statement rolls a non-autocommit transaction back, and the role is always reset."""
+        if name not in self.names:
+            raise KeyError(f"queries.sql has no query named {name!r}")
+        conn = self.connection
+        role = self._role(name)
+        if role is not None:
+            conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+        if self.tenant is not None:
+            conn.execute("SELECT set_config(%s, %s, false)", [TENANT_SETTING, str(self.tenant)])
+        try:
+            result = getattr(self.queries, name)(conn, **params)
+            return list(result) if isinstance(result, Iterator) else result
+        finally:
+            if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
+                conn.rollback()
+            if not conn.closed:
+                conn.execute("RESET ROLE")
+
+    def _role(self, name: str) -> str | None:
+        if name == "maintain_partitions" and self.profile.retention.partition_manager == "pg_partman":
+            return None  # pg_partman's maintenance runs as the tables' owner (who applied the schema)
+        kind = role_of(name)
+        return None if kind is None else self.profile.role(kind)

@@ -1,1 +1,51 @@
-"""`agentddl verify`: a live schema's invariants, read from pg_catalog."""
+"""`agentddl verify`: a live schema's invariants, read from pg_catalog.
+
+Library use (e.g. by `audit`): every function takes an open psycopg connection and a
+schema name and returns `agentddl.checks.findings.Finding`s.
+"""
+
+from __future__ import annotations
+
+from agentddl.checks.findings import Finding
+from agentddl.checks.verify.run import generic_findings, make_context, rule_infos, run_one, run_rules
+from agentddl.checks.verify.types import Connection, VerifyContext
+
+__all__ = [
+    "VerifyContext",
+    "duplicate_indexes",
+    "fk_without_index",
+    "generic_findings",
+    "invalid_indexes",
+    "make_context",
+    "redundant_indexes",
+    "rule_infos",
+    "run_rules",
+]
+
+
+def fk_without_index(connection: Connection, schema: str) -> list[Finding]:
+    """ADV101: foreign keys no valid index leads with."""
+    from agentddl.checks.verify.generic.fk_without_index import FkWithoutIndex
+
+    return run_one(FkWithoutIndex, connection, schema)
+
+
+def duplicate_indexes(connection: Connection, schema: str) -> list[Finding]:
+    """ADV102: indexes with another's exact definition."""
+    from agentddl.checks.verify.generic.duplicate_index import DuplicateIndex
+
+    return run_one(DuplicateIndex, connection, schema)
+
+
+def redundant_indexes(connection: Connection, schema: str) -> list[Finding]:
+    """ADV103: non-unique B-tree indexes whose keys lead a wider one."""
+    from agentddl.checks.verify.generic.redundant_index import RedundantIndex
+
+    return run_one(RedundantIndex, connection, schema)
+
+
+def invalid_indexes(connection: Connection, schema: str) -> list[Finding]:
+    """ADV104: indexes with indisvalid = false."""
+    from agentddl.checks.verify.generic.invalid_index import InvalidIndex
+
+    return run_one(InvalidIndex, connection, schema)

@@ -1,0 +1,1 @@
+"""Generic verify rules: catalog hygiene any PostgreSQL schema should keep."""

@@ -1,0 +1,178 @@
+"""Indexes and foreign keys as the catalog defines them, for the index hygiene rules.
+
+Columns are compared by catalog identity (attnum, operator class, collation, sort
+options), expressions and predicates by PostgreSQL's own deparse of them
+(`pg_get_indexdef(oid, k, true)`, `pg_get_expr`) on the same table, so two indexes
+that PostgreSQL considers the same compare equal however they were written.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pglast import ast, parse_sql
+from pglast.enums import BoolExprType, NullTestType
+
+from agentddl.checks.verify.types import Row
+
+# indnullsnotdistinct exists from 15: read it through to_jsonb so one query serves 14..18.
+INDEXES_SQL = """
+SELECT x.indexrelid AS oid, x.indrelid AS table_oid,
+       quote_ident(n.nspname) || '.' || quote_ident(t.relname) AS table_name,
+       quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS index_name,
+       am.amname AS method, x.indisunique AS is_unique, x.indisvalid AS is_valid,
+       coalesce((to_jsonb(x) ->> 'indnullsnotdistinct')::boolean, false) AS nulls_not_distinct,
+       x.indnkeyatts AS key_count, x.indkey::int2[] AS attnums,
+       x.indclass::oid[] AS opclasses, x.indcollation::oid[] AS collations,
+       x.indoption::int2[] AS options,
+       ARRAY(SELECT opc.opcfamily FROM unnest(x.indclass::oid[]) WITH ORDINALITY AS k (opclass, ord)
+             JOIN pg_opclass AS opc ON opc.oid = k.opclass ORDER BY k.ord) AS opfamilies,
+       ARRAY(SELECT pg_get_indexdef(x.indexrelid, k, true)
+             FROM generate_series(1, x.indnatts) AS k) AS column_defs,
+       coalesce(pg_get_expr(x.indpred, x.indrelid, true), '') AS predicate,
+       EXISTS (SELECT FROM pg_constraint AS con WHERE con.conindid = x.indexrelid
+               AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x')) AS backs_constraint,
+       EXISTS (SELECT FROM pg_stat_progress_create_index AS p
+               WHERE p.index_relid = x.indexrelid) AS being_built,
+       EXISTS (SELECT FROM pg_inherits AS inh WHERE inh.inhrelid = x.indexrelid) AS attached,
+       pg_get_indexdef(x.indexrelid) AS definition
+FROM pg_index AS x
+JOIN pg_class AS i ON i.oid = x.indexrelid
+JOIN pg_class AS t ON t.oid = x.indrelid
+JOIN pg_namespace AS n ON n.oid = t.relnamespace
+JOIN pg_am AS am ON am.oid = i.relam
+WHERE n.nspname = ANY(%(schemas)s)
+ORDER BY 3, 4
+"""
+
+# Foreign keys declared on a table itself (a partition's clone of its parent's FK has
+# conparentid <> 0 and is covered when the parent's is). conpfeqop: the operators the
+# referential actions use to find referencing rows (PK = FK).
+FOREIGN_KEYS_SQL = """
+SELECT con.oid, con.conrelid AS table_oid, con.conname AS name,
+       quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name,
+       con.conkey::int2[] AS attnums, con.conpfeqop::oid[] AS eq_operators,
+       ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
+             JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+             ORDER BY k.ord) AS columns,
+       ARRAY(SELECT a.attcollation FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
+             JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+             ORDER BY k.ord) AS collations,
+       ARRAY(SELECT ARRAY(SELECT amop.amopfamily FROM pg_amop AS amop
+                          WHERE amop.amopopr = k.op AND amop.amopstrategy = 3
+                          AND amop.amopmethod = (SELECT oid FROM pg_am WHERE amname = 'btree'))::text
+             FROM unnest(con.conpfeqop) WITH ORDINALITY AS k (op, ord) ORDER BY k.ord) AS eq_families
+FROM pg_constraint AS con
+JOIN pg_class AS c ON c.oid = con.conrelid
+JOIN pg_namespace AS n ON n.oid = c.relnamespace
+WHERE con.contype = 'f' AND con.conparentid = 0 AND n.nspname = ANY(%(schemas)s)
+ORDER BY 4, 3
+"""
+
+
+@dataclass(frozen=True)
+class IndexShape:
+    """One index, reduced to what decides whether it can stand in for another."""
+
+    name: str
+    table: str
+    method: str
+    unique: bool
+    nulls_not_distinct: bool
+    valid: bool
+    backs_constraint: bool
+    attached: bool  # a partition's index attached to its parent's (reported on the parent)
+    keys: tuple[tuple[int, int, int, int, str], ...]  # (attnum, opclass, collation, option, deparse)
+    include: frozenset[str]  # INCLUDE columns
+    predicate: str
+    definition: str
+    opfamilies: tuple[int, ...]
+
+    @property
+    def key_names(self) -> frozenset[str]:
+        return frozenset(key[4] for key in self.keys)
+
+    def same_definition(self, other: IndexShape) -> bool:
+        """Same keys, method, predicate, INCLUDE, uniqueness: interchangeable."""
+        return self._definition == other._definition
+
+    @property
+    def _definition(self) -> tuple[object, ...]:
+        return (self.method, self.unique, self.nulls_not_distinct, self.keys, self.include, self.predicate)
+
+
+def index_shape(row: Row) -> IndexShape:
+    count = row["key_count"]
+    keys = tuple(
+        zip(
+            row["attnums"][:count],
+            row["opclasses"][:count],
+            row["collations"][:count],
+            row["options"][:count],
+            row["column_defs"][:count],
+            strict=True,
+        )
+    )
+    return IndexShape(
+        name=row["index_name"],
+        table=row["table_name"],
+        method=row["method"],
+        unique=row["is_unique"],
+        nulls_not_distinct=row["nulls_not_distinct"],
+        valid=row["is_valid"],
+        backs_constraint=row["backs_constraint"],
+        attached=row["attached"],
+        keys=keys,
+        include=frozenset(row["column_defs"][count:]),
+        predicate=row["predicate"],
+        definition=row["definition"],
+        opfamilies=tuple(row["opfamilies"][:count]),
+    )
+
+
+def indexes_by_table(rows: Sequence[Row]) -> dict[str, list[IndexShape]]:
+    by_table: dict[str, list[IndexShape]] = defaultdict(list)
+    for row in rows:
+        by_table[row["table_name"]].append(index_shape(row))
+    return by_table
+
+
+def covers_prefix(short: IndexShape, wide: IndexShape) -> bool:
+    """`short`'s keys are the leading keys of `wide` (same column or expression, operator
+    class, collation and order), on the same predicate, with `short`'s INCLUDE columns
+    somewhere in `wide`: every scan `short` serves, `wide` serves too."""
+    if short.method != "btree" or wide.method != "btree" or short.predicate != wide.predicate:
+        return False
+    if len(short.keys) > len(wide.keys) or wide.keys[: len(short.keys)] != short.keys:
+        return False
+    return short.include <= (wide.key_names | wide.include)
+
+
+def predicate_only_requires_not_null(predicate: str, columns: Sequence[str]) -> bool:
+    """True for no predicate, or one that is only `col IS NOT NULL` (ANDed) on `columns`:
+    every row a referential action looks up (col = $1) satisfies it."""
+    if not predicate:
+        return True
+    try:
+        statement = parse_sql(f"SELECT 1 WHERE {predicate}")[0].stmt
+    except Exception:  # an unparsable deparse is "not provably implied"
+        return False
+    where = getattr(statement, "whereClause", None)
+    if isinstance(where, ast.BoolExpr) and where.boolop == BoolExprType.AND_EXPR:
+        terms = list(where.args or ())
+    else:
+        terms = [where]
+    return all(_is_not_null_of(term, columns) for term in terms)
+
+
+def _is_not_null_of(term: object, columns: Sequence[str]) -> bool:
+    if not isinstance(term, ast.NullTest) or term.nulltesttype != NullTestType.IS_NOT_NULL:
+        return False
+    arg = term.arg
+    fields = arg.fields if isinstance(arg, ast.ColumnRef) else None
+    if not fields or len(fields) != 1:
+        return False
+    field = fields[0]
+    return isinstance(field, ast.String) and field.sval in columns

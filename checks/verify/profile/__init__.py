@@ -1,0 +1,1 @@
+"""Profile verify rules: the live schema holds what the profile's model declares."""

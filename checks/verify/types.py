@@ -1,0 +1,69 @@
+"""What a verify rule is and what it reads: one catalog query, findings from its rows.
+
+A rule is a class with a stable `code` (ADV1xx), a kebab-case `name`, a default
+`severity`, a docstring with the sections of `checks.verify.docs.SECTIONS`, and a
+`query` run with `context.params` (`%(schemas)s`: the schemas verified). Rules that
+need more than one query (or a reference database) override `check`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import psycopg
+from psycopg.rows import dict_row
+
+from agentddl.checks.findings import Finding, Severity
+from agentddl.generator.model import SchemaModel
+
+Group = Literal["generic", "profile"]
+Row = dict[str, Any]
+Connection = psycopg.Connection[Any]
+
+
+@dataclass(frozen=True)
+class VerifyContext:
+    """Frozen facts every rule may read; built once per run."""
+
+    schemas: tuple[str, ...]  # the schemas verified
+    server_version: int  # major of the server verified
+    # the oldest major the schema must work on: the profile's engine version when there is
+    # one (a schema for 16 can't lean on a 17 feature even when verified on 18)
+    target_version: int
+    model: SchemaModel | None = None
+    reference: Any = field(default=None, compare=False)  # profile.reference.Reference
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"schemas": list(self.schemas)}
+
+
+class Rule:
+    """Base class: subclasses set the class attributes and `query`, and yield findings."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    group: ClassVar[Group]
+    query: ClassVar[str] = ""
+
+    def applies(self, context: VerifyContext) -> bool:
+        """Whether the rule has anything to prove here (profile rules need a model)."""
+        return self.group == "generic" or context.model is not None
+
+    def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
+        yield from self.findings(fetch(connection, self.query, context.params), context)
+
+    def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    def finding(self, obj: str, message: str, fix: str, severity: Severity | None = None) -> Finding:
+        return Finding(self.code, self.name, severity or self.severity, obj, message, fix)
+
+
+def fetch(connection: Connection, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+    """Rows of a catalog query as dicts."""
+    with connection.cursor(row_factory=dict_row) as cursor:
+        return list(cursor.execute(query.encode(), params or {}).fetchall())

@@ -22,9 +22,9 @@ app = typer.Typer(
 def _register() -> None:
     # Once per process: main() may run many times (tests call it in-process). Lazy
     # imports keep `import agentddl.checks.cli.main` cheap.
-    from agentddl.checks.cli import apply, generate, lint
+    from agentddl.checks.cli import apply, generate, lint, trace
 
-    for module in (generate, apply, lint):
+    for module in (generate, apply, lint, trace):
         module.register(app)
 
 

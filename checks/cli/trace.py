@@ -1,0 +1,148 @@
+"""`agentddl trace`: apply migrations to a scratch copy of the current schema on a real
+PostgreSQL and report what each statement locked, rewrote, scanned and blocked."""
+
+from __future__ import annotations
+
+import sys
+from importlib.resources import as_file, files
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TextIO
+
+import typer
+
+from agentddl.generator.errors import AgentDDLError
+
+if TYPE_CHECKING:
+    from agentddl.generator.model import SchemaModel
+
+EXAMPLES = """
+Examples:
+
+  agentddl trace migrations/versions/0002_add_index.py          # on the default profile's schema
+
+  agentddl trace 0007.sql --schema-sql db/schema.sql --dsn postgresql://me@db/postgres
+
+  agentddl trace add_index.sql --profile schemas/default.yaml --rows 100000 --load --format json
+
+The scratch database gets the profile's schema (default: schemas/default.yaml), then the
+--schema-sql files (e.g. pg_dump --schema-only, or earlier migrations), then --rows seeded
+events; it is dropped afterwards. The target database is never changed.
+Exit codes: 0 no error findings, 1 error findings (a rewrite, a long write lock, a failed
+statement, workload blocked too long), 2 usage or connection error.
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `trace` command to the CLI."""
+    app.command(
+        "trace",
+        help="Trace the locks, rewrites, scans and blocking of migrations on a real PostgreSQL.",
+        epilog=EXAMPLES,
+    )(trace_command)
+
+
+def trace_command(
+    migrations: Annotated[
+        list[Path], typer.Argument(help="SQL files, Alembic revisions or folders.", metavar="MIGRATION...")
+    ],
+    dsn: Annotated[
+        str | None, typer.Option("--dsn", envvar="AGENTDDL_DSN", help="Server for the scratch database.")
+    ] = None,
+    profile: Annotated[
+        Path | None, typer.Option("--profile", help="Profile whose schema is the current schema.")
+    ] = None,
+    schema_sql: Annotated[
+        list[Path] | None, typer.Option("--schema-sql", help="SQL applied first (repeatable).")
+    ] = None,
+    rows: Annotated[int, typer.Option("--rows", min=0, help="Events to seed into the profile's schema.")] = 0,
+    load: Annotated[bool, typer.Option("--load", help="Run the profile's queries concurrently.")] = False,
+    connections: Annotated[int, typer.Option("--connections", min=1, max=64, help="Workload sessions.")] = 4,
+    max_lock_ms: Annotated[
+        float, typer.Option("--max-lock-ms", help="Longest write-blocking lock allowed.")
+    ] = 1000.0,
+    max_blocked_ms: Annotated[
+        float, typer.Option("--max-blocked-ms", help="Longest workload wait allowed.")
+    ] = 200.0,
+    pg_version: Annotated[
+        int | None, typer.Option("--pg-version", help="Embedded server major (no --dsn).")
+    ] = None,
+    output_format: Annotated[str, typer.Option("--format", help="text, json or sarif.")] = "text",
+) -> None:
+    """Typer entry point; the work is in `run`."""
+    raise typer.Exit(
+        run(
+            migrations,
+            dsn,
+            profile,
+            schema_sql or [],
+            rows,
+            load,
+            connections,
+            (max_lock_ms, max_blocked_ms),
+            pg_version,
+            output_format,
+            sys.stdout,
+        )
+    )
+
+
+def run(
+    migrations: list[Path],
+    dsn: str | None,
+    profile: Path | None,
+    schema_sql: list[Path],
+    rows: int,
+    load: bool,
+    connections: int,
+    limits: tuple[float, float],
+    pg_version: int | None,
+    output_format: str,
+    out: TextIO,
+) -> int:
+    """Trace, print in the chosen format, return the exit code (0 clean, 1 error findings)."""
+    from agentddl.checks.harness import find_installations, open_server
+    from agentddl.checks.trace.judge import Limits
+    from agentddl.checks.trace.report import FORMATS, render
+    from agentddl.checks.trace.run import TraceOptions, trace_migrations
+    from agentddl.checks.trace.source import load_migrations
+
+    if output_format not in FORMATS:
+        raise AgentDDLError(f"--format: must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    for path in schema_sql:
+        if not path.is_file():
+            raise AgentDDLError(f"--schema-sql {path}: no such file")
+    model = _model(profile, use_default=not schema_sql)
+    version = pg_version or (model.profile.engine.version if model is not None else None)
+    load_migrations(migrations, version or 18)  # a bad file fails before a server starts
+    wanted = version if dsn is None and version in find_installations() else None
+    options = TraceOptions(
+        model=model,
+        schema_files=schema_sql,
+        rows=rows,
+        load=load,
+        connections=connections,
+        limits=Limits(max_lock_ms=limits[0], max_blocked_ms=limits[1]),
+        progress=_progress,
+    )
+    with open_server(dsn, version=wanted) as server:
+        result = trace_migrations(server, migrations, options)
+    render(result, output_format, out)
+    return result.exit_code
+
+
+def _model(profile: Path | None, use_default: bool) -> SchemaModel | None:
+    """The profile's schema model: the given profile, else the default one unless the user
+    brings their own schema (--schema-sql)."""
+    from agentddl.generator.model import derive
+    from agentddl.generator.profile import load_profile
+
+    if profile is not None:
+        return derive(load_profile(profile))
+    if not use_default:
+        return None
+    with as_file(files("agentddl.schemas") / "default.yaml") as default:
+        return derive(load_profile(default))
+
+
+def _progress(stage: str, count: int) -> None:
+    print(f"agentddl: seeding {stage}: {count} rows", file=sys.stderr)

@@ -1,0 +1,255 @@
+"""Run a migration's statements on the scratch database and record what each one did.
+
+Every file runs in a session of its own, as psql or Alembic would run it. A statement
+the migration runs in autocommit is wrapped in BEGIN ... COMMIT by the tracer: for one
+statement that is the same transaction PostgreSQL would give it, and it lets the
+session read its own locks and counters before the commit releases them. Statements
+PostgreSQL refuses inside a transaction block (CONCURRENTLY, ...) run bare, and their
+locks come from the watcher's samples. The first failing statement stops the migration
+(psql's ON_ERROR_STOP, Alembic's behaviour): its transaction rolls back.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from psycopg.pq import TransactionStatus
+
+from agentddl.checks.trace import snapshot
+from agentddl.checks.trace.locks import RUNTIME_NEEDS, blocked_kinds, strongest
+from agentddl.checks.trace.source import MigrationFile, PlannedStatement
+from agentddl.checks.trace.types import HeldLock, StatementTrace
+from agentddl.checks.trace.watch import LockWatcher
+
+Conn = psycopg.Connection[Any]
+
+
+@dataclass
+class Timed:
+    """A statement's trace with its client-side times (time.monotonic seconds)."""
+
+    trace: StatementTrace
+    start: float
+    end: float
+    released: float = 0.0  # when its transaction ended and its locks went away
+    overhead_at_start: float = 0.0  # the tracer's own inspection time in its transaction so far
+
+
+@dataclass
+class _Transaction:
+    """The open transaction: its statements so far, the locks it holds, inspection time."""
+
+    opened_by_tracer: bool
+    pending: list[Timed] = field(default_factory=list)
+    locks: set[tuple[int, str]] = field(default_factory=set)
+    overhead: float = 0.0
+
+
+class Tracer:
+    """Runs migration files one after the other; stops at the first failing statement."""
+
+    def __init__(self, dsn: str, version: int, watcher: LockWatcher, sizes: dict[str, int]) -> None:
+        self.dsn = dsn
+        self.version = version
+        self.watcher = watcher
+        self.sizes = sizes  # relation -> bytes before the migration
+        self.timed: list[Timed] = []
+        self.failed = False
+        self._names: dict[int, str] = {}
+
+    def run(self, files: list[MigrationFile]) -> list[Timed]:
+        for migration in files:
+            if self.failed:
+                break
+            self._run_file(migration)
+        return self.timed
+
+    def _run_file(self, migration: MigrationFile) -> None:
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            self.watcher.pid = conn.info.backend_pid
+            tx: _Transaction | None = None
+            for statement in migration.statements:
+                tx = self._step(conn, statement, tx)
+                if self.failed:
+                    return
+            if tx is not None:  # our implicit transaction commits; an unfinished BEGIN rolls back
+                self._end(conn, tx, "COMMIT" if tx.opened_by_tracer else "ROLLBACK")
+
+    def _step(self, conn: Conn, statement: PlannedStatement, tx: _Transaction | None) -> _Transaction | None:
+        if statement.control == "begin":
+            conn.execute(statement.sql.encode())
+            return _Transaction(opened_by_tracer=False)
+        if statement.control is not None:
+            if tx is not None:
+                self._end(conn, tx, statement.sql)
+            return None
+        if statement.in_block and tx is None:  # the runner's implicit transaction
+            conn.execute("BEGIN")
+            tx = _Transaction(opened_by_tracer=True)
+        if tx is not None:
+            self._in_transaction(conn, statement, tx)
+        elif statement.needs_autocommit:
+            self._bare(conn, statement)
+        else:
+            own = _Transaction(opened_by_tracer=True)
+            conn.execute("BEGIN")
+            self._in_transaction(conn, statement, own)
+            if not self.failed:
+                self._end(conn, own, "COMMIT")
+        return tx if not self.failed else None
+
+    # -- a statement inside a transaction ----------------------------------------------
+
+    def _in_transaction(self, conn: Conn, statement: PlannedStatement, tx: _Transaction) -> None:
+        mark = time.monotonic()
+        before = snapshot.take(conn)
+        trace = self._new_trace(statement, before, in_transaction=statement.in_block)
+        start = time.monotonic()
+        tx.overhead += start - mark
+        timed = Timed(trace, start, start, overhead_at_start=tx.overhead)
+        error = _execute(conn, statement.sql)
+        timed.end = time.monotonic()
+        tx.pending.append(timed)
+        self.timed.append(timed)
+        if error is not None:
+            self._failed(conn, tx, timed, error)
+            return
+        after = snapshot.take(conn)
+        held = set(snapshot.own_locks(conn))
+        self._remember(before, after)
+        self._fill(trace, timed, before, after, snapshot.scanned(before.scans, after.scans))
+        trace.locks = self._named(held)
+        trace.strongest_lock = self._strongest(held - tx.locks)
+        tx.locks |= held
+        tx.overhead += time.monotonic() - timed.end
+
+    def _failed(self, conn: Conn, tx: _Transaction, timed: Timed, error: str) -> None:
+        timed.trace.error = error
+        self._fill_waits(timed)
+        self.failed = True
+        self._end(conn, tx, "ROLLBACK")
+
+    def _end(self, conn: Conn, tx: _Transaction, command: str) -> None:
+        """COMMIT or ROLLBACK: the moment every pending statement's locks are released."""
+        if conn.info.transaction_status == TransactionStatus.INERROR:
+            command = "ROLLBACK"
+        error = _execute(conn, command)
+        released = time.monotonic()
+        for timed in tx.pending:
+            timed.released = released
+            held = released - timed.start - (tx.overhead - timed.overhead_at_start)
+            timed.trace.lock_held_ms = max(0.0, held * 1000) if _took_locks(timed.trace) else 0.0
+        if error is not None and tx.pending and not self.failed:
+            tx.pending[-1].trace.error = error  # e.g. a deferred constraint failing at COMMIT
+            self.failed = True
+
+    # -- a statement that cannot run in a transaction block -----------------------------
+
+    def _bare(self, conn: Conn, statement: PlannedStatement) -> None:
+        snapshot.prepare_shared_scans(conn, self.version)
+        before = snapshot.take(conn, shared_scans=True)
+        trace = self._new_trace(statement, before, in_transaction=False)
+        start = time.monotonic()
+        error = _execute(conn, statement.sql)
+        timed = Timed(trace, start, time.monotonic())
+        timed.released = timed.end
+        self.timed.append(timed)
+        if error is not None:
+            trace.error = error
+            self._fill_waits(timed)
+            self.failed = True
+            return
+        after = snapshot.take(conn)
+        scans = snapshot.shared_scans_after(conn, self.version, before.scans)
+        self._remember(before, after)
+        self._fill(trace, timed, before, after, snapshot.scanned(before.scans, scans))
+        seen = {
+            (oid, mode)
+            for oid, mode, granted in self.watcher.locks_between(timed.start, timed.end)
+            if granted
+        }
+        trace.locks = self._named(seen)
+        trace.strongest_lock = self._strongest(seen)
+        trace.lock_held_ms = trace.duration_ms if trace.strongest_lock else 0.0
+
+    # -- filling in a trace -------------------------------------------------------------
+
+    def _new_trace(
+        self, statement: PlannedStatement, before: snapshot.Snapshot, in_transaction: bool
+    ) -> StatementTrace:
+        return StatementTrace(
+            file=statement.file,
+            line=statement.line,
+            sql=statement.sql,
+            in_transaction=in_transaction,
+            lock_timeout_ms=before.settings.get("lock_timeout", 0),
+            statement_timeout_ms=before.settings.get("statement_timeout", 0),
+        )
+
+    def _remember(self, before: snapshot.Snapshot, after: snapshot.Snapshot) -> None:
+        for snap in (before, after):
+            self._names.update((oid, rel.name) for oid, rel in snap.relations.items())
+
+    def _fill(
+        self,
+        trace: StatementTrace,
+        timed: Timed,
+        before: snapshot.Snapshot,
+        after: snapshot.Snapshot,
+        scans: list[int],
+    ) -> None:
+        trace.duration_ms = (timed.end - timed.start) * 1000
+        trace.rewritten = snapshot.rewritten(before, after)
+        trace.scanned = sorted(self._names[oid] for oid in scans if oid in self._names)
+        trace.created = sorted(
+            rel.name for oid, rel in after.relations.items() if oid not in before.relations
+        )
+        trace.sizes = {name: self.sizes.get(name, 0) for name in trace.rewritten + trace.scanned}
+        self._fill_waits(timed)
+
+    def _fill_waits(self, timed: Timed) -> None:
+        trace = timed.trace
+        trace.duration_ms = (timed.end - timed.start) * 1000
+        waited = {
+            (oid, mode)
+            for oid, mode, granted in self.watcher.locks_between(timed.start, timed.end)
+            if not granted
+        }
+        trace.waited_for = self._named(waited)
+
+    def _strongest(self, locks: set[tuple[int, str]]) -> str | None:
+        """The strongest of these locks on relations that existed before the migration."""
+        return strongest([mode for oid, mode in locks if self._names.get(oid) in self.sizes])
+
+    def _named(self, locks: set[tuple[int, str]]) -> list[HeldLock]:
+        """One lock per relation of the user's schemas: the strongest mode held on it (the
+        weaker ones add nothing a runtime query would notice), blocking what any of them block."""
+        modes: dict[str, list[str]] = {}
+        for oid, mode in locks:
+            if oid in self._names:
+                modes.setdefault(self._names[oid], []).append(mode)
+        return [
+            HeldLock(name, strongest(held) or held[0], _blocks(held)) for name, held in sorted(modes.items())
+        ]
+
+
+def _execute(conn: Conn, sql: str) -> str | None:
+    """Run one statement; its error as 'SQLSTATE: message', or None."""
+    try:
+        conn.execute(sql.encode())
+    except psycopg.Error as error:
+        message = error.diag.message_primary or str(error).strip().splitlines()[0]
+        return f"{error.sqlstate or 'ERROR'}: {message}"
+    return None
+
+
+def _blocks(modes: list[str]) -> tuple[str, ...]:
+    kinds = {kind for mode in modes for kind in blocked_kinds(mode)}
+    return tuple(kind for kind in RUNTIME_NEEDS if kind in kinds)
+
+
+def _took_locks(trace: StatementTrace) -> bool:
+    return trace.strongest_lock is not None

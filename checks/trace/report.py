@@ -1,0 +1,99 @@
+"""`agentddl trace` output: a table of statements (rich text) or one JSON document, then
+the findings through the shared live-findings reporters (checks/report.py).
+
+JSON keys (stable): tool, server_version, statements[{file, line, sql, in_transaction,
+locks[{relation, mode, blocks}], waited_for[{relation, mode}], rewritten, scanned,
+duration_ms, strongest_lock, lock_held_ms, lock_timeout_ms, statement_timeout_ms,
+blocked_ms (with --load), error (when it failed)}], load{before_qps, during_qps,
+after_qps, queries, connections, errors} (with --load), findings, summary.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agentddl.checks.report import RuleInfo, json_document, render_findings, render_text, sorted_findings
+from agentddl.checks.trace.judge import RULES
+from agentddl.checks.trace.types import StatementTrace, TraceResult
+
+FORMATS = ("text", "json", "sarif")
+_SHORT = {
+    "AccessShareLock": "AccessShare",
+    "RowShareLock": "RowShare",
+    "RowExclusiveLock": "RowExclusive",
+    "ShareUpdateExclusiveLock": "ShareUpdateExclusive",
+    "ShareLock": "Share",
+    "ShareRowExclusiveLock": "ShareRowExclusive",
+    "ExclusiveLock": "Exclusive",
+    "AccessExclusiveLock": "AccessExclusive",
+}
+
+
+def render(result: TraceResult, fmt: str, out: TextIO) -> None:
+    findings = sorted_findings(result.findings)
+    if fmt == "json":
+        extra = {"server_version": result.server_version, "statements": result.as_json()["statements"]}
+        if result.throughput is not None:
+            extra["load"] = result.throughput.as_json()
+        json.dump(json_document(findings, tool="trace", extra=extra), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    elif fmt == "sarif":
+        rules = [RuleInfo(r.code, r.name, r.severity, r.summary) for r in RULES]  # type: ignore[arg-type]
+        render_findings(findings, "sarif", out, tool="trace", rules=rules)
+    else:
+        _text(result, out)
+        render_text(findings, out, tool="trace")
+
+
+def _text(result: TraceResult, out: TextIO) -> None:
+    console = Console(file=out, highlight=False, soft_wrap=True, width=160)
+    with_load = result.throughput is not None
+    table = Table(title=f"trace on PostgreSQL {result.server_version}", show_lines=False)
+    for column in (
+        "statement",
+        "locks held",
+        "rewritten / scanned",
+        "ms",
+        "held ms",
+        *(["blocked ms"] if with_load else []),
+    ):
+        table.add_column(column, overflow="fold")
+    for trace in result.statements:
+        table.add_row(*_row(trace, with_load))
+    console.print(table)
+    if result.throughput is not None:
+        t = result.throughput
+        console.print(
+            f"workload ({t.connections} connections, {t.queries} queries, {t.errors} errors): "
+            f"{t.before:.0f} q/s before, {t.during:.0f} during, {t.after:.0f} after"
+        )
+
+
+def _row(trace: StatementTrace, with_load: bool) -> list[str]:
+    first_line = trace.sql.splitlines()[0] if trace.sql else ""
+    sql = first_line if len(first_line) <= 60 else first_line[:57] + "..."
+    where = f"{trace.file.rsplit('/', 1)[-1]}:{trace.line}"
+    statement = f"{escape(where)} {escape(sql)}"
+    if trace.error:
+        statement += f"\n[red]error {escape(trace.error)}[/red]"
+    locks = "\n".join(f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in trace.locks)
+    if trace.waited_for:
+        locks += "".join(
+            f"\n[red]waited {_SHORT.get(k.mode, k.mode)} {escape(k.relation)}[/red]" for k in trace.waited_for
+        )
+    changed = [f"rewrite {r}" for r in trace.rewritten] + [f"scan {r}" for r in trace.scanned]
+    row = [
+        statement,
+        locks,
+        escape("\n".join(changed)),
+        f"{trace.duration_ms:.1f}",
+        f"{trace.lock_held_ms:.1f}",
+    ]
+    if with_load:
+        row.append(f"{trace.blocked_ms or 0.0:.1f}")
+    return row

@@ -1,0 +1,83 @@
+"""trace_migrations: the whole `agentddl trace` run as a library call."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.checks.trace import snapshot
+from agentddl.checks.trace.blocking import charge_blocked, throughput
+from agentddl.checks.trace.execute import Timed, Tracer
+from agentddl.checks.trace.judge import Limits, judge
+from agentddl.checks.trace.scratch import scratch_with_schema
+from agentddl.checks.trace.source import MigrationFile, load_migrations
+from agentddl.checks.trace.types import TraceResult
+from agentddl.checks.trace.watch import LockWatcher
+from agentddl.checks.trace.workload import Workload
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import SchemaModel
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    model: SchemaModel | None = None  # the profile's schema goes in first (and --load runs its queries)
+    schema_files: list[Path] = field(default_factory=list)  # then these (the user's current schema)
+    rows: int = 0  # events to seed (profile schemas)
+    load: bool = False
+    connections: int = 4  # workload sessions with --load
+    settle_seconds: float = 1.0  # workload time before and after the migration
+    limits: Limits = field(default_factory=Limits)
+    progress: Callable[[str, int], None] | None = None
+
+
+def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOptions) -> TraceResult:
+    """Apply the migrations to a scratch database holding the current schema, record every
+    statement, judge; the scratch database is dropped whatever happens."""
+    files = load_migrations(paths, server.version)  # parse errors before any database work
+    if options.load and options.model is None:
+        raise AgentDDLError("--load runs the profile's queries: pass --profile (or leave the default schema)")
+    result = TraceResult(server_version=server.version)
+    with scratch_with_schema(
+        server, options.model, options.schema_files, options.rows, options.progress
+    ) as dsn:
+        sizes = snapshot.sizes(dsn)
+        with LockWatcher(dsn) as watcher:
+            tracer = Tracer(dsn, server.version, watcher, sizes)
+            if options.load and options.model is not None:
+                timed = _under_load(dsn, options, tracer, files, watcher, result)
+            else:
+                timed = tracer.run(files)
+    result.statements = [t.trace for t in timed]
+    result.findings = judge(result.statements, set(sizes), options.limits)
+    return result
+
+
+def _under_load(
+    dsn: str,
+    options: TraceOptions,
+    tracer: Tracer,
+    files: list[MigrationFile],
+    watcher: LockWatcher,
+    result: TraceResult,
+) -> list[Timed]:
+    assert options.model is not None
+    workload = Workload(dsn, options.model, connections=options.connections)
+    workload.start()
+    try:
+        watcher.workload_pids = list(workload.pids)
+        time.sleep(options.settle_seconds)
+        began = time.monotonic()
+        timed = tracer.run(files)
+        finished = time.monotonic()
+        time.sleep(options.settle_seconds)
+    finally:
+        workload.stop()
+    ended = time.monotonic()
+    charge_blocked(timed, workload.calls, watcher.waiting_times())
+    result.throughput = throughput(
+        workload.calls, workload.started, (began, finished), ended, options.connections
+    )
+    return timed

@@ -1,0 +1,67 @@
+"""The scratch database a trace runs in: a fresh database on the server that first
+receives "the current schema" (a profile's generated schema, the user's own schema SQL
+files, or both), and optionally seeded rows. The target database is never touched."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.checks.install import install_schema
+from agentddl.checks.trace.source import load_migrations
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import SchemaModel
+
+Progress = Callable[[str, int], None]
+
+
+@contextlib.contextmanager
+def scratch_with_schema(
+    server: PostgresServer,
+    model: SchemaModel | None,
+    schema_files: list[Path],
+    rows: int = 0,
+    progress: Progress | None = None,
+) -> Iterator[str]:
+    """A new database holding the schema (and rows), dropped on every exit path."""
+    dsn = server.create_database()
+    try:
+        _install(dsn, model, schema_files, server.version)
+        if rows:
+            if model is None:
+                raise AgentDDLError(
+                    "--rows seeds a profile's schema: pass --profile "
+                    "(own tables: insert rows in --schema-sql)"
+                )
+            from agentddl.checks.seed.load import seed_model
+
+            seed_model(dsn, model, events=rows, progress=progress)
+        yield dsn
+    finally:
+        server.drop_database(dsn)
+
+
+def _install(dsn: str, model: SchemaModel | None, schema_files: list[Path], version: int) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if model is not None:
+            install_schema(conn, model)
+        for migration in load_migrations(schema_files, version):
+            for statement in migration.statements:
+                _run_setup(conn, statement.file, statement.line, statement.sql)
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.execute("COMMIT")
+
+
+def _run_setup(conn: psycopg.Connection[Any], file: str, line: int, sql: str) -> None:
+    try:
+        conn.execute(sql.encode())
+    except psycopg.Error as error:
+        first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
+        raise AgentDDLError(
+            f"{file}:{line}: the schema SQL failed on the scratch database: {first}"
+        ) from None

@@ -1,0 +1,125 @@
+"""What the migrating session sees of the catalog around one statement.
+
+Read on the migrating connection itself, so uncommitted changes of its own transaction
+(a new relfilenode, a new index) are visible. Scans: inside a transaction the backend's
+own pending counters (pg_stat_xact_user_tables) are exact and private to the session;
+a statement that must run outside one (CONCURRENTLY) is measured on the shared counters,
+flushed on the spot on 15+ (pg_stat_force_next_flush) and awaited from the asynchronous
+stats collector on 14.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+_USER_RELATIONS = """
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'i', 'm', 'p', 'I')
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+  AND n.nspname NOT LIKE 'pg\\_%temp\\_%'
+"""
+RELATIONS_SQL = (
+    "SELECT c.oid::int8, n.nspname || '.' || c.relname, c.relkind::text, c.relfilenode::int8"
+    + _USER_RELATIONS
+)
+# Sizes open every relation (an AccessShareLock each, held to the end of a transaction):
+# read once before the migration, on a connection of their own, never inside it.
+SIZES_SQL = "SELECT n.nspname || '.' || c.relname, pg_relation_size(c.oid)" + _USER_RELATIONS
+OWN_LOCKS_SQL = """
+SELECT l.relation::int8, l.mode FROM pg_locks l
+WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.granted
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+SETTINGS_SQL = """
+SELECT name, setting::int FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout')
+"""
+XACT_SCANS_SQL = "SELECT relid::int8, seq_scan, seq_tup_read FROM pg_stat_xact_user_tables"
+SHARED_SCANS_SQL = "SELECT relid::int8, seq_scan, seq_tup_read FROM pg_stat_user_tables"
+STATS_WAIT_SECONDS = 1.5  # PostgreSQL 14's collector: at most this long for counters to arrive
+
+
+@dataclass(frozen=True)
+class Relation:
+    name: str
+    kind: str  # pg_class.relkind
+    filenode: int
+
+
+@dataclass
+class Snapshot:
+    """Relations by oid, scan counters by table oid, timeouts in force (ms)."""
+
+    relations: dict[int, Relation] = field(default_factory=dict)
+    scans: dict[int, tuple[int, int]] = field(default_factory=dict)
+    settings: dict[str, int] = field(default_factory=dict)
+
+
+Conn = psycopg.Connection[Any]
+
+
+def take(conn: Conn, shared_scans: bool = False) -> Snapshot:
+    """Relations, scan counters and timeouts as `conn` sees them now."""
+    relations = {
+        oid: Relation(name, kind, filenode)
+        for oid, name, kind, filenode in conn.execute(RELATIONS_SQL).fetchall()
+    }
+    query = SHARED_SCANS_SQL if shared_scans else XACT_SCANS_SQL
+    scans = {oid: (seq, read) for oid, seq, read in conn.execute(query).fetchall()}
+    settings = dict(conn.execute(SETTINGS_SQL).fetchall())
+    return Snapshot(relations, scans, settings)
+
+
+def sizes(dsn: str) -> dict[str, int]:
+    """Bytes in the main fork of every relation, before the migration runs."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return dict(conn.execute(SIZES_SQL).fetchall())
+
+
+def own_locks(conn: Conn) -> list[tuple[int, str]]:
+    """(relation oid, mode) of every relation lock the session holds in this database."""
+    return [(oid, mode) for oid, mode in conn.execute(OWN_LOCKS_SQL).fetchall()]
+
+
+def prepare_shared_scans(conn: Conn, version: int) -> None:
+    """Make the shared counters current before reading them. 15+: the flag makes the
+    session flush its pending counters when it goes idle after this very query."""
+    conn.execute("SELECT pg_stat_force_next_flush()" if version >= 15 else "SELECT pg_stat_clear_snapshot()")
+
+
+def shared_scans_after(
+    conn: Conn, version: int, before: dict[int, tuple[int, int]]
+) -> dict[int, tuple[int, int]]:
+    """The shared counters after an autocommit statement: flushed by it on 15+, else polled
+    until the collector delivers something new (or STATS_WAIT_SECONDS pass)."""
+    if version >= 15:
+        prepare_shared_scans(conn, version)
+        return _shared(conn)
+    deadline = time.monotonic() + STATS_WAIT_SECONDS
+    while True:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        now = _shared(conn)
+        if now != before or time.monotonic() > deadline:
+            return now
+        time.sleep(0.1)
+
+
+def _shared(conn: Conn) -> dict[int, tuple[int, int]]:
+    return {oid: (seq, read) for oid, seq, read in conn.execute(SHARED_SCANS_SQL).fetchall()}
+
+
+def rewritten(before: Snapshot, after: Snapshot) -> list[str]:
+    """Relations that existed before and have new storage after (a new relfilenode, or
+    dropped and rebuilt under the same name as ALTER COLUMN TYPE does to its indexes)."""
+    old = {rel.name: rel.filenode for rel in before.relations.values() if rel.filenode != 0}
+    return sorted(
+        rel.name for rel in after.relations.values() if rel.name in old and rel.filenode != old[rel.name]
+    )
+
+
+def scanned(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]]) -> list[int]:
+    """Tables whose sequential-scan counter went up (index builds and validations count)."""
+    return sorted(oid for oid, (seq, _read) in after.items() if seq > before.get(oid, (0, 0))[0])

@@ -1,0 +1,151 @@
+"""Migrations -> the statements `trace` runs, in order, with their transaction structure.
+
+SQL files are split by the linter's walker (psql scripts, goose/dbmate up sections,
+BEGIN/COMMIT blocks), Alembic revisions are rendered by the linter's offline mode (what
+`alembic upgrade --sql` prints, with each statement mapped back to its `op.*` line).
+Statements inside DO blocks run as part of the DO; Alembic's own alembic_version
+bookkeeping is left out (the scratch database has no version table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pglast import ast, enums
+
+from agentddl.checks.lint import alembic_offline
+from agentddl.checks.lint.rules.concurrently_in_transaction import no_transaction_block
+from agentddl.checks.lint.walk import walk
+from agentddl.generator.errors import AgentDDLError
+
+Control = Literal["begin", "commit", "rollback"]
+
+
+@dataclass(frozen=True)
+class PlannedStatement:
+    """One statement to run, where it came from, and how it runs."""
+
+    file: str
+    line: int
+    sql: str
+    node: Any  # the pglast statement node
+    in_block: bool  # inside BEGIN..COMMIT or the runner's implicit transaction
+    control: Control | None  # BEGIN / COMMIT / ROLLBACK, else None
+    needs_autocommit: bool  # PostgreSQL refuses it inside a transaction block (CONCURRENTLY, ...)
+
+
+@dataclass(frozen=True)
+class MigrationFile:
+    """The statements of one migration file; each file runs in a session of its own."""
+
+    path: Path
+    statements: list[PlannedStatement]
+
+
+def load_migrations(paths: list[Path], pg_version: int) -> list[MigrationFile]:
+    """Every named file (folders: their .sql files by name, revisions by chain), in order."""
+    files: list[MigrationFile] = []
+    for path in expand(paths):
+        if path.suffix == ".py":
+            files.append(_revision(path, pg_version))
+        else:
+            files.append(_sql_file(path, pg_version))
+    return files
+
+
+def expand(paths: list[Path]) -> list[Path]:
+    """Files as given; a folder becomes its .sql files sorted by name, then its Alembic
+    revisions in down_revision order."""
+    found: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise AgentDDLError(f"{path}: no such file or directory")
+        if path.is_file():
+            found.append(path)
+            continue
+        found.extend(sorted(path.glob("*.sql")))
+        found.extend(revision_chain(alembic_offline.revision_files([path])))
+    if not found:
+        raise AgentDDLError(f"no migrations found in {', '.join(map(str, paths))}")
+    return found
+
+
+def revision_chain(revisions: list[Path]) -> list[Path]:
+    """Alembic revision files ordered so that each comes after its down_revision."""
+    identity = {p: alembic_offline.revision_identity(p) for p in revisions}
+    by_down: dict[str | None, list[Path]] = {}
+    for path, ident in identity.items():
+        if ident is not None:
+            by_down.setdefault(ident[1], []).append(path)
+    known = {ident[0] for ident in identity.values() if ident is not None}
+    ordered: list[Path] = []
+    queue = [p for down, ps in sorted(by_down.items(), key=str) if down not in known for p in ps]
+    while queue:
+        path = queue.pop(0)
+        ordered.append(path)
+        ident = identity[path]
+        queue.extend(by_down.get(ident[0], []) if ident else [])
+    return ordered + [p for p in revisions if p not in ordered]
+
+
+def _sql_file(path: Path, pg_version: int) -> MigrationFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise AgentDDLError(f"{path}: cannot read: {error}") from None
+    return MigrationFile(path, _statements(text, str(path), pg_version, "psql", {}))
+
+
+def _revision(path: Path, pg_version: int) -> MigrationFile:
+    (result,) = alembic_offline.offline_sql([path])
+    if result.error is not None:
+        raise AgentDDLError(
+            f"{path}:{result.error_line}: Alembic cannot render this revision: {result.error}"
+        )
+    return MigrationFile(path, _statements(result.sql, str(path), pg_version, "alembic", result.markers))
+
+
+def _statements(
+    text: str, file: str, pg_version: int, runner: Literal["psql", "alembic"], markers: dict[int, int]
+) -> list[PlannedStatement]:
+    migration = walk(text, file, pg_version, runner)
+    if migration.syntax_error is not None:
+        line, column = migration.source.position(migration.syntax_error.offset)
+        raise AgentDDLError(f"{file}:{line}:{column}: {migration.syntax_error.message}")
+    planned = []
+    for statement, _context in migration.steps:
+        if statement.in_do_block:
+            continue  # runs as part of its DO block
+        line = statement.line
+        if runner == "alembic":
+            line = markers.get(statement.line, 0)
+            control = _control(statement.node)
+            if line == 0 and control is None:
+                continue  # alembic_version bookkeeping
+        planned.append(
+            PlannedStatement(
+                file=file,
+                line=line or 1,
+                sql=statement.sql,
+                node=statement.node,
+                in_block=statement.in_transaction_block,
+                control=_control(statement.node),
+                needs_autocommit=no_transaction_block(statement.node, pg_version) is not None,
+            )
+        )
+    return planned
+
+
+def _control(node: Any) -> Control | None:
+    if not isinstance(node, ast.TransactionStmt):
+        return None
+    kind = enums.TransactionStmtKind
+    if node.kind in (kind.TRANS_STMT_BEGIN, kind.TRANS_STMT_START):
+        return "begin"
+    if node.kind in (kind.TRANS_STMT_COMMIT, kind.TRANS_STMT_PREPARE):
+        return "commit"
+    if node.kind == kind.TRANS_STMT_ROLLBACK:
+        return "rollback"
+    return None  # SAVEPOINT and friends run as ordinary statements

@@ -1,0 +1,95 @@
+"""A second connection that samples, while the migration runs, the locks the migrating
+session holds or waits for, and which workload sessions wait on a lock.
+
+Locks of a statement that runs outside a transaction block (CREATE INDEX CONCURRENTLY,
+DETACH ... CONCURRENTLY) are gone when it returns, so they can only be seen while it
+runs; a lock a statement queues for (and may time out on) is only visible then, too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+SAMPLE_SECONDS = 0.004
+LOCKS_SQL = """
+SELECT relation::int8, mode, granted FROM pg_locks
+WHERE pid = %s AND locktype = 'relation'
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+# A workload query waiting on a table lock, or on anything the migration holds (a row it
+# updates); waits of workload queries on each other's rows are not the migration's doing.
+WAITING_SQL = """
+SELECT pid FROM pg_stat_activity
+WHERE pid = ANY(%s) AND wait_event_type = 'Lock'
+  AND (wait_event = 'relation' OR %s = ANY(pg_blocking_pids(pid)))
+"""
+
+
+@dataclass
+class Samples:
+    """What the watcher saw, with client monotonic times."""
+
+    locks: list[tuple[float, int, str, bool]] = field(default_factory=list)  # t, oid, mode, granted
+    waiting: list[tuple[float, int]] = field(default_factory=list)  # t, workload pid
+
+
+class LockWatcher:
+    """Samples pg_locks of `pid` (the migrating session) and lock waits of `workload_pids`."""
+
+    def __init__(self, dsn: str) -> None:
+        self._conn: psycopg.Connection[Any] = psycopg.connect(dsn, autocommit=True)
+        self.samples = Samples()
+        self.pid: int | None = None
+        self.workload_pids: list[int] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="agentddl-lock-watcher", daemon=True)
+
+    def __enter__(self) -> LockWatcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._conn.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            pid = self.pid
+            if pid is not None:
+                self._sample(pid)
+            self._stop.wait(SAMPLE_SECONDS)
+
+    def _sample(self, pid: int) -> None:
+        now = time.monotonic()
+        try:
+            locks = self._conn.execute(LOCKS_SQL, (pid,)).fetchall()
+            waits = (
+                self._conn.execute(WAITING_SQL, (self.workload_pids, pid)).fetchall()
+                if self.workload_pids
+                else []
+            )
+        except psycopg.Error:
+            return  # the scratch database is going away; the trace is over
+        with self._lock:
+            self.samples.locks.extend((now, oid, mode, granted) for oid, mode, granted in locks)
+            self.samples.waiting.extend((now, wpid) for (wpid,) in waits)
+
+    def locks_between(self, start: float, end: float) -> set[tuple[int, str, bool]]:
+        """(oid, mode, granted) seen for the migrating session between two times."""
+        with self._lock:
+            return {(oid, mode, granted) for t, oid, mode, granted in self.samples.locks if start <= t <= end}
+
+    def waiting_times(self) -> dict[int, list[float]]:
+        """Per workload pid, the times it was seen waiting on a lock."""
+        found: dict[int, list[float]] = {}
+        with self._lock:
+            for t, pid in self.samples.waiting:
+                found.setdefault(pid, []).append(t)
+        return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,9 @@ class TraceOptions:
     settle_seconds: float = 1.0  # workload time before and after the migration
     limits: Limits = field(default_factory=Limits)
     progress: Callable[[str, int], None] | None = None
+    # Something to run alongside the migration, given the scratch DSN (tests: a session
+    # holding a conflicting lock, so lock_timeout fires or CONCURRENTLY has to wait).
+    alongside: Callable[[str], contextlib.AbstractContextManager[object]] | None = None
 
 
 def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOptions) -> TraceResult:
@@ -44,7 +48,8 @@ def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOp
         server, options.model, options.schema_files, options.rows, options.progress
     ) as dsn:
         sizes = snapshot.sizes(dsn)
-        with LockWatcher(dsn) as watcher:
+        alongside = options.alongside(dsn) if options.alongside else contextlib.nullcontext()
+        with LockWatcher(dsn) as watcher, alongside:
             tracer = Tracer(dsn, server.version, watcher, sizes)
             if options.load and options.model is not None:
                 timed = _under_load(dsn, options, tracer, files, watcher, result)

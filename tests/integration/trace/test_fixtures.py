@@ -1,0 +1,100 @@
+"""`trace` on the fixture migrations in tests/fixtures/trace/: each statement's recorded
+locks, rewrites, scans and errors match the expectations written next to it (from the
+PostgreSQL documentation, cited in each file), on real servers."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from conftest import Blocker, holding  # tests/integration/trace/conftest.py
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.checks.trace.run import TraceOptions, trace_migrations
+from agentddl.checks.trace.types import StatementTrace
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
+SCHEMA = FIXTURES / "schema.sql"
+_EXPECT = re.compile(r"^-- expect: (\S+)\s*(.*)$")
+_ALONGSIDE = re.compile(r"^-- alongside (\S+) (\S+): (.+)$")  # from, until (seconds): SQL
+
+
+@dataclass
+class Fixture:
+    path: Path
+    blockers: list[Blocker] = field(default_factory=list)
+    expectations: dict[int, list[tuple[str, list[str]]]] = field(default_factory=dict)  # line -> checks
+
+
+@functools.cache
+def parse(path: Path) -> Fixture:
+    """`-- expect:` lines belong to the statement that starts on the next code line."""
+    fixture = Fixture(path)
+    pending: list[tuple[str, list[str]]] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if (match := _ALONGSIDE.match(line)) is not None:
+            fixture.blockers.append(Blocker(float(match.group(1)), float(match.group(2)), match.group(3)))
+        elif (match := _EXPECT.match(line)) is not None:
+            pending.append((match.group(1), match.group(2).split()))
+        elif line.strip() and not line.startswith("--") and pending:
+            fixture.expectations[number] = pending
+            pending = []
+    assert not pending, f"{path.name}: expectations after the last statement"
+    return fixture
+
+
+def fixture_files() -> list[Path]:
+    return sorted(p for p in FIXTURES.glob("[0-9]*.sql"))
+
+
+def trace_fixture(server: PostgresServer, fixture: Fixture) -> list[StatementTrace]:
+    blockers = fixture.blockers
+    options = TraceOptions(
+        schema_files=[SCHEMA], alongside=(lambda dsn: holding(dsn, blockers)) if blockers else None
+    )
+    return trace_migrations(server, [fixture.path], options).statements
+
+
+def check(trace: StatementTrace, kind: str, args: list[str]) -> None:
+    modes = {lock.relation: lock.mode for lock in trace.locks}
+    where = f"line {trace.line}: {trace.sql!r}"
+    if kind == "lock":
+        assert modes.get(args[0]) == args[1], f"{where}: locks {modes}"
+    elif kind == "waited":
+        assert (args[0], args[1]) in {(k.relation, k.mode) for k in trace.waited_for}, f"{where}: {trace.waited_for}"
+    elif kind == "rewritten":
+        expected = [] if args == ["none"] else args
+        assert set(expected) <= set(trace.rewritten) and (expected or not trace.rewritten), f"{where}: {trace.rewritten}"
+    elif kind == "scanned":
+        assert args[0] in trace.scanned, f"{where}: scanned {trace.scanned}"
+    elif kind == "not-scanned":
+        assert args[0] not in trace.scanned, f"{where}: scanned {trace.scanned}"
+    elif kind == "duration":  # at least MIN ms (a timeout), at most MAX (it did not wait it out)
+        assert float(args[0]) <= trace.duration_ms <= float(args[1]), f"{where}: {trace.duration_ms} ms"
+    elif kind == "error":
+        assert trace.error is not None and trace.error.startswith(args[0]), f"{where}: error {trace.error}"
+    else:
+        raise AssertionError(f"unknown expectation {kind!r}")
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
+def test_trace_matches_the_documented_behaviour(trace_server: PostgresServer, path: Path) -> None:
+    fixture = parse(path)
+    traces = {t.line: t for t in trace_fixture(trace_server, fixture)}
+    for line, checks in fixture.expectations.items():
+        if checks == [("not-run", [])]:
+            assert line not in traces, f"{path.name}:{line} ran after the migration failed"
+            continue
+        assert line in traces, f"{path.name}:{line} was not traced (traced: {sorted(traces)})"
+        for kind, args in checks:
+            check(traces[line], kind, args)
+        if not any(kind == "error" for kind, _ in checks):
+            assert traces[line].error is None, traces[line].error
+
+
+def test_there_are_enough_fixtures() -> None:
+    assert len(fixture_files()) >= 12
+    assert all(parse(p).expectations for p in fixture_files())

@@ -22,7 +22,11 @@ TRACE_MAJORS = (15, 18)
 def _majors() -> tuple[int | None, ...]:
     if os.environ.get("AGENTDDL_DSN"):
         return (None,)
-    requested = {int(w) for w in os.environ.get("AGENTDDL_TEST_PG_VERSIONS", "").replace(",", " ").split() if w.isdigit()}
+    requested = {
+        int(w)
+        for w in os.environ.get("AGENTDDL_TEST_PG_VERSIONS", "").replace(",", " ").split()
+        if w.isdigit()
+    }
     if not requested:
         return TRACE_MAJORS
     return tuple(m for m in TRACE_MAJORS if m in requested) or tuple(sorted(requested))

@@ -64,10 +64,14 @@ def check(trace: StatementTrace, kind: str, args: list[str]) -> None:
     if kind == "lock":
         assert modes.get(args[0]) == args[1], f"{where}: locks {modes}"
     elif kind == "waited":
-        assert (args[0], args[1]) in {(k.relation, k.mode) for k in trace.waited_for}, f"{where}: {trace.waited_for}"
+        assert (args[0], args[1]) in {(k.relation, k.mode) for k in trace.waited_for}, (
+            f"{where}: {trace.waited_for}"
+        )
     elif kind == "rewritten":
         expected = [] if args == ["none"] else args
-        assert set(expected) <= set(trace.rewritten) and (expected or not trace.rewritten), f"{where}: {trace.rewritten}"
+        assert set(expected) <= set(trace.rewritten) and (expected or not trace.rewritten), (
+            f"{where}: {trace.rewritten}"
+        )
     elif kind == "scanned":
         assert args[0] in trace.scanned, f"{where}: scanned {trace.scanned}"
     elif kind == "not-scanned":

@@ -96,7 +96,8 @@ def render_text(
     """One block per finding (severity, code, [name], object, message, fix), then a summary."""
     console = Console(file=out, highlight=False, soft_wrap=True)
     for key, value in (extra or {}).items():
-        console.print(f"{escape(key)}: {escape(str(value))}")
+        shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        console.print(f"{escape(key)}: {escape(shown)}")
     for f in findings:
         console.print(
             f"[{_STYLE[f.severity]}]{f.severity}[/] {f.code} [bold]\\[{escape(f.name)}][/bold] "

@@ -9,6 +9,7 @@ need more than one query (or a reference database) override `check`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -33,7 +34,8 @@ class VerifyContext:
     # one (a schema for 16 can't lean on a 17 feature even when verified on 18)
     target_version: int
     model: SchemaModel | None = None
-    reference: Any = field(default=None, compare=False)  # profile.reference.Reference
+    reference: Any = field(default=None, compare=False)  # reference.Reference
+    cache: dict[str, Any] = field(default_factory=dict, compare=False)  # per-run memo
 
     @property
     def params(self) -> dict[str, Any]:
@@ -67,3 +69,17 @@ def fetch(connection: Connection, query: str, params: dict[str, Any] | None = No
     """Rows of a catalog query as dicts."""
     with connection.cursor(row_factory=dict_row) as cursor:
         return list(cursor.execute(query.encode(), params or {}).fetchall())
+
+
+@contextmanager
+def session_settings(connection: Connection, settings: dict[str, str]) -> Iterator[None]:
+    """Run a block with session settings (e.g. TimeZone), restoring the caller's after."""
+    read = "SELECT current_setting(%(n)s) AS v"
+    previous = {name: fetch(connection, read, {"n": name})[0]["v"] for name in settings}
+    for name, value in settings.items():
+        connection.execute("SELECT set_config(%s, %s, false)", (name, value))
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            connection.execute("SELECT set_config(%s, %s, false)", (name, value))

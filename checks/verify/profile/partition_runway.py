@@ -1,0 +1,98 @@
+"""ADV125 partition-runway."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.findings import Finding
+from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch, session_settings
+from agentddl.generator.model import Table
+
+# Bounds are read back as text: fixed settings make the text -> timestamptz round trip exact.
+BOUNDS_SQL = """
+    SELECT child.relname AS partition, b[1]::timestamptz AS lower_bound, b[2]::timestamptz AS upper_bound
+    FROM (SELECT child.relname,
+                 regexp_match(pg_get_expr(child.relpartbound, child.oid),
+                              'FROM \\(''([^'']+)''\\) TO \\(''([^'']+)''\\)') AS b
+          FROM pg_inherits AS inh
+          JOIN pg_class AS parent ON parent.oid = inh.inhparent
+          JOIN pg_class AS child ON child.oid = inh.inhrelid
+          WHERE parent.relnamespace = %(schema)s::regnamespace AND parent.relname = %(table)s) AS child
+    WHERE b IS NOT NULL
+    ORDER BY 2
+"""
+HORIZON_SQL = """
+    SELECT now() AS now,
+           date_trunc(%(unit)s, now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+             + %(runway)s * ('1 ' || %(unit)s)::interval AS horizon
+"""
+
+
+class PartitionRunway(Rule):
+    """A partitioned table whose partitions don't reach far enough ahead of now.
+
+    ## What it does
+    For every table the profile partitions, reads the live partitions' bounds and
+    requires them to cover, without a gap, from now to the start of the current
+    period plus `retention.runway` periods (the partition maintenance creates one
+    period more, so a job that runs at least once per period never trips this).
+
+    ## Why is this bad?
+    A row whose partition key falls where no partition exists is refused ("no
+    partition of relation found for row"): when the runway runs out every step of
+    every run fails at once, typically at midnight after the maintenance job has
+    been failing quietly for days.
+
+    ## Example
+    ```sql
+    -- the maintenance job's schedule was lost in a migration of the cron host
+    SELECT partition FROM ... WHERE upper_bound < now() + interval '1 day';
+    ```
+
+    ## Use instead
+    Run the maintenance now and fix its schedule (PLAN.md has both):
+    ```sql
+    SELECT * FROM agent.maintain_partitions();      -- builtin
+    CALL partman.run_maintenance_proc();            -- pg_partman
+    ```
+
+    ## References
+    - https://www.postgresql.org/docs/current/ddl-partitioning.html
+    """
+
+    code = "ADV125"
+    name = "partition-runway"
+    severity = "error"
+    group = "profile"
+    query = BOUNDS_SQL
+
+    def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
+        assert context.model is not None
+        schema = context.schemas[0]
+        for table in context.model.tables:
+            if table.partitioning is None:
+                continue
+            gap = _first_gap(connection, schema, table)
+            if gap is not None:
+                yield self.finding(
+                    f"{schema}.{table.name}",
+                    f"{schema}.{table.name} has no partition from {gap:%Y-%m-%d %H:%M} UTC on, inside "
+                    f"the {table.partitioning.runway} {table.partitioning.granularity}(s) runway: "
+                    "writes there will fail.",
+                    "run the partition maintenance now and check its schedule (PLAN.md)",
+                )
+
+
+def _first_gap(connection: Connection, schema: str, table: Table) -> object | None:
+    """The first instant between now and the runway's horizon no partition holds."""
+    assert table.partitioning is not None
+    part = table.partitioning
+    params = {"schema": schema, "table": table.name, "unit": part.granularity, "runway": part.runway}
+    with session_settings(connection, {"TimeZone": "UTC", "DateStyle": "ISO, YMD"}):
+        bounds: list[Row] = fetch(connection, BOUNDS_SQL, params)
+        window = fetch(connection, HORIZON_SQL, params)[0]
+    cursor, horizon = window["now"], window["horizon"]
+    for row in bounds:
+        if row["lower_bound"] <= cursor < row["upper_bound"]:
+            cursor = row["upper_bound"]
+    return cursor if cursor < horizon else None

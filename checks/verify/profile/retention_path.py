@@ -1,0 +1,113 @@
+"""ADV120 retention-path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.findings import Finding
+from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
+from agentddl.generator.model import SchemaModel
+
+TABLES_SQL = """
+    SELECT c.relname AS table_name, c.relkind::text AS kind,
+           EXISTS (SELECT FROM pg_inherits AS inh JOIN pg_class AS p ON p.oid = inh.inhrelid
+                   WHERE inh.inhparent = c.oid AND pg_get_expr(p.relpartbound, p.oid) = 'DEFAULT')
+               AS has_default,
+           ARRAY(SELECT i.relname::text FROM pg_index AS x JOIN pg_class AS i ON i.oid = x.indexrelid
+                 WHERE x.indrelid = c.oid AND x.indisvalid) AS valid_index_names
+    FROM pg_class AS c
+    WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+"""
+FUNCTION_SQL = """
+    SELECT EXISTS (SELECT FROM pg_proc WHERE pronamespace = %(schema)s::regnamespace
+                   AND proname = 'maintain_partitions') AS builtin,
+           to_regclass('partman.part_config') IS NOT NULL AS partman
+"""
+PARTMAN_SQL = """
+    SELECT parent_table FROM partman.part_config WHERE retention IS NOT NULL
+"""
+
+
+class RetentionPath(Rule):
+    """A table the profile expires has no working way to expire its rows.
+
+    ## What it does
+    For each table the profile partitions with a retention window, requires the
+    live table to be partitioned, without a DEFAULT partition (rows there never
+    expire with a partition drop), and a maintenance path: the generated
+    `maintain_partitions()` function, or (with `retention.partition_manager:
+    pg_partman`) a `partman.part_config` row with a retention for it. For tables the
+    profile expires by batched deletes (its `purge_*` access paths), requires the
+    valid index each batch finds its rows by.
+
+    ## Why is this bad?
+    History that is meant to expire after 30 days grows without bound: disks fill,
+    vacuum and backups slow down, and deleting a year of events later rewrites
+    everything in one go, where dropping a partition per day costs nothing.
+
+    ## Example
+    ```sql
+    DROP FUNCTION agent.maintain_partitions(timestamptz);
+    ```
+
+    ## Use instead
+    Re-create the maintenance from the profile (`agentddl generate` writes it into
+    schema.sql and PLAN.md), and schedule it.
+
+    ## References
+    - https://www.postgresql.org/docs/current/ddl-partitioning.html#DDL-PARTITIONING-OVERVIEW
+    - https://github.com/pgpartman/pg_partman
+    """
+
+    code = "ADV120"
+    name = "retention-path"
+    severity = "error"
+    group = "profile"
+    query = TABLES_SQL
+
+    def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
+        assert context.model is not None
+        schema = context.schemas[0]
+        params = {"schema": schema}
+        tables = {row["table_name"]: row for row in fetch(connection, TABLES_SQL, params)}
+        managers = fetch(connection, FUNCTION_SQL, params)[0]
+        managed = set()
+        if managers["partman"]:
+            managed = {row["parent_table"] for row in fetch(connection, PARTMAN_SQL)}
+        for table in context.model.tables:
+            row = tables.get(table.name)
+            if row is None:
+                continue  # declared-column reports the missing table
+            if table.partitioning is not None:
+                yield from self._partitioned(f"{schema}.{table.name}", row, context.model, managers, managed)
+        yield from self._purges(schema, tables, context.model)
+
+    def _partitioned(
+        self, name: str, row: Row, model: SchemaModel, managers: Row, managed: set[str]
+    ) -> Iterator[Finding]:
+        if row["kind"] != "p":
+            yield self.finding(name, f"{name} is not partitioned: its history can only expire by DELETE.",
+                               "migrate it to the partitioned table the profile declares")
+            return
+        if row["has_default"]:
+            yield self.finding(name, f"{name} has a DEFAULT partition: rows there never expire.",
+                               "move its rows to ranged partitions and drop the DEFAULT partition")
+        uses_partman = model.profile.retention.partition_manager == "pg_partman"
+        if uses_partman and name not in managed:
+            yield self.finding(name, f"pg_partman has no retention configured for {name}.",
+                               "re-run the <table>_partman block of schema.sql")
+        if not uses_partman and not managers["builtin"]:
+            yield self.finding(name, f"{name} expires by maintain_partitions(), which does not exist.",
+                               "re-create maintain_partitions() from schema.sql and schedule it")
+
+    def _purges(self, schema: str, tables: dict[str, Row], model: SchemaModel) -> Iterator[Finding]:
+        for path in model.access_paths:
+            if not path.name.startswith("purge_") or path.index is None or path.table not in tables:
+                continue
+            if path.index not in tables[path.table]["valid_index_names"]:
+                yield self.finding(
+                    f"{schema}.{path.table}",
+                    f"retention of {schema}.{path.table} ({path.name}) has no valid {path.index}: "
+                    "every batch scans the table.",
+                    f"re-create {schema}.{path.index} concurrently as declared",
+                )

@@ -1,0 +1,85 @@
+"""ADV126 role-grants."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentddl.checks.findings import Finding
+from agentddl.checks.verify.declared import live_shapes, reference_of
+from agentddl.checks.verify.types import Connection, Rule, VerifyContext
+
+
+class RoleGrants(Rule):
+    """A role of the profile may do more, or less, than the profile grants it.
+
+    ## What it does
+    For each of the profile's roles (owner, app, relay, read-only) and each table
+    and function of the schema, compares the role's effective privileges
+    (`has_table_privilege` / `has_function_privilege`: direct grants, grants to
+    PUBLIC and to roles it inherits from) with those the same role has on the
+    reference installation of the profile's schema.sql. The app role's grants on
+    events (INSERT and SELECT only) are one such line.
+
+    ## Why is this bad?
+    An extra privilege breaks a guarantee: an app role that may UPDATE or DELETE
+    events can rewrite history the schema promises is append-only; one that may
+    execute the partition maintenance can drop a tenant's history. A missing one
+    fails the runtime's first query in production.
+
+    ## Example
+    ```sql
+    GRANT UPDATE, DELETE ON agent.events TO agent_app;
+    ```
+
+    ## Use instead
+    ```sql
+    REVOKE UPDATE, DELETE ON agent.events FROM agent_app;
+    ```
+
+    ## References
+    - https://www.postgresql.org/docs/current/ddl-priv.html
+    """
+
+    code = "ADV126"
+    name = "role-grants"
+    severity = "error"
+    group = "profile"
+
+    def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
+        declared = reference_of(context).shapes.privileges
+        live = live_shapes(connection, context).privileges
+        schema = context.schemas[0]
+        live_roles = {role for role, _ in live}
+        for role in sorted({role for role, _ in declared} - live_roles):
+            yield self.finding(
+                role, f"role {role} does not exist: the profile grants it privileges.",
+                "run the role block of schema.sql (CREATE ROLE ... NOLOGIN) and the grants",
+            )
+        for (role, obj), wanted in sorted(declared.items()):
+            if role not in live_roles or (role, obj) not in live:
+                continue
+            found = live[(role, obj)]
+            yield from self._differences(role, f"{schema}.{obj}", found, wanted)
+
+    def _differences(
+        self, role: str, obj: str, found: frozenset[str], wanted: frozenset[str]
+    ) -> Iterator[Finding]:
+        kind = "FUNCTION " if obj.endswith(")") else ""
+        if found - wanted:
+            extra = ", ".join(sorted(found - wanted))
+            yield self.finding(
+                obj,
+                f"{role} may {extra} on {obj}; the profile grants it {_list(wanted)}.",
+                f"REVOKE {extra} ON {kind}{obj} FROM {role} (and from PUBLIC or roles it inherits from)",
+            )
+        if wanted - found:
+            missing = ", ".join(sorted(wanted - found))
+            yield self.finding(
+                obj,
+                f"{role} lacks {missing} on {obj}: the runtime's queries as {role} fail.",
+                f"GRANT {missing} ON {kind}{obj} TO {role}",
+            )
+
+
+def _list(privileges: frozenset[str]) -> str:
+    return ", ".join(sorted(privileges)) if privileges else "nothing"

@@ -1,0 +1,70 @@
+"""One verify run end to end: connect (read-only), build the profile's reference, run
+the rules, say what was verified."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from agentddl.checks.findings import Finding
+from agentddl.checks.harness import PostgresServer, find_installations, open_server
+from agentddl.checks.harness.server import describe_dsn
+from agentddl.checks.install import install_schema
+from agentddl.checks.verify.reference import build_reference
+from agentddl.checks.verify.run import make_context, run_rules
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import SchemaModel
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    findings: list[Finding]
+    about: dict[str, Any] = field(default_factory=dict)  # what was verified, for the report
+
+
+def verify_target(dsn: str, model: SchemaModel | None, schemas: Sequence[str]) -> VerifyResult:
+    """Verify the database at `dsn` (never changed); against `model` when given."""
+    with open_server(dsn) as server:  # connects first: an unreachable server is one line
+        return _verify(server, dsn, model, schemas, installed=False)
+
+
+def verify_installed(model: SchemaModel, schemas: Sequence[str]) -> VerifyResult:
+    """No database given: install the model's schema on an embedded scratch server and
+    verify that (proves the profile's own schema is clean on a real server)."""
+    version = model.profile.engine.version
+    wanted = version if version in find_installations() else None
+    with open_server(None, version=wanted) as server, server.scratch_database() as dsn:
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            install_schema(connection, model)
+        return _verify(server, dsn, model, schemas, installed=True)
+
+
+def _verify(
+    server: PostgresServer, dsn: str, model: SchemaModel | None, schemas: Sequence[str], *, installed: bool
+) -> VerifyResult:
+    reference = build_reference(server, model) if model is not None else None
+    with _connect(dsn) as connection:
+        context = make_context(connection, schemas, model, reference)
+        findings = run_rules(connection, context)
+    about: dict[str, Any] = {
+        "database": "embedded scratch database (the profile's schema.sql, just installed)"
+        if installed
+        else describe_dsn(dsn),
+        "server_version": context.server_version,
+        "schemas": list(context.schemas),
+        "profile": model.profile.name if model is not None else None,
+    }
+    return VerifyResult(findings, about)
+
+
+def _connect(dsn: str) -> psycopg.Connection[Any]:
+    try:
+        connection = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+    except psycopg.OperationalError as error:
+        first = (str(error).strip().splitlines() or [""])[0]
+        raise AgentDDLError(f"cannot connect to PostgreSQL at {describe_dsn(dsn)}: {first}") from error
+    connection.execute("SET default_transaction_read_only = on")  # verify only reads
+    return connection

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO, cast
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
@@ -65,7 +65,7 @@ def verify_command(
 
 def run(dsn: str | None, profile: Path | None, schemas: list[str], output_format: str, out: TextIO) -> int:
     """Verify, print in the chosen format, return the exit code (0 clean, 1 errors)."""
-    from agentddl.checks.report import FORMATS, Format, render_findings
+    from agentddl.checks.report import FORMATS, render_findings
     from agentddl.checks.verify.run import rule_infos
     from agentddl.checks.verify.session import verify_installed, verify_target
 
@@ -79,9 +79,9 @@ def run(dsn: str | None, profile: Path | None, schemas: list[str], output_format
         result = verify_installed(model, schemas)
     else:
         raise AgentDDLError("verify needs --dsn (or AGENTDDL_DSN), or --profile to verify a fresh install")
-    fmt = cast(Format, output_format)
-    render_findings(result.findings, fmt, out, tool="verify", rules=rule_infos(), extra=result.about)
-    return 1 if any(f.is_error for f in result.findings) else 0
+    findings, about = result.findings, result.about
+    render_findings(findings, output_format, out, tool="verify", rules=rule_infos(), extra=about)
+    return 1 if any(f.is_error for f in findings) else 0
 
 
 def _model(profile: Path | None) -> SchemaModel | None:

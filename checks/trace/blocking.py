@@ -3,9 +3,10 @@ kept the runtime waiting, and the workload's throughput before, during and after
 
 A call counts as blocked when the watcher saw its session waiting on a lock while it
 ran (a table lock, or anything the migrating session holds); its blocked time is the
-call's whole latency. It is charged to the statement that had most recently started
-when the call was first seen waiting: that statement was running, or its transaction
-held the locks, when production stalled.
+call's whole latency. It is charged to the statement whose lock it waited for: among
+the statements of the transaction that was open when the call was first seen waiting
+(up to the one running then), the one that took the strongest lock, the earliest on a
+tie. A lock taken early in a transaction is what stalls production for the rest of it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import bisect
 
 from agentddl.checks.trace.execute import Timed
-from agentddl.checks.trace.types import Throughput
+from agentddl.checks.trace.locks import strength
+from agentddl.checks.trace.types import StatementTrace, Throughput
 from agentddl.checks.trace.workload import Call
 
 
@@ -29,8 +31,17 @@ def charge_blocked(timed: list[Timed], calls: list[Call], waiting: dict[int, lis
         seen = _first_wait(waiting.get(call.pid, []), call.start, call.end)
         if seen is None or seen < starts[0] or seen > last_release:
             continue
-        statement = timed[bisect.bisect_right(starts, seen) - 1].trace
+        statement = _holder(timed, bisect.bisect_right(starts, seen) - 1)
         statement.blocked_ms = max(statement.blocked_ms or 0.0, (call.end - call.start) * 1000)
+
+
+def _holder(timed: list[Timed], running: int) -> StatementTrace:
+    """The statement of `running`'s transaction (statements released together) that took
+    the strongest lock, the earliest of equals; `running` itself when none took one."""
+    released = timed[running].released
+    same = [t.trace for t in timed[: running + 1] if t.released == released]
+    best = max(same, key=lambda s: strength(s.strongest_lock or ""), default=timed[running].trace)
+    return best if best.strongest_lock else timed[running].trace
 
 
 def _first_wait(times: list[float], start: float, end: float) -> float | None:

@@ -67,7 +67,7 @@ def expand(paths: list[Path]) -> list[Path]:
             continue
         found.extend(sorted(path.glob("*.sql")))
         found.extend(revision_chain(alembic_offline.revision_files([path])))
-    if not found:
+    if paths and not found:
         raise AgentDDLError(f"no migrations found in {', '.join(map(str, paths))}")
     return found
 

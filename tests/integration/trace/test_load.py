@@ -1,0 +1,48 @@
+"""`trace --load`: the runtime's queries run while the migration applies; a plain CREATE
+INDEX makes writers wait for as long as its SHARE lock is held, CONCURRENTLY makes nobody
+wait. Small scale: the default profile's schema without seeded rows, four sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from profiles import ROOT
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.checks.trace.run import TraceOptions, trace_migrations
+from agentddl.checks.trace.types import TraceResult
+from agentddl.generator.model import derive
+from agentddl.generator.profile import load_profile
+
+LOAD = Path(__file__).parents[2] / "fixtures" / "trace" / "load"
+HELD_SECONDS = 0.6  # the pg_sleep in both fixtures
+
+
+def traced(server: PostgresServer, name: str) -> TraceResult:
+    model = derive(load_profile(ROOT / "schemas" / "default.yaml"))
+    options = TraceOptions(model=model, load=True, connections=4, settle_seconds=0.5)
+    return trace_migrations(server, [LOAD / name], options)
+
+
+def test_a_plain_create_index_blocks_writers_while_its_lock_is_held(trace_server: PostgresServer) -> None:
+    result = traced(trace_server, "create_index.sql")
+    by_sql = {s.sql.split()[0] + " " + s.sql.split()[1]: s for s in result.statements}
+    index = by_sql["CREATE INDEX"]
+    assert index.strongest_lock == "ShareLock"
+    assert index.blocked_ms is not None and index.blocked_ms >= HELD_SECONDS * 1000 * 0.5
+    assert index.lock_held_ms >= HELD_SECONDS * 1000
+    assert "workload-blocked" in {f.name for f in result.findings}
+    assert result.throughput is not None and result.throughput.queries > 0
+    assert result.throughput.during < result.throughput.before
+
+
+def test_create_index_concurrently_blocks_nobody(trace_server: PostgresServer) -> None:
+    result = traced(trace_server, "create_index_concurrently.sql")
+    assert [s.error for s in result.statements] == [None, None]
+    # (its SHARE UPDATE EXCLUSIVE is only seen while it runs, and on an empty table it is
+    # over within a sample or two: 02_create_index_concurrently.sql makes it wait to see it)
+    assert all((s.blocked_ms or 0.0) < 100 for s in result.statements), [
+        s.blocked_ms for s in result.statements
+    ]
+    assert result.throughput is not None and result.throughput.during > 0
+    assert "workload-blocked" not in {f.name for f in result.findings}

@@ -43,18 +43,24 @@ def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOp
     files = load_migrations(paths, server.version)  # parse errors before any database work
     if options.load and options.model is None:
         raise AgentDDLError("--load runs the profile's queries: pass --profile (or leave the default schema)")
-    result = TraceResult(server_version=server.version)
     with scratch_with_schema(
         server, options.model, options.schema_files, options.rows, options.progress
     ) as dsn:
-        sizes = snapshot.sizes(dsn)
-        alongside = options.alongside(dsn) if options.alongside else contextlib.nullcontext()
-        with LockWatcher(dsn) as watcher, alongside:
-            tracer = Tracer(dsn, server.version, watcher, sizes)
-            if options.load and options.model is not None:
-                timed = _under_load(dsn, options, tracer, files, watcher, result)
-            else:
-                timed = tracer.run(files)
+        return trace_on(dsn, server.version, files, options)
+
+
+def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceOptions) -> TraceResult:
+    """Trace `files` on a database that already holds the current schema (and rows): the
+    scratch database of trace_migrations, or one a benchmark prepared once for many runs."""
+    result = TraceResult(server_version=version)
+    sizes = snapshot.sizes(dsn)
+    alongside = options.alongside(dsn) if options.alongside else contextlib.nullcontext()
+    with LockWatcher(dsn) as watcher, alongside:
+        tracer = Tracer(dsn, version, watcher, sizes)
+        if options.load and options.model is not None:
+            timed = _under_load(dsn, options, tracer, files, watcher, result)
+        else:
+            timed = tracer.run(files)
     result.statements = [t.trace for t in timed]
     result.findings = judge(result.statements, set(sizes), options.limits)
     return result

@@ -1,0 +1,115 @@
+"""Benchmark (not a test): `trace --load` on the default schema seeded with 1,000,000
+events, for a plain CREATE INDEX on events and for the same index built CONCURRENTLY.
+
+events is partitioned, and CREATE INDEX CONCURRENTLY on a partitioned table is refused,
+so the concurrent variant is PostgreSQL's documented recipe (ddl "Partition
+Maintenance"): CREATE INDEX ... ON ONLY the parent (an invalid index, instant), CREATE
+INDEX CONCURRENTLY on every partition, ALTER INDEX ... ATTACH PARTITION each one (the
+parent index becomes valid when the last is attached). Both run on one seeded database
+(the concurrent one first, then its index is dropped and the plain one runs).
+
+    python -m agentddl.checks.trace.bench --events 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from importlib.resources import as_file, files
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from agentddl.checks.harness import find_installations, open_server
+from agentddl.checks.trace.run import TraceOptions, trace_on
+from agentddl.checks.trace.scratch import scratch_with_schema
+from agentddl.checks.trace.source import load_migrations
+from agentddl.checks.trace.types import TraceResult
+from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.profile import load_profile
+
+INDEX = "events_kind_bench_idx"
+COLUMN = "kind"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--pg-version", type=int, default=None)
+    parser.add_argument("--dsn", default=None)
+    args = parser.parse_args(argv)
+    with as_file(files("agentddl.schemas") / "default.yaml") as default:
+        model = derive(load_profile(default))
+    version = args.pg_version or model.profile.engine.version
+    wanted = version if args.dsn is None and version in find_installations() else None
+    options = TraceOptions(model=model, load=True, connections=args.connections, settle_seconds=2.0)
+    with open_server(args.dsn, version=wanted) as server:
+        print(f"PostgreSQL {server.version}; seeding {args.events} events ...", flush=True)
+        started = time.perf_counter()
+        with scratch_with_schema(server, model, [], rows=args.events) as dsn:
+            print(f"seeded in {time.perf_counter() - started:.0f} s", flush=True)
+            with tempfile.TemporaryDirectory(prefix="agentddl-trace-bench-") as temp:
+                concurrent, plain = _migrations(dsn, model, Path(temp))
+                recipe = trace_on(dsn, server.version, load_migrations([concurrent], server.version), options)
+                _drop_index(dsn, model)
+                blocking = trace_on(dsn, server.version, load_migrations([plain], server.version), options)
+    _print("plain CREATE INDEX on the partitioned events table", blocking)
+    _print("ON ONLY + CREATE INDEX CONCURRENTLY per partition + ATTACH PARTITION", recipe)
+    return 0
+
+
+def _migrations(dsn: str, model: SchemaModel, folder: Path) -> tuple[Path, Path]:
+    """The two migrations as SQL files (names quoted by psycopg, partitions read back)."""
+    schema = model.schema
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        partitions = [
+            name
+            for (name,) in conn.execute(
+                "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                "WHERE i.inhparent = %s::regclass ORDER BY c.relname",
+                [f"{schema}.events"],
+            )
+        ]
+
+        def name(*parts: str) -> str:
+            return sql.Identifier(*parts).as_string(conn)
+
+        parent, index = name(schema, "events"), name(schema, INDEX)
+        lines = [f"CREATE INDEX {name(INDEX)} ON ONLY {parent} ({COLUMN});"]
+        for partition in partitions:
+            part_index = f"{partition}_{COLUMN}_bench_idx"
+            target = name(schema, partition)
+            lines.append(f"CREATE INDEX CONCURRENTLY {name(part_index)} ON {target} ({COLUMN});")
+            lines.append(f"ALTER INDEX {index} ATTACH PARTITION {name(schema, part_index)};")
+        plain_sql = f"CREATE INDEX {name(INDEX)} ON {parent} ({COLUMN});\n"
+    concurrent, plain = folder / "concurrently.sql", folder / "plain.sql"
+    concurrent.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    plain.write_text(plain_sql, encoding="utf-8")
+    return concurrent, plain
+
+
+def _drop_index(dsn: str, model: SchemaModel) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP INDEX {}.{}").format(sql.Identifier(model.schema), sql.Identifier(INDEX)))
+
+
+def _print(title: str, result: TraceResult) -> None:
+    builds = [s for s in result.statements if s.sql.startswith("CREATE INDEX")]
+    build_ms = sum(s.duration_ms for s in builds)
+    blocked = max((s.blocked_ms or 0.0) for s in result.statements)
+    worst = max(result.statements, key=lambda s: s.blocked_ms or 0.0)
+    print(f"\n{title} ({len(result.statements)} statements)")
+    print(f"  index build time: {build_ms:.0f} ms; strongest lock: {builds[0].strongest_lock} on the parent")
+    print(f"  longest workload wait: {blocked:.0f} ms (at line {worst.line}: {worst.sql[:70]})")
+    if result.throughput is not None:
+        t = result.throughput
+        rates = f"{t.before:.0f} q/s before, {t.during:.0f} during, {t.after:.0f} after"
+        print(f"  workload ({t.connections} sessions): {rates} ({t.errors} errors)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -32,7 +32,8 @@ def metadata(model: SchemaModel) -> sa.MetaData:
 
 
 def _table(meta: sa.MetaData, schema: str, table: Table) -> sa.Table:
-    elements: list[Any] = [_column(c) for c in table.columns]
+    lone_key = table.primary_key[0] if len(table.primary_key) == 1 else None
+    elements: list[Any] = [_column(c, c.name == lone_key) for c in table.columns]
     elements.append(sa.PrimaryKeyConstraint(*table.primary_key, name=table.pk_name))
     elements += [sa.CheckConstraint(c.expression, name=c.name) for c in table.checks]
     elements += [
@@ -54,11 +55,16 @@ def _table(meta: sa.MetaData, schema: str, table: Table) -> sa.Table:
     return result
 
 
-def _column(column: Column) -> sa.Column[Any]:
+def _column(column: Column, lone_key: bool = False) -> sa.Column[Any]:
+    # SQLAlchemy renders a lone integer primary key as (big)serial: a sequence the model
+    # never declared (a bigint tenant key became bigserial).
+    serial_prone = lone_key and not column.identity and column.type in ("smallint", "integer", "bigint")
+    extra: dict[str, Any] = {"autoincrement": False} if serial_prone else {}
     return sa.Column(
         column.name,
         _TYPES[column.type],
         *([sa.Identity(always=True)] if column.identity else []),
+        **extra,
         nullable=column.nullable,
         server_default=sa.text(column.default) if column.default else None,
         comment=column.comment or None,

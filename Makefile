@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint lint-eval clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint lint-eval bench-trace clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ squawk: $(BIN)/.installed
 
 bench-lint: reinstall squawk
 	$(BIN)/python -m agentddl.checks.lint.bench --files 1000
+
+# `agentddl trace --load` on the default schema seeded with 1,000,000 events: how long the
+# runtime waits on a plain CREATE INDEX on events vs the same index built CONCURRENTLY.
+bench-trace: reinstall postgres
+	$(BIN)/python -m agentddl.checks.trace.bench --events 1000000
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval

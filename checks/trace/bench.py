@@ -27,7 +27,7 @@ from agentddl.checks.harness import find_installations, open_server
 from agentddl.checks.trace.run import TraceOptions, trace_on
 from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.source import load_migrations
-from agentddl.checks.trace.types import TraceResult
+from agentddl.checks.trace.types import StatementTrace, TraceResult
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_profile
 
@@ -99,16 +99,36 @@ def _drop_index(dsn: str, model: SchemaModel) -> None:
 
 def _print(title: str, result: TraceResult) -> None:
     builds = [s for s in result.statements if s.sql.startswith("CREATE INDEX")]
-    build_ms = sum(s.duration_ms for s in builds)
-    blocked = max((s.blocked_ms or 0.0) for s in result.statements)
-    worst = max(result.statements, key=lambda s: s.blocked_ms or 0.0)
     print(f"\n{title} ({len(result.statements)} statements)")
-    print(f"  index build time: {build_ms:.0f} ms; strongest lock: {builds[0].strongest_lock} on the parent")
-    print(f"  longest workload wait: {blocked:.0f} ms (at line {worst.line}: {worst.sql[:70]})")
+    print(f"  index build time: {sum(s.duration_ms for s in builds):.0f} ms")
+    kinds: dict[str, list[StatementTrace]] = {}
+    for statement in result.statements:
+        kinds.setdefault(_kind(statement.sql), []).append(statement)
+    for kind, statements in kinds.items():
+        worst = max(statements, key=lambda s: s.blocked_ms or 0.0)
+        tables = sorted(
+            {f"{k.mode} {k.relation}" for s in statements for k in s.locks if "idx" not in k.relation}
+        )
+        print(
+            f"  {kind} x{len(statements)}: longest workload wait {worst.blocked_ms or 0.0:.0f} ms, "
+            f"longest run {max(s.duration_ms for s in statements):.0f} ms; table locks: "
+            f"{', '.join(tables[:2]) + (', ...' if len(tables) > 2 else '') or 'none'}"
+        )
     if result.throughput is not None:
         t = result.throughput
         rates = f"{t.before:.0f} q/s before, {t.during:.0f} during, {t.after:.0f} after"
         print(f"  workload ({t.connections} sessions): {rates} ({t.errors} errors)")
+
+
+def _kind(statement: str) -> str:
+    words = statement.split()
+    if words[:3] == ["CREATE", "INDEX", "CONCURRENTLY"]:
+        return "CREATE INDEX CONCURRENTLY (a partition)"
+    if "ONLY" in words:
+        return "CREATE INDEX ON ONLY (the parent)"
+    if words[:2] == ["ALTER", "INDEX"]:
+        return "ALTER INDEX ATTACH PARTITION"
+    return " ".join(words[:2])
 
 
 if __name__ == "__main__":

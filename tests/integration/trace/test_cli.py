@@ -1,0 +1,118 @@
+"""`agentddl trace` end to end: JSON shape, exit codes, one-line errors, Alembic
+revisions, and the target database left as it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from agentddl.checks.cli.main import main
+from agentddl.checks.harness import PostgresServer
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
+SCHEMA = FIXTURES / "schema.sql"
+REVISION = """\
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+
+
+def upgrade():
+    op.add_column("orders", sa.Column("priority", sa.Integer(), server_default="0"))
+    with op.get_context().autocommit_block():
+        op.create_index("orders_priority_idx", "orders", ["priority"], postgresql_concurrently=True)
+"""
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object]]:
+    code = main(["trace", *args, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def databases(server: PostgresServer) -> set[str]:
+    with psycopg.connect(server.admin_dsn, autocommit=True) as conn:
+        return {name for (name,) in conn.execute("SELECT datname FROM pg_database")}
+
+
+def test_json_report_and_exit_code_for_a_rewrite(
+    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = databases(trace_server)
+    dsn = trace_server.admin_dsn
+    code, report = run_json(
+        capsys, str(FIXTURES / "06_int_to_bigint.sql"), "--schema-sql", str(SCHEMA), "--dsn", dsn
+    )
+    assert code == 1  # ADT101 table-rewrite is an error
+    (statement,) = report["statements"]  # type: ignore[misc]
+    assert statement["file"].endswith("06_int_to_bigint.sql") and statement["line"] == 5
+    assert {
+        "relation": "public.orders",
+        "mode": "AccessExclusiveLock",
+        "blocks": ["reads", "writes", "claims"],
+    } in statement["locks"]
+    assert "public.orders" in statement["rewritten"] and "public.orders" in statement["scanned"]
+    assert statement["duration_ms"] > 0 and statement["lock_held_ms"] >= statement["duration_ms"]
+    assert statement["lock_timeout_ms"] == 0 and "blocked_ms" not in statement and "error" not in statement
+    assert {f["code"] for f in report["findings"]} >= {"ADT101", "ADT105"}  # type: ignore[union-attr]
+    assert report["tool"] == "trace" and report["server_version"] == trace_server.version
+    with psycopg.connect(dsn) as conn:  # the target database got nothing
+        assert conn.execute("SELECT to_regclass('public.orders')").fetchone() == (None,)
+    assert databases(trace_server) == before  # the scratch database is gone
+
+
+def test_no_error_findings_exit_0(trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "07_add_column_now.sql"
+    code = main(["trace", str(path), "--schema-sql", str(SCHEMA), "--dsn", trace_server.admin_dsn])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "AccessExclusive public.orders" in out and "no-lock-timeout" in out
+
+
+def test_an_alembic_revision(
+    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    revision = tmp_path / "0002_priority.py"
+    revision.write_text(REVISION, encoding="utf-8")
+    code, report = run_json(
+        capsys, str(revision), "--schema-sql", str(SCHEMA), "--dsn", trace_server.admin_dsn
+    )
+    statements = report["statements"]
+    assert [(s["line"], s["in_transaction"]) for s in statements] == [(9, True), (11, False)]  # type: ignore[index]
+    assert statements[0]["locks"][0]["mode"] == "AccessExclusiveLock"  # type: ignore[index]
+    assert statements[0]["rewritten"] == []  # type: ignore[index]
+    assert all("error" not in s for s in statements)  # type: ignore[union-attr]
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.sql"], "missing.sql: no such file or directory"),
+        ([str(FIXTURES / "01_create_index.sql"), "--format", "xml"], "--format: must be one of"),
+        (
+            [str(FIXTURES / "01_create_index.sql"), "--schema-sql", "nope.sql"],
+            "--schema-sql nope.sql: no such file",
+        ),
+        (
+            [str(FIXTURES / "01_create_index.sql"), "--dsn", "postgresql://agentddl@127.0.0.1:1/postgres"],
+            "cannot connect to PostgreSQL at 127.0.0.1:1/postgres",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["trace", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_rows_need_a_profile(trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [str(FIXTURES / "01_create_index.sql"), "--schema-sql", str(SCHEMA), "--rows", "10"]
+    assert main(["trace", *args, "--dsn", trace_server.admin_dsn]) == 2
+    assert "--rows seeds a profile's schema" in capsys.readouterr().err

@@ -1,0 +1,199 @@
+"""The coordinator's own connection: set-up, observation and clean-up in raw SQL.
+
+Workers only ever run the named queries. The coordinator uses SQL for what a runtime
+never does: inserting the runs a scenario drives, counting what happened (attempts that
+overlapped, rows per table) and retiring what a broken scenario left behind. Everything
+prove writes is marked: runs have kind PROVE_KIND, tenants are named PROVE_TENANT_PREFIX...,
+so `cleanup` removes exactly that and nothing of anyone else's.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+
+from agentddl.generator.model import SchemaModel
+
+Row = dict[str, Any]
+PROVE_KIND = "agentddl.prove"
+PROVE_TENANT_PREFIX = "agentddl-prove "
+TERMINAL = ("succeeded", "failed", "cancelled")
+CHILD_TABLES = ("attempts", "checkpoints", "events", "operations", "outbox")
+
+
+class Observer:
+    def __init__(self, dsn: str, model: SchemaModel) -> None:
+        self.dsn = dsn
+        self.model = model
+        self.profile = model.profile
+        self.tenant_column = model.profile.tenancy.column
+        self.conn: psycopg.Connection[Row] = psycopg.connect(
+            dsn, autocommit=True, row_factory=dict_row, application_name="agentddl-prove-coordinator"
+        )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def table(self, name: str) -> sql.Identifier:
+        return sql.Identifier(self.model.schema, name)
+
+    def rows(
+        self, statement: sql.Composed | sql.SQL, params: Sequence[Any] | dict[str, Any] = ()
+    ) -> list[Row]:
+        cursor = self.conn.execute(statement, params)
+        return cursor.fetchall() if cursor.description else []
+
+    def one(self, statement: sql.Composed | sql.SQL, params: Sequence[Any] | dict[str, Any] = ()) -> Row:
+        return self.rows(statement, params)[0]
+
+    @contextmanager
+    def as_role(self, kind: Literal["owner", "app", "relay", "readonly"]) -> Iterator[None]:
+        """Run the block as one of the schema's roles (grants and RLS apply)."""
+        self.conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.profile.role(kind))))
+        try:
+            yield
+        finally:
+            self.conn.execute("RESET ROLE")
+
+    def create_tenants(self, count: int) -> list[Any]:
+        """`count` new tenants (or [None]: a single-tenant schema has no tenant to make)."""
+        if not self.tenant_column:
+            return [None]
+        tenants = [self._new_tenant_id() for _ in range(count)]
+        insert = sql.SQL("INSERT INTO {} ({}, name) VALUES (%s, %s)").format(
+            self.table("tenants"), sql.Identifier(self.tenant_column)
+        )
+        with self.conn.cursor() as cursor:
+            cursor.executemany(
+                insert, [(t, f"{PROVE_TENANT_PREFIX}{uuid.uuid4().hex[:12]}") for t in tenants]
+            )
+        return tenants
+
+    def _new_tenant_id(self) -> Any:
+        kind = self.profile.tenancy.type
+        if kind == "uuid":
+            return uuid.uuid4()
+        if kind == "bigint":
+            return random.SystemRandom().randrange(2**40, 2**62)
+        return f"agentddl-prove-{uuid.uuid4().hex}"
+
+    def start_runs(self, scenario: str, plans: Iterable[tuple[Any, dict[str, Any]]]) -> list[Row]:
+        """Insert one queued run per (tenant, input) (set-up, not the runtime: one statement
+        a batch), each marked with the scenario; returns their keys in order."""
+        columns = [sql.Identifier(c) for c in ([self.tenant_column] if self.tenant_column else [])]
+        columns += [sql.Identifier("kind"), sql.Identifier("run_key"), sql.Identifier("input")]
+        insert = sql.SQL("INSERT INTO {} ({}) VALUES ({}) RETURNING *").format(
+            self.table("runs"),
+            sql.SQL(", ").join(columns),
+            sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+        )
+        rows = []
+        for n, (tenant, plan) in enumerate(plans):
+            body = json.dumps({"scenario": scenario, "n": n, **plan})
+            key = (tenant,) if self.tenant_column else ()
+            rows.append((*key, PROVE_KIND, f"{scenario}-{n}-{uuid.uuid4().hex[:8]}", body))
+        with self.conn.cursor() as cursor:
+            cursor.executemany(insert, rows, returning=True)
+            found = []
+            while True:
+                found.extend(cursor.fetchall())
+                if not cursor.nextset():
+                    return found
+
+    def scenario_runs(self, scenario: str) -> sql.Composable:
+        """A WHERE condition on runs (alias r) selecting the scenario's runs."""
+        return sql.SQL("r.kind = {} AND r.input->>'scenario' = {}").format(
+            sql.Literal(PROVE_KIND), sql.Literal(scenario)
+        )
+
+    def runs(self, scenario: str) -> list[Row]:
+        return self.rows(
+            sql.SQL("SELECT * FROM {} AS r WHERE {} ORDER BY r.run_key").format(
+                self.table("runs"), self.scenario_runs(scenario)
+            )
+        )
+
+    def live_runs(self, scenario: str) -> int:
+        found = self.one(
+            sql.SQL("SELECT count(*) AS n FROM {} AS r WHERE {} AND r.status <> ALL({})").format(
+                self.table("runs"), self.scenario_runs(scenario), sql.Literal(list(TERMINAL))
+            )
+        )
+        return int(found["n"])
+
+    def live_queued(self, scenario: str) -> int:
+        found = self.one(
+            sql.SQL("SELECT count(*) AS n FROM {} AS r WHERE {} AND r.status = 'queued'").format(
+                self.table("runs"), self.scenario_runs(scenario)
+            )
+        )
+        return int(found["n"])
+
+    def progress(self, scenario: str) -> tuple[Any, ...]:
+        """Changes whenever any run of the scenario moves (versions only grow)."""
+        found = self.one(
+            sql.SQL(
+                "SELECT coalesce(sum(r.version), 0) AS v, "
+                "count(*) FILTER (WHERE r.status <> ALL({})) AS live FROM {} AS r WHERE {}"
+            ).format(sql.Literal(list(TERMINAL)), self.table("runs"), self.scenario_runs(scenario))
+        )
+        return (found["v"], found["live"])
+
+    def attempts(self, scenario: str) -> list[Row]:
+        return self.rows(
+            sql.SQL(
+                "SELECT a.* FROM {} AS a JOIN {} AS r USING ({}) WHERE {} ORDER BY a.run_id, a.attempt_no"
+            ).format(
+                self.table("attempts"), self.table("runs"), self._run_key(), self.scenario_runs(scenario)
+            )
+        )
+
+    def _run_key(self) -> sql.Composable:
+        names = [self.tenant_column, "run_id"] if self.tenant_column else ["run_id"]
+        return sql.SQL(", ").join(sql.Identifier(n) for n in names)
+
+    def child_rows(self, table: str, scenario: str) -> list[Row]:
+        return self.rows(
+            sql.SQL("SELECT c.* FROM {} AS c JOIN {} AS r USING ({}) WHERE {}").format(
+                self.table(table), self.table("runs"), self._run_key(), self.scenario_runs(scenario)
+            )
+        )
+
+    def retire(self, scenario: str) -> int:
+        """Cancel what a scenario left live (a broken one can), so the next scenario's
+        workers never claim it; returns how many runs that was."""
+        with self.as_role("owner"):
+            ended = sql.SQL(
+                "UPDATE {} AS a SET status = 'interrupted', ended_at = now(), "
+                "interruption_reason = 'prove_retired' FROM {} AS r "
+                "WHERE a.run_id = r.run_id AND a.status = 'active' AND {}"
+            ).format(self.table("attempts"), self.table("runs"), self.scenario_runs(scenario))
+            self.conn.execute(ended)
+            cancelled = self.conn.execute(
+                sql.SQL(
+                    "UPDATE {} AS r SET status = 'cancelled', finished_at = now(), version = r.version + 1 "
+                    "WHERE {} AND r.status <> ALL({})"
+                ).format(self.table("runs"), self.scenario_runs(scenario), sql.Literal(list(TERMINAL)))
+            )
+            return cancelled.rowcount
+
+    def cleanup(self) -> None:
+        """Delete everything prove wrote: its runs (with their attempts, checkpoints,
+        events, operations and messages, by the FK cascade) and its tenants."""
+        with self.as_role("owner"):
+            self.conn.execute(
+                sql.SQL("DELETE FROM {} AS r WHERE r.kind = %s").format(self.table("runs")), [PROVE_KIND]
+            )
+            if self.tenant_column:
+                self.conn.execute(
+                    sql.SQL("DELETE FROM {} WHERE name LIKE %s").format(self.table("tenants")),
+                    [PROVE_TENANT_PREFIX + "%"],
+                )

@@ -1,0 +1,102 @@
+"""prove(): for each lock strategy, a database with the schema, a pool of worker
+processes, and the scenarios one after another; the report."""
+
+from __future__ import annotations
+
+import importlib
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+
+from agentddl.checks.prove.observe import Observer
+from agentddl.checks.prove.options import ProveOptions
+from agentddl.checks.prove.pool import Pool
+from agentddl.checks.prove.result import ProveReport, ScenarioResult
+from agentddl.checks.prove.scenarios import SCENARIOS
+from agentddl.checks.prove.scenarios.base import ScenarioContext
+from agentddl.checks.prove.target import prove_database
+from agentddl.checks.prove.worker import WorkerSetup
+from agentddl.checks.runtime import load_queries
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.profile import LockStrategy, Profile
+from agentddl.generator.render.queries import render_queries
+
+TENANTS = 4
+Progress = Callable[[ScenarioResult], None]
+
+
+def prove(
+    profile: Profile,
+    *,
+    options: ProveOptions | None = None,
+    dsn: str | None = None,
+    existing: bool = False,
+    strategies: Sequence[LockStrategy] = (),
+    queries_text: str | None = None,
+    on_result: Progress | None = None,
+) -> ProveReport:
+    """Prove the profile's schema (one variant per strategy; none given: the profile's
+    own). queries_text: a queries.sql to run instead of the rendered one."""
+    options = options or ProveOptions()
+    _validate(options, existing, strategies)
+    started = time.monotonic()
+    results: list[ScenarioResult] = []
+    servers: set[int] = set()
+    for strategy in strategies or (profile.lock_strategy,):
+        model = derive(profile.model_copy(update={"lock_strategy": strategy}))
+        with prove_database(model, dsn, existing) as (database, major):
+            servers.add(major)
+            results += prove_model(database, model, options, queries_text, on_result)
+    run = {
+        "profile": profile.name,
+        "strategies": [s.value for s in strategies or (profile.lock_strategy,)],
+        "postgres": sorted(servers),
+        "workers": options.workers,
+        "runs": options.runs,
+        "existing": existing,
+    }
+    return ProveReport(results, time.monotonic() - started, run)
+
+
+def _validate(options: ProveOptions, existing: bool, strategies: Sequence[LockStrategy]) -> None:
+    if options.workers < 2:
+        raise AgentDDLError(f"--workers {options.workers}: races need at least 2 workers")
+    if options.runs < 1 or options.lease_seconds < 1:
+        raise AgentDDLError("--runs and --lease-seconds must be at least 1")
+    unknown = sorted(set(options.scenarios) - set(SCENARIOS))
+    if unknown:
+        raise AgentDDLError(f"unknown scenario {unknown[0]!r}; expected one of {', '.join(SCENARIOS)}")
+    if existing and len(strategies) > 1:
+        raise AgentDDLError("--existing proves the one schema in the database: pass one --strategy at most")
+
+
+def prove_model(
+    dsn: str,
+    model: SchemaModel,
+    options: ProveOptions,
+    queries_text: str | None = None,
+    on_result: Progress | None = None,
+) -> list[ScenarioResult]:
+    """Every selected scenario against the schema `model` describes, in database `dsn`."""
+    text = render_queries(model) if queries_text is None else queries_text
+    load_queries(model, text)  # a queries.sql that does not parse fails here, once
+    results = []
+    with tempfile.TemporaryDirectory(prefix="agentddl-prove-") as journal_dir:
+        observer = Observer(dsn, model)
+        setup = WorkerSetup(dsn, model, text, journal_dir, options.lease_seconds, options.seed)
+        pool = Pool(setup, options.workers)
+        try:
+            tenants = observer.create_tenants(TENANTS)
+            for name in options.scenarios or SCENARIOS:
+                ctx = ScenarioContext(name, model, pool, observer, options, journal_dir, tenants)
+                result = importlib.import_module(f"agentddl.checks.prove.scenarios.{name}").run(ctx)
+                observer.retire(name)
+                results.append(result)
+                if on_result:
+                    on_result(result)
+        finally:
+            pool.close()
+            observer.cleanup()
+            observer.close()
+    return results

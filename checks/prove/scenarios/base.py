@@ -1,0 +1,110 @@
+"""What a scenario's coordinator side gets: the pool, the observer, the tenants."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from agentddl.checks.prove.journal import read_journal
+from agentddl.checks.prove.observe import Observer
+from agentddl.checks.prove.options import ProveOptions
+from agentddl.checks.prove.pool import Dispatch, Pool, Watch
+from agentddl.checks.prove.result import Count, ScenarioResult, verdict
+from agentddl.checks.prove.worker import Task
+from agentddl.generator.model import SchemaModel
+
+
+@dataclass
+class ScenarioContext:
+    name: str
+    model: SchemaModel
+    pool: Pool
+    observer: Observer
+    options: ProveOptions
+    journal_dir: str
+    tenants: list[Any]  # [None] when single-tenant
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(f"{self.options.seed}-{self.name}")
+        self.started = time.monotonic()
+
+    @property
+    def strategy(self) -> str:
+        return self.model.profile.lock_strategy.value
+
+    @property
+    def rls(self) -> bool:
+        return self.model.profile.tenancy.row_level_security
+
+    @property
+    def slots(self) -> list[int]:
+        return sorted(self.pool.slots)
+
+    def tenant_of_slot(self, slot: int) -> Any:
+        """Under row-level security a worker serves one tenant (its session's)."""
+        return self.tenants[slot % len(self.tenants)]
+
+    def task(self, action: str, crash_at: str | None = None, lease: int | None = None, **params: Any) -> Task:
+        return Task(self.name, action, params, crash_at, lease)
+
+    def dispatch(self, tasks: dict[int, Task], watch: Watch | None = None) -> Dispatch:
+        return self.pool.run(tasks, watch)
+
+    def drain_watch(self, replacement: Callable[[int], Task | None] | None = None) -> Watch:
+        """Until every run of the scenario is terminal, or nothing moves any more."""
+        return Watch(
+            finished=lambda: self.observer.live_runs(self.name) == 0,
+            progress=lambda: self.observer.progress(self.name),
+            stall_seconds=self.options.stall_seconds,
+            timeout=120.0 + self.options.runs * 0.5,
+            replacement=replacement,
+        )
+
+    def journal(self) -> list[dict[str, Any]]:
+        return read_journal(self.journal_dir, self.name)
+
+    def result(
+        self, counts: Mapping[str, Count], must_be_zero: dict[str, str], dispatch: Dispatch | None = None
+    ) -> ScenarioResult:
+        if dispatch is not None:
+            counts = {**counts, "worker_failures": len(dispatch.failures)}
+            must_be_zero = {**must_be_zero, "worker_failures": "workers that failed (bug or server error)"}
+        found = verdict(self.name, self.strategy, counts, must_be_zero)
+        if dispatch is not None:
+            found.violations += [
+                f"worker failure: {f.strip().splitlines()[-1]}" for f in dispatch.failures[:3]
+            ]
+        found.seconds = time.monotonic() - self.started
+        return found
+
+
+FOREVER = timedelta(days=36500)
+
+
+def overlapping_attempts(attempts: list[dict[str, Any]]) -> int:
+    """Runs that had two live attempts at one time, from the attempts' history: one started
+    before the previous one ended (an attempt still active has not ended). An expired
+    attempt is left out: its end is the reaper's transaction start, which may fall just
+    after the start of the claim that waited for the reaper's commit."""
+    by_run: dict[Any, list[dict[str, Any]]] = {}
+    for attempt in attempts:
+        by_run.setdefault(attempt["run_id"], []).append(attempt)
+    overlapping = 0
+    for history in by_run.values():
+        history.sort(key=lambda a: a["started_at"])
+        if any(
+            later["started_at"] < (earlier["ended_at"] or later["started_at"] + FOREVER)
+            for earlier, later in itertools.pairwise(history)
+            if earlier["status"] != "expired"
+        ):
+            overlapping += 1
+    return overlapping
+
+
+def errors(journal: list[dict[str, Any]]) -> int:
+    return sum(1 for line in journal if line["kind"] == "error")

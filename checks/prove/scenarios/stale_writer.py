@@ -1,0 +1,242 @@
+"""3. Stale writer: worker A claims a run, writes step 1 and reserves an operation, then
+stalls (a GC pause, a network partition) past its lease. Worker B's poll expires the
+lease and takes the run over. A wakes up and writes as if it still held the run: a
+transition from the version it read, checkpoint 2, event 2, a new operation, the result
+of the operation B took over, a heartbeat, completion. Every one must be refused (by the
+version or fencing check), and B's work afterwards must go through untouched.
+
+Observed: what each stale write returned (a row = accepted), B's own writes and
+read-backs (its checkpoint is the latest, its events follow A's, its operation result
+is recorded), and the rows in the database carrying A's fencing token past step 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from agentddl.checks.prove import steps
+from agentddl.checks.prove.pool import Watch
+from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
+from agentddl.checks.prove.worker import Row, WorkerContext
+
+NAME = "stale_writer"
+HOLD_SECONDS = 120  # B's lease: B must not lose the run while A writes
+
+
+def run(ctx: ScenarioContext) -> ScenarioResult:
+    tenant = ctx.tenants[0]  # one tenant: under row-level security A and B share a session tenant
+    count = ctx.options.stale_runs
+    ctx.observer.start_runs(NAME, ((tenant, {}) for _ in range(count)))
+    half = max(1, len(ctx.slots) // 2)
+    stale, fresh = ctx.slots[:half], ctx.slots[half:]
+    held = _phase(ctx, stale, "hold", tenant, until=lambda: ctx.observer.live_queued(NAME) == 0)
+    taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=lambda: _taken(ctx) >= count)
+    a_claims = [c for r in held.values() for res in r for c in res["claims"]]
+    b_claims = [c for r in taken.values() for res in r for c in res["claims"]]
+    writes = ctx.dispatch({s: ctx.task("stale_writes", claims=_share(a_claims, stale, s)) for s in stale})
+    finish = ctx.dispatch({s: ctx.task("finish", claims=_share(b_claims, fresh, s)) for s in fresh})
+    journal = ctx.journal()
+    counts = {
+        "runs": count,
+        "takeovers": len(b_claims),
+        "not_taken_over": count - len(b_claims),
+        "stale_writes_attempted": sum(1 for line in journal if line["kind"] == "stale_write"),
+        "stale_writes_accepted": sum(
+            1 for line in journal if line["kind"] == "stale_write" and line["accepted"]
+        ),
+        "newer_state_damaged": sum(
+            1 for line in journal if line["kind"] == "finished" and not line["intact"]
+        ),
+        "runs_completed": sum(1 for r in ctx.observer.runs(NAME) if r["status"] == "succeeded"),
+        "errors": errors(journal),
+    }
+    failures = writes.failures + finish.failures
+    counts["worker_failures"] = len(failures)
+    return ctx.result(counts, MUST_BE_ZERO | {"worker_failures": "workers that failed"})
+
+
+MUST_BE_ZERO = {
+    "not_taken_over": "stalled runs no other worker took over",
+    "stale_writes_accepted": "writes of a taken-over worker that were accepted",
+    "newer_state_damaged": "runs where the newer attempt's writes or read-backs failed",
+    "errors": "named queries that raised",
+}
+
+
+def _phase(
+    ctx: ScenarioContext, slots: list[int], action: str, tenant: Any, until: Any, lease: int | None = None
+) -> dict[int, list[dict[str, Any]]]:
+    watch = Watch(
+        finished=until, progress=lambda: ctx.observer.progress(NAME), stall_seconds=ctx.options.stall_seconds
+    )
+    return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch).results
+
+
+def _taken(ctx: ScenarioContext) -> int:
+    return sum(1 for a in ctx.observer.attempts(NAME) if a["status"] == "active" and a["attempt_no"] > 1)
+
+
+def _share(claims: list[Row], slots: list[int], slot: int) -> list[Row]:
+    return claims[slots.index(slot) :: len(slots)]
+
+
+def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
+    """A: claim, write step 1, reserve an operation; then stall (return the claims)."""
+    held = []
+    while not w.stop.is_set():
+        claim = steps.claim_next(w, tenant, expire=False)
+        if claim is None:
+            steps.pause(0.02)
+            continue
+        try:
+            steps.write_step(w, claim, 1, (claim["last_event_seq"] or 0) + 1)
+            _reserve(w, claim, f"stale-{claim['run_id']}")
+            w.conn.commit()
+        except psycopg.Error as error:
+            steps.failed(w, "hold", error)
+        held.append(claim)
+    return {"claims": held}
+
+
+def work_take_over(w: WorkerContext, tenant: Any) -> dict[str, Any]:
+    """B: poll until the stalled leases expire, take the runs over, take over the
+    operation A left pending; hold them."""
+    taken = []
+    while not w.stop.is_set():
+        claim = steps.claim_next(w, tenant)
+        if claim is None:
+            steps.pause(0.05)
+            continue
+        try:
+            steps.resume_point(w, claim)
+            reserved = _reserve(w, claim, f"stale-{claim['run_id']}")
+            w.conn.commit()
+            claim["owned_operation"] = bool(reserved and reserved["owned"])
+        except psycopg.Error as error:
+            steps.failed(w, "take_over", error)
+        taken.append(claim)
+    return {"claims": taken}
+
+
+def _reserve(w: WorkerContext, claim: Row, key: str) -> Row | None:
+    reserved: Row | None = w.runtime(steps.tenant_of(w, claim)).call(
+        "reserve_operation",
+        **steps.fence(w, claim, lease=False),
+        idempotency_key=key,
+        input_hash=key.encode().ljust(32, b"\0")[:32],
+    )
+    return reserved
+
+
+def work_stale_writes(w: WorkerContext, claims: list[Row]) -> dict[str, Any]:
+    """A wakes up: every write it tries, each in its own transaction, journaled."""
+    for claim in claims:
+        for what, write in _stale_writes(w, claim):
+            try:
+                accepted = bool(write())
+                w.conn.commit()
+            except psycopg.Error as error:
+                steps.failed(w, what, error)
+                accepted = False
+            w.journal.write("stale_write", run=str(claim["run_id"]), what=what, accepted=accepted)
+    return {}
+
+
+def _stale_writes(w: WorkerContext, claim: Row) -> list[tuple[str, Any]]:
+    rt = w.runtime(steps.tenant_of(w, claim))
+    scope = w.scope(steps.tenant_of(w, claim))
+    fenced = steps.fence(w, claim, lease=False)
+    event_seq = (claim["last_event_seq"] or 0) + 2
+    return [
+        (
+            "transition",
+            lambda: rt.call(
+                "transition_run",
+                **scope,
+                run_id=claim["run_id"],
+                expected_version=claim["version"],
+                to_status="cancelled",
+            ),
+        ),
+        ("checkpoint", lambda: steps.save_checkpoint(w, claim, 2, {"step": 2, "by": claim["fencing_token"]})),
+        (
+            "event",
+            lambda: rt.call(
+                "append_event",
+                **fenced,
+                seq=event_seq,
+                kind="step.done",
+                actor="agent:stale",
+                policy_version=None,
+                payload=Jsonb({"stale": True}),
+            ),
+        ),
+        ("operation", lambda: _reserve(w, claim, f"stale-new-{claim['run_id']}")),
+        (
+            "operation_result",
+            lambda: rt.call(
+                "complete_operation",
+                **scope,
+                idempotency_key=f"stale-{claim['run_id']}",
+                run_id=claim["run_id"],
+                fencing_token=claim["fencing_token"],
+                status="succeeded",
+                result=Jsonb({"by": "stale"}),
+            ),
+        ),
+        ("heartbeat", lambda: rt.call("heartbeat", **steps.fence(w, claim), lease_seconds=60)),
+        (
+            "complete",
+            lambda: rt.call("complete_attempt", **steps.fence(w, claim), result=Jsonb({"by": "stale"})),
+        ),
+    ]
+
+
+def work_finish(w: WorkerContext, claims: list[Row]) -> dict[str, Any]:
+    """B goes on: step 2, its operation's result, read-backs, completion."""
+    for claim in claims:
+        try:
+            intact = _finish(w, claim)
+        except psycopg.Error as error:
+            steps.failed(w, "finish", error)
+            intact = False
+        w.journal.write("finished", run=str(claim["run_id"]), intact=intact)
+    return {}
+
+
+def _finish(w: WorkerContext, claim: Row) -> bool:
+    rt = w.runtime(steps.tenant_of(w, claim))
+    scope = w.scope(steps.tenant_of(w, claim))
+    event_seq = (claim["last_event_seq"] or 0) + 1
+    wrote = steps.write_step(w, claim, 2, event_seq)
+    recorded = rt.call(
+        "complete_operation",
+        **scope,
+        idempotency_key=f"stale-{claim['run_id']}",
+        run_id=claim["run_id"],
+        fencing_token=claim["fencing_token"],
+        status="succeeded",
+        result=Jsonb({"by": claim["fencing_token"]}),
+    )
+    w.conn.commit()
+    latest = rt.call(
+        "latest_checkpoint", **scope, run_id=claim["run_id"], run_created_at=claim["run_created_at"]
+    )
+    history = rt.call(
+        "run_events",
+        **scope,
+        run_id=claim["run_id"],
+        run_created_at=claim["run_created_at"],
+        after_seq=0,
+        limit=10,
+    )
+    w.conn.commit()
+    mine = latest is not None and latest["seq"] == 2 and latest["payload"].get("by") == claim["fencing_token"]
+    ordered = [e["seq"] for e in history] == list(range(1, event_seq + 1))
+    return bool(
+        wrote and recorded and claim.get("owned_operation") and mine and ordered and steps.complete(w, claim)
+    )

@@ -1,0 +1,162 @@
+"""7. Version races: every worker transitions every run from the same version at once
+(half of them to 'waiting', half to 'cancelled'). Exactly one transition per run may win;
+each loser gets no row (the conflict) and, re-reading, finds the newer version. Then
+forbidden transitions are tried: through transition_run (cancelled -> running) and as raw
+SQL by the app role (cancelled -> running, waiting -> succeeded, a status change that does
+not bump the version): the database itself must refuse them, not only the query's list.
+
+Observed: the journal (who won, what each loser re-read), the runs' final versions, and
+which raw statements the database accepted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from agentddl.checks.prove import steps
+from agentddl.checks.prove.pool import Watch
+from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
+from agentddl.checks.prove.worker import WorkerContext
+
+NAME = "version_races"
+FORBIDDEN = (  # (from status, SET clause): each must be refused by the database
+    ("cancelled", "status = 'running', finished_at = NULL, version = version + 1"),
+    ("waiting", "status = 'succeeded', finished_at = now(), version = version + 1"),
+    ("waiting", "status = 'queued'"),  # an allowed move that does not bump the version
+)
+
+
+def run(ctx: ScenarioContext) -> ScenarioResult:
+    tenant = ctx.tenants[0]  # under row-level security every contender's session is this tenant
+    runs = ctx.observer.start_runs(NAME, ((tenant, {}) for _ in range(ctx.options.version_runs)))
+    moved = ctx.observer.start_runs(
+        NAME, [(tenant, {"forbidden": "cancelled"}), (tenant, {"forbidden": "waiting"})]
+    )
+    targets = [(str(r["run_id"]), r["version"]) for r in runs]
+    tasks = {
+        s: ctx.task(
+            "race",
+            tenant=tenant,
+            runs=ctx.rng.sample(targets, len(targets)),
+            to=("waiting", "cancelled")[s % 2],
+        )
+        for s in ctx.slots
+    }
+    dispatch = ctx.dispatch(tasks, Watch(timeout=120.0 + len(targets)))
+    journal = ctx.journal()
+    wins = Counter(line["run"] for line in journal if line["kind"] == "transition" and line["won"])
+    raced = {str(r["run_id"]) for r in runs}
+    final = [r for r in ctx.observer.runs(NAME) if str(r["run_id"]) in raced]
+    to_move = [(str(r["run_id"]), r["version"], r["input"]["forbidden"]) for r in moved]
+    forbidden = ctx.dispatch({ctx.slots[0]: ctx.task("forbidden", tenant=tenant, runs=to_move)})
+    raw_attempted, raw_accepted = _raw_forbidden(ctx, tenant, ctx.observer.runs(NAME))
+    journal = ctx.journal()
+    counts = {
+        "runs": len(runs),
+        "contenders": len(ctx.slots),
+        "transitions_won": sum(wins.values()),
+        "stale_writes_accepted": sum(n - 1 for n in wins.values()),
+        "runs_without_winner": sum(1 for r in runs if not wins[str(r["run_id"])]),
+        "unclear_conflicts": sum(
+            1
+            for line in journal
+            if line["kind"] == "transition" and not line["won"] and not line["newer_seen"]
+        ),
+        "versions_not_bumped_once": sum(1 for r in final if r["version"] != 2),
+        "forbidden_moves_prepared": sum(
+            1 for line in journal if line["kind"] == "prepared" and line["moved"]
+        ),
+        "forbidden_attempted": raw_attempted + sum(1 for line in journal if line["kind"] == "forbidden"),
+        "forbidden_accepted": raw_accepted
+        + sum(1 for line in journal if line["kind"] == "forbidden" and line["accepted"]),
+        "errors": errors(journal),
+        "worker_failures": len(dispatch.failures + forbidden.failures),
+    }
+    counts["forbidden_unprepared"] = len(to_move) - int(counts["forbidden_moves_prepared"])
+    return ctx.result(
+        counts,
+        {
+            "stale_writes_accepted": "transitions from a version another transition had already moved on",
+            "runs_without_winner": "runs where no transition won",
+            "unclear_conflicts": "losers that re-read and did not find a newer version",
+            "versions_not_bumped_once": "runs whose version is not exactly one past the raced one",
+            "forbidden_accepted": "forbidden transitions the database accepted",
+            "forbidden_unprepared": "runs the forbidden transitions start from that could not be moved there",
+            "errors": "named queries that raised",
+            "worker_failures": "workers that failed",
+        },
+    )
+
+
+def _raw_forbidden(ctx: ScenarioContext, tenant: Any, final: list[dict[str, Any]]) -> tuple[int, int]:
+    """Raw UPDATEs as the app role (it may UPDATE runs): the trigger must refuse them."""
+    observer = ctx.observer
+    attempted = accepted = 0
+    with observer.as_role("app"):
+        observer.conn.execute("SELECT set_config('agentddl.tenant', %s, false)", [str(tenant)])
+        for status, assignment in FORBIDDEN:
+            for run in [r for r in final if r["status"] == status and "forbidden" in r["input"]]:
+                attempted += 1
+                try:
+                    done = observer.conn.execute(
+                        sql.SQL("UPDATE {} SET {} WHERE run_id = %s").format(
+                            observer.table("runs"), sql.SQL(assignment)
+                        ),
+                        [run["run_id"]],
+                    )
+                    accepted += done.rowcount
+                except psycopg.Error:
+                    pass  # refused, as it must be
+        observer.conn.execute("SELECT set_config('agentddl.tenant', '', false)")
+    return attempted, accepted
+
+
+def work_race(w: WorkerContext, tenant: Any, runs: list[tuple[str, int]], to: str) -> dict[str, int]:
+    """Wait for every contender, then transition every run from the version all read."""
+    rt = w.runtime(tenant)
+    scope = w.scope(tenant)
+    w.ready()
+    for run_id, version in runs:
+        try:
+            moved = rt.call("transition_run", **scope, run_id=run_id, expected_version=version, to_status=to)
+            w.conn.commit()
+            newer = (
+                moved is not None
+                or (rt.call("get_run", **scope, run_id=run_id) or {}).get("version", 0) > version
+            )
+            w.conn.commit()
+        except psycopg.Error as error:
+            steps.failed(w, "transition_run", error)
+            continue
+        w.journal.write("transition", run=run_id, won=moved is not None, newer_seen=newer)
+    return {}
+
+
+def work_forbidden(w: WorkerContext, tenant: Any, runs: list[tuple[str, int, str]]) -> dict[str, int]:
+    """Move each run to its status (allowed), then try to run it again from there
+    (cancelled -> running, waiting -> running is allowed only via queued): no row."""
+    rt = w.runtime(tenant)
+    scope = w.scope(tenant)
+    for run_id, version, status in runs:
+        try:
+            moved = rt.call(
+                "transition_run", **scope, run_id=run_id, expected_version=version, to_status=status
+            )
+            w.conn.commit()
+            w.journal.write("prepared", run=run_id, moved=moved is not None)
+            if moved is None or status != "cancelled":
+                continue
+            again = rt.call(
+                "transition_run", **scope, run_id=run_id, expected_version=moved, to_status="running"
+            )
+            w.conn.commit()
+        except psycopg.Error as error:
+            steps.failed(w, "transition_run", error)
+            continue
+        w.journal.write("forbidden", run=run_id, accepted=again is not None)
+    return {}

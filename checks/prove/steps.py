@@ -1,0 +1,199 @@
+"""A worker's building blocks, named queries only: poll for a run (expire_leases, then
+claim_run, as queries.sql says every worker does on every poll), work it step by step
+from its latest checkpoint, complete it with its outbox message in one transaction.
+
+Every function commits what it did, or rolls back and says why. Crash points
+(WorkerContext.maybe_crash) sit where a real worker can die: inside a heartbeat's
+transaction, after a step's writes but before COMMIT, after a COMMIT.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from agentddl.checks.prove.worker import Row, WorkerContext
+
+EXPIRE_BATCH = 50
+
+
+def claim_next(w: WorkerContext, tenant: Any | None, expire: bool = True) -> Row | None:
+    """expire_leases, then claim_run: the worker's poll. None: nothing due (or an error,
+    journaled)."""
+    rt = w.runtime(tenant)
+    token = w.new_token()
+    try:
+        if expire:
+            rt.call("expire_leases", batch_size=EXPIRE_BATCH)
+            w.conn.commit()
+        claim: Row | None = rt.call(
+            "claim_run",
+            **w.claim_scope(tenant),
+            worker_id=f"worker-{w.slot}",
+            lease_token=token,
+            lease_seconds=w.lease_seconds,
+        )
+        w.conn.commit()
+    except psycopg.Error as error:
+        failed(w, "poll", error)
+        return None
+    if claim is not None:
+        claim["lease_token"] = token
+        w.journal.write(
+            "claimed", run=str(claim["run_id"]), attempt=claim["attempt_no"], token=claim["fencing_token"]
+        )
+    return claim
+
+
+def failed(w: WorkerContext, what: str, error: psycopg.Error) -> None:
+    """A named query raised: roll back, journal the SQLSTATE."""
+    w.journal.write("error", what=what, sqlstate=error.sqlstate, message=str(error).splitlines()[0][:300])
+    w.reconnect_if_broken()
+
+
+def tenant_of(w: WorkerContext, claim: Row) -> Any | None:
+    return claim[w.tenant_column] if w.tenant_column else None
+
+
+def fence(w: WorkerContext, claim: Row, lease: bool = True) -> dict[str, Any]:
+    """The fenced-write parameters of the claim (lease: with the lease token)."""
+    found = {
+        **w.scope(tenant_of(w, claim)),
+        "run_id": claim["run_id"],
+        "fencing_token": claim["fencing_token"],
+    }
+    return {**found, "lease_token": claim["lease_token"]} if lease else found
+
+
+def heartbeat(w: WorkerContext, claim: Row) -> bool:
+    rt = w.runtime(tenant_of(w, claim))
+    renewed = rt.call("heartbeat", **fence(w, claim), lease_seconds=w.lease_seconds)
+    w.maybe_crash("during_heartbeat")
+    w.conn.commit()
+    return renewed is not None
+
+
+def write_step(w: WorkerContext, claim: Row, seq: int, event_seq: int) -> bool:
+    """One step's writes in one transaction: its event, then its checkpoint."""
+    rt = w.runtime(tenant_of(w, claim))
+    event = rt.call(
+        "append_event",
+        **fence(w, claim, lease=False),
+        seq=event_seq,
+        kind="step.done",
+        actor=f"agent:worker-{w.slot}",
+        policy_version=None,
+        payload=Jsonb({"step": seq}),
+    )
+    saved = event and save_checkpoint(w, claim, seq, {"step": seq, "by": claim["fencing_token"]})
+    if not saved:
+        w.conn.rollback()
+        return False
+    w.maybe_crash("before_commit")
+    w.conn.commit()
+    w.journal.write("step", run=str(claim["run_id"]), seq=seq, token=claim["fencing_token"])
+    w.maybe_crash("after_commit")
+    return True
+
+
+def save_checkpoint(w: WorkerContext, claim: Row, seq: int, payload: dict[str, Any]) -> Row | None:
+    saved: Row | None = w.runtime(tenant_of(w, claim)).call(
+        "save_checkpoint",
+        **fence(w, claim, lease=False),
+        seq=seq,
+        parent_seq=seq - 1 or None,
+        state_schema_version=1,
+        next_nodes=[f"step{seq + 1}"],
+        completed_nodes=[f"step{seq}"],
+        payload=Jsonb(payload),
+        payload_ref=None,
+        payload_bytes=None,
+        payload_sha256=None,
+    )
+    return saved
+
+
+def resume_point(w: WorkerContext, claim: Row) -> int:
+    """The step to resume after: the latest checkpoint, read back and checked."""
+    last = claim["last_checkpoint_seq"]
+    if last is None:
+        return 0
+    latest = w.runtime(tenant_of(w, claim)).call(
+        "latest_checkpoint",
+        **w.scope(tenant_of(w, claim)),
+        run_id=claim["run_id"],
+        run_created_at=claim["run_created_at"],
+    )
+    w.conn.commit()
+    intact = latest is not None and latest["seq"] == last and latest["payload"].get("step") == last
+    w.journal.write(
+        "resumed", run=str(claim["run_id"]), seq=last, intact=intact, token=claim["fencing_token"]
+    )
+    return int(last)
+
+
+def complete(w: WorkerContext, claim: Row, message: bool = True) -> bool:
+    """complete_attempt and (message) its outbox message, in one transaction."""
+    rt = w.runtime(tenant_of(w, claim))
+    done = rt.call("complete_attempt", **fence(w, claim), result=Jsonb({"by": claim["fencing_token"]}))
+    if done is None:
+        w.conn.rollback()
+        return False
+    if message:
+        rt.call(
+            "enqueue_outbox",
+            **w.scope(tenant_of(w, claim)),
+            run_id=claim["run_id"],
+            topic="run.succeeded",
+            payload=Jsonb({"run_id": str(claim["run_id"])}),
+        )
+    w.conn.commit()
+    w.journal.write("completed", run=str(claim["run_id"]), token=claim["fencing_token"])
+    w.maybe_crash("after_complete")
+    return True
+
+
+def work_run(
+    w: WorkerContext, claim: Row, steps: int, message: bool = True, crash_step: int | None = None
+) -> str:
+    """Resume the claimed run and work it to the end: completed, lease_lost or error.
+    crash_step: the step (steps + 1: the completion) where the task's crash point is."""
+    try:
+        done = resume_point(w, claim)
+        event_seq = claim["last_event_seq"] or 0
+        for seq in range(done + 1, steps + 1):
+            w.arm(claim, seq, crash_step)
+            w.journal.write("effect", run=str(claim["run_id"]), seq=seq, token=claim["fencing_token"])
+            if not heartbeat(w, claim) or not write_step(w, claim, seq, event_seq + 1):
+                w.journal.write("lease_lost", run=str(claim["run_id"]), token=claim["fencing_token"])
+                return "lease_lost"
+            event_seq += 1
+        w.arm(claim, steps + 1, crash_step)
+        return "completed" if complete(w, claim, message) else "lease_lost"
+    except psycopg.Error as error:
+        failed(w, "step", error)
+        return "error"
+
+
+def pause(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def drain(
+    w: WorkerContext, tenant: Any | None, steps: int, message: bool = True, crash_step: int | None = None
+) -> dict[str, int]:
+    """Poll and work runs until the coordinator says stop; counts of what happened."""
+    counts: dict[str, int] = {"claims": 0, "empty_polls": 0}
+    while not w.stop.is_set():
+        claim = claim_next(w, tenant)
+        if claim is None:
+            counts["empty_polls"] += 1
+            pause(w.rng.uniform(0.01, 0.04))
+            continue
+        counts["claims"] += 1
+        outcome = work_run(w, claim, steps, message, crash_step)
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return counts

@@ -41,7 +41,9 @@ _QUERIES: dict[str, str] = {
         WHERE {_OWN}""",
     "constraints": f"""
         SELECT con.conname AS name, c.relname AS table_name, con.contype::text AS kind,
-               pg_get_constraintdef(con.oid, true) AS definition, con.convalidated AS valid,
+               -- validity is reported on its own, not as a different definition
+               regexp_replace(pg_get_constraintdef(con.oid, true), ' NOT VALID$', '') AS definition,
+               con.convalidated AS valid,
                format('ALTER TABLE %%I ADD CONSTRAINT %%I %%s', c.relname, con.conname,
                       pg_get_constraintdef(con.oid)) AS ddl
         FROM pg_constraint AS con JOIN pg_class AS c ON c.oid = con.conrelid

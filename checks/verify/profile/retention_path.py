@@ -33,10 +33,12 @@ class RetentionPath(Rule):
 
     ## What it does
     For each table the profile partitions with a retention window, requires the
-    live table to be partitioned, without a DEFAULT partition (rows there never
-    expire with a partition drop), and a maintenance path: the generated
-    `maintain_partitions()` function, or (with `retention.partition_manager:
-    pg_partman`) a `partman.part_config` row with a retention for it. For tables the
+    live table to be partitioned and a maintenance path: the generated
+    `maintain_partitions()` function and no DEFAULT partition (rows there never
+    expire with a partition drop), or (with `retention.partition_manager:
+    pg_partman`) a `partman.part_config` row with a retention for it (pg_partman 4
+    keeps a DEFAULT partition as a safety net and reports rows in it with
+    `partman.check_default()`). For tables the
     profile expires by batched deletes (its `purge_*` access paths), requires the
     valid index each batch finds its rows by.
 
@@ -89,10 +91,10 @@ class RetentionPath(Rule):
             yield self.finding(name, f"{name} is not partitioned: its history can only expire by DELETE.",
                                "migrate it to the partitioned table the profile declares")
             return
-        if row["has_default"]:
+        uses_partman = model.profile.retention.partition_manager == "pg_partman"
+        if row["has_default"] and not uses_partman:
             yield self.finding(name, f"{name} has a DEFAULT partition: rows there never expire.",
                                "move its rows to ranged partitions and drop the DEFAULT partition")
-        uses_partman = model.profile.retention.partition_manager == "pg_partman"
         if uses_partman and name not in managed:
             yield self.finding(name, f"pg_partman has no retention configured for {name}.",
                                "re-run the <table>_partman block of schema.sql")

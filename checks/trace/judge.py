@@ -119,7 +119,7 @@ def _statement_findings(trace: StatementTrace, existing: set[str], limits: Limit
 def _write_locks(trace: StatementTrace, existing: set[str], limits: Limits) -> Iterator[Finding]:
     blocking = [k for k in trace.locks if k.relation in existing and conflicts(k.mode, ROW_EXCLUSIVE)]
     scanned = [r for r in trace.scanned if r in existing]
-    if blocking and scanned:
+    if blocking and scanned and not set(scanned) <= set(trace.rewritten):  # a rewrite reads it all anyway
         lock = blocking[0]
         yield _finding(
             "scan-under-write-lock",

@@ -51,7 +51,7 @@ def render(result: TraceResult, fmt: str, out: TextIO) -> None:
 
 
 def _text(result: TraceResult, out: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=True, width=160)
+    console = Console(file=out, highlight=False, soft_wrap=True, width=120)
     with_load = result.throughput is not None
     table = Table(title=f"trace on PostgreSQL {result.server_version}", show_lines=False)
     for column in (
@@ -78,7 +78,7 @@ def _row(trace: StatementTrace, with_load: bool) -> list[str]:
     first_line = trace.sql.splitlines()[0] if trace.sql else ""
     sql = first_line if len(first_line) <= 60 else first_line[:57] + "..."
     where = f"{trace.file.rsplit('/', 1)[-1]}:{trace.line}"
-    statement = f"{escape(where)} {escape(sql)}"
+    statement = f"{escape(where)}\n{escape(sql)}"
     if trace.error:
         statement += f"\n[red]error {escape(trace.error)}[/red]"
     locks = "\n".join(f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in trace.locks)

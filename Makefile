@@ -35,6 +35,7 @@ generate: reinstall
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.lint.docs
+	$(BIN)/python -m agentddl.checks.verify.docs
 
 check: reinstall
 	$(BIN)/ruff check generator checks tests

@@ -43,8 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dsn", default=None)
     args = parser.parse_args(argv)
     with as_file(files("agentddl.schemas") / "default.yaml") as default:
-        model = derive(load_profile(default))
-    version = args.pg_version or model.profile.engine.version
+        profile = load_profile(default)
+    version = args.pg_version or profile.engine.version
+    model = derive(
+        profile.model_copy(update={"engine": profile.engine.model_copy(update={"version": version})})
+    )
     wanted = version if args.dsn is None and version in find_installations() else None
     options = TraceOptions(model=model, load=True, connections=args.connections, settle_seconds=2.0)
     with open_server(args.dsn, version=wanted) as server:

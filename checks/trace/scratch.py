@@ -49,7 +49,14 @@ def scratch_with_schema(
 def _install(dsn: str, model: SchemaModel | None, schema_files: list[Path], version: int) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         if model is not None:
-            install_schema(conn, model)
+            try:
+                install_schema(conn, model)
+            except psycopg.Error as error:
+                first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
+                raise AgentDDLError(
+                    f"the {model.profile.name!r} profile's schema (engine.version "
+                    f"{model.profile.engine.version}) does not install on PostgreSQL {version}: {first}"
+                ) from None
         for migration in load_migrations(schema_files, version):
             for statement in migration.statements:
                 _run_setup(conn, statement.file, statement.line, statement.sql)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from profiles import ROOT
+from profiles import ROOT, with_version
 
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.trace.run import TraceOptions, trace_migrations
@@ -19,7 +19,7 @@ HELD_SECONDS = 0.6  # the pg_sleep in both fixtures
 
 
 def traced(server: PostgresServer, name: str) -> TraceResult:
-    model = derive(load_profile(ROOT / "schemas" / "default.yaml"))
+    model = derive(with_version(load_profile(ROOT / "schemas" / "default.yaml"), server.version))
     options = TraceOptions(model=model, load=True, connections=4, settle_seconds=0.5)
     return trace_migrations(server, [LOAD / name], options)
 

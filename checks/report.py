@@ -96,6 +96,8 @@ def render_text(
     """One block per finding (severity, code, [name], object, message, fix), then a summary."""
     console = Console(file=out, highlight=False, soft_wrap=True)
     for key, value in (extra or {}).items():
+        if value is None:
+            continue
         shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
         console.print(f"{escape(key)}: {escape(shown)}")
     for f in findings:

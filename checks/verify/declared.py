@@ -42,7 +42,7 @@ def reasons(model: SchemaModel) -> dict[str, str]:
         for unique in table.uniques:
             why[unique.name] = unique.why
         for index in table.indexes:
-            serves = f" (serves {', '.join(index.serves)})" if index.serves else ""
+            serves = f"; serves {', '.join(index.serves)}" if index.serves else ""
             why[index.name] = index.why + serves
     return why
 
@@ -86,10 +86,10 @@ class DeclaredObjectsRule(Rule):
         why = reasons(context.model)
         schema = context.schemas[0]
         for mismatch in mismatches(self.kind, declared, live_shapes(connection, context)):
-            reason = f" ({why[mismatch.name]})" if mismatch.name in why else ""
+            reason = f" (declared for: {why[mismatch.name]})" if mismatch.name in why else ""
             yield self.finding(
                 f"{schema}.{mismatch.name}",
-                f"{self.noun} {schema}.{mismatch.name}{reason}: {mismatch.problem}.",
+                f"{self.noun} {schema}.{mismatch.name}: {mismatch.problem}{reason}.",
                 self.fix(mismatch, declared, schema),
             )
 

@@ -50,6 +50,7 @@ class RoleGrants(Rule):
         live = live_shapes(connection, context).privileges
         schema = context.schemas[0]
         live_roles = {role for role, _ in live}
+        append_only = {t.name for t in context.model.tables if t.append_only} if context.model else set()
         for role in sorted({role for role, _ in declared} - live_roles):
             yield self.finding(
                 role, f"role {role} does not exist: the profile grants it privileges.",
@@ -59,17 +60,19 @@ class RoleGrants(Rule):
             if role not in live_roles or (role, obj) not in live:
                 continue
             found = live[(role, obj)]
-            yield from self._differences(role, f"{schema}.{obj}", found, wanted)
+            yield from self._differences(role, f"{schema}.{obj}", found, wanted, obj in append_only)
 
     def _differences(
-        self, role: str, obj: str, found: frozenset[str], wanted: frozenset[str]
+        self, role: str, obj: str, found: frozenset[str], wanted: frozenset[str], append_only: bool
     ) -> Iterator[Finding]:
         kind = "FUNCTION " if obj.endswith(")") else ""
         if found - wanted:
             extra = ", ".join(sorted(found - wanted))
+            rewrites = append_only and bool((found - wanted) & {"UPDATE", "DELETE", "TRUNCATE"})
+            consequence = ": it can rewrite history the profile keeps append-only" if rewrites else ""
             yield self.finding(
                 obj,
-                f"{role} may {extra} on {obj}; the profile grants it {_list(wanted)}.",
+                f"{role} may {extra} {obj}{consequence}; the profile grants it {_list(wanted)}.",
                 f"REVOKE {extra} ON {kind}{obj} FROM {role} (and from PUBLIC or roles it inherits from)",
             )
         if wanted - found:

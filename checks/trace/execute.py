@@ -80,11 +80,13 @@ class Tracer:
 
     def _step(self, conn: Conn, statement: PlannedStatement, tx: _Transaction | None) -> _Transaction | None:
         if statement.control == "begin":
-            conn.execute(statement.sql.encode())
-            return _Transaction(opened_by_tracer=False)
+            conn.execute(statement.sql.encode())  # inside a transaction: a warning, no-op
+            return tx if tx is not None else _Transaction(opened_by_tracer=False)
         if statement.control is not None:
             if tx is not None:
                 self._end(conn, tx, statement.sql)
+            else:  # COMMIT outside a transaction: PostgreSQL warns and goes on
+                conn.execute(statement.sql.encode())
             return None
         if statement.in_block and tx is None:  # the runner's implicit transaction
             conn.execute("BEGIN")

@@ -116,3 +116,25 @@ def test_rows_need_a_profile(trace_server: PostgresServer, capsys: pytest.Captur
     args = [str(FIXTURES / "01_create_index.sql"), "--schema-sql", str(SCHEMA), "--rows", "10"]
     assert main(["trace", *args, "--dsn", trace_server.admin_dsn]) == 2
     assert "--rows seeds a profile's schema" in capsys.readouterr().err
+
+
+def test_a_failing_statement_stops_the_migration_and_the_scratch_database_still_goes(
+    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    migration = tmp_path / "broken.sql"
+    migration.write_text(
+        "BEGIN;\nALTER TABLE public.orders ADD COLUMN x int;\nALTER TABLE public.nope ADD COLUMN y int;\n"
+        "COMMIT;\nCREATE INDEX orders_x_idx ON public.orders (x);\n",
+        encoding="utf-8",
+    )
+    before = databases(trace_server)
+    code, report = run_json(
+        capsys, str(migration), "--schema-sql", str(SCHEMA), "--dsn", trace_server.admin_dsn
+    )
+    assert code == 1
+    statements = report["statements"]
+    assert [s["line"] for s in statements] == [2, 3]  # type: ignore[index]
+    assert statements[1]["error"].startswith("42P01")  # type: ignore[index]
+    assert statements[0]["lock_held_ms"] > 0  # held until the ROLLBACK  # type: ignore[index]
+    assert "ADT106" in {f["code"] for f in report["findings"]}  # type: ignore[union-attr]
+    assert databases(trace_server) == before

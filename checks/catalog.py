@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 
 from agentddl.generator.model import SchemaModel
+from agentddl.generator.model.types import Index, Table
 
 _QUERIES: dict[str, str] = {
     "relations": """
@@ -36,6 +37,33 @@ _QUERIES: dict[str, str] = {
         SELECT i.relname, t.relname, pg_get_indexdef(i.oid), x.indisunique, x.indisvalid
         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
         WHERE t.relnamespace = %(schema)s::regnamespace AND NOT t.relispartition""",
+    # Structure, for compare_with_model: key columns in order (DESC marked, expressions as
+    # "(expression)"), method, partial or not; constraint columns and referenced columns.
+    "index_keys": """
+        SELECT i.relname, t.relname, am.amname, x.indisunique,
+               coalesce((to_jsonb(x) ->> 'indnullsnotdistinct')::boolean, false), x.indpred IS NOT NULL,
+               ARRAY(SELECT CASE WHEN k.attnum = 0 THEN '(expression)' ELSE a.attname::text END
+                            || CASE WHEN x.indoption[k.n - 1] & 1 = 1 THEN ' DESC' ELSE '' END
+                     FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k (attnum, n)
+                     LEFT JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+                     WHERE k.n <= x.indnkeyatts ORDER BY k.n)
+        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+        JOIN pg_am am ON am.oid = i.relam
+        WHERE t.relnamespace = %(schema)s::regnamespace AND NOT t.relispartition""",
+    "constraint_keys": """
+        SELECT con.conname, c.relname, con.contype::text,
+               ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, n)
+                     JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+                     ORDER BY k.n),
+               coalesce(r.relname, ''),
+               ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY AS k (attnum, n)
+                     JOIN pg_attribute AS a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
+                     ORDER BY k.n),
+               con.confdeltype::text
+        FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
+        LEFT JOIN pg_class r ON r.oid = con.confrelid
+        WHERE c.relnamespace = %(schema)s::regnamespace AND NOT c.relispartition AND con.conparentid = 0
+          AND con.contype IN ('p', 'u', 'f')""",
     "triggers": """
         SELECT tg.tgname, pg_get_triggerdef(tg.oid) FROM pg_trigger tg JOIN pg_class c ON c.oid = tg.tgrelid
         WHERE c.relnamespace = %(schema)s::regnamespace AND NOT tg.tgisinternal AND tg.tgparentid = 0""",
@@ -77,44 +105,56 @@ class Missing:
 def compare_with_model(
     model: SchemaModel, snap: dict[str, dict[str, tuple[Any, ...]]]
 ) -> list[Missing]:
-    """Every constraint and index the model declares, present and valid in the catalog."""
+    """Every constraint and index the model declares, present and valid in the catalog with
+    the declared structure: index method, uniqueness, key columns in order (with DESC),
+    partial or not; key and foreign key columns, referenced table and columns, ON DELETE.
+    (`agentddl verify --profile` compares full definitions against a reference install.)"""
     problems: list[Missing] = []
-    constraints, indexes = snap["constraints"], snap["indexes"]
     for table in model.tables:
-        expected = [(table.pk_name, "p")]
-        expected += [(c.name, "c") for c in table.checks]
-        expected += [(fk.name, "f") for fk in table.foreign_keys]
-        expected += [(u.name, "u") for u in table.uniques]
-        for name, contype in expected:
-            found = constraints.get(name)
-            if not found or found[0] != table.name or found[1] != contype:
-                problems.append(Missing("constraint", name, table.name, "missing"))
-            elif not found[3]:
-                problems.append(Missing("constraint", name, table.name, "not validated"))
+        problems += _constraint_problems(table, snap)
         for index in table.indexes:
-            problems += _index_problems(
-                index.name, table.name, index.unique, index.key_columns, indexes
-            )
+            problems += _index_problems(index, snap)
     return problems
 
 
-def _index_problems(
-    name: str,
-    table: str,
-    unique: bool,
-    columns: tuple[str, ...],
-    indexes: dict[str, tuple[Any, ...]],
-) -> list[Missing]:
-    found = indexes.get(name)
-    if not found or found[0] != table:
-        return [Missing("index", name, table, "missing")]
-    definition, is_unique, is_valid = found[1], found[2], found[3]
-    if is_unique != unique:
-        return [Missing("index", name, table, f"unique={is_unique}, expected {unique}")]
-    if not is_valid:
-        return [Missing("index", name, table, "invalid (indisvalid = false)")]
-    key = definition[definition.index("(") + 1 :]
-    positions = [key.find(column) for column in columns]
-    if -1 in positions or positions != sorted(positions):
-        return [Missing("index", name, table, f"columns differ: {definition}")]
+_ON_DELETE = {"CASCADE": "c", "RESTRICT": "r", "NO ACTION": "a", "SET NULL": "n"}
+
+
+def _declared_constraints(table: Table) -> list[tuple[str, str, tuple[Any, ...] | None]]:
+    """(name, contype, expected key structure or None for CHECKs) of every declared constraint."""
+    found: list[tuple[str, str, tuple[Any, ...] | None]] = [
+        (table.pk_name, "p", (list(table.primary_key), "", [], " "))
+    ]
+    found += [(c.name, "c", None) for c in table.checks]
+    found += [
+        (fk.name, "f", (list(fk.columns), fk.ref_table, list(fk.ref_columns), _ON_DELETE[fk.on_delete]))
+        for fk in table.foreign_keys
+    ]
+    found += [(u.name, "u", (list(u.columns), "", [], " ")) for u in table.uniques]
+    return found
+
+
+def _constraint_problems(table: Table, snap: dict[str, dict[str, tuple[Any, ...]]]) -> list[Missing]:
+    problems: list[Missing] = []
+    for name, contype, structure in _declared_constraints(table):
+        found = snap["constraints"].get(name)
+        if not found or found[0] != table.name or found[1] != contype:
+            problems.append(Missing("constraint", name, table.name, "missing"))
+        elif not found[3]:
+            problems.append(Missing("constraint", name, table.name, "not validated"))
+        elif structure is not None and snap["constraint_keys"].get(name, ())[2:] != structure:
+            problems.append(Missing("constraint", name, table.name, f"differs: {found[2]}"))
+    return problems
+
+
+def _index_problems(index: Index, snap: dict[str, dict[str, tuple[Any, ...]]]) -> list[Missing]:
+    found, keys = snap["indexes"].get(index.name), snap["index_keys"].get(index.name)
+    if not found or not keys or found[0] != index.table:
+        return [Missing("index", index.name, index.table, "missing")]
+    if not found[3]:
+        return [Missing("index", index.name, index.table, "invalid (indisvalid = false)")]
+    declared_keys = ["(expression)" if c.startswith("(") else c.removesuffix(" ASC") for c in index.columns]
+    expected = (index.method, index.unique, index.nulls_not_distinct, index.where is not None, declared_keys)
+    if keys[1:] != expected:
+        return [Missing("index", index.name, index.table, f"differs from the model: {found[1]}")]
     return []

@@ -13,6 +13,7 @@ import typer
 from agentddl.generator.errors import AgentDDLError
 
 if TYPE_CHECKING:
+    from agentddl.checks.trace.run import TraceOptions
     from agentddl.generator.model import SchemaModel
 
 EXAMPLES = """
@@ -24,9 +25,10 @@ Examples:
 
   agentddl trace add_index.sql --profile schemas/default.yaml --rows 100000 --load --format json
 
-The scratch database gets the profile's schema (default: schemas/default.yaml), then the
---schema-sql files (e.g. pg_dump --schema-only, or earlier migrations), then --rows seeded
-events; it is dropped afterwards. The target database is never changed.
+The scratch database gets the profile's schema (default: schemas/default.yaml; none with
+--schema-sql and no --profile, or with --empty), then the --schema-sql files (e.g. pg_dump
+--schema-only, or earlier migrations), then --rows seeded events; it is dropped
+afterwards. The target database is never changed.
 Exit codes: 0 no error findings, 1 error findings (a rewrite, a long write lock, a failed
 statement, workload blocked too long), 2 usage or connection error.
 """
@@ -67,63 +69,49 @@ def trace_command(
         int | None, typer.Option("--pg-version", help="Embedded server major (no --dsn).")
     ] = None,
     output_format: Annotated[str, typer.Option("--format", help="text, json or sarif.")] = "text",
+    empty: Annotated[
+        bool, typer.Option("--empty", help="Start from an empty database (plus --schema-sql): no profile.")
+    ] = False,
 ) -> None:
     """Typer entry point; the work is in `run`."""
-    raise typer.Exit(
-        run(
-            migrations,
-            dsn,
-            profile,
-            schema_sql or [],
-            rows,
-            load,
-            connections,
-            (max_lock_ms, max_blocked_ms),
-            pg_version,
-            output_format,
-            sys.stdout,
-        )
+    from agentddl.checks.trace.judge import Limits
+    from agentddl.checks.trace.run import TraceOptions
+
+    for path in schema_sql or []:
+        if not path.is_file():
+            raise AgentDDLError(f"--schema-sql {path}: no such file")
+    options = TraceOptions(
+        model=_model(profile, use_default=not schema_sql and not empty),
+        schema_files=schema_sql or [],
+        rows=rows,
+        load=load,
+        connections=connections,
+        limits=Limits(max_lock_ms=max_lock_ms, max_blocked_ms=max_blocked_ms),
+        progress=_progress,
     )
+    raise typer.Exit(run(migrations, dsn, pg_version, options, output_format, sys.stdout))
 
 
 def run(
     migrations: list[Path],
     dsn: str | None,
-    profile: Path | None,
-    schema_sql: list[Path],
-    rows: int,
-    load: bool,
-    connections: int,
-    limits: tuple[float, float],
     pg_version: int | None,
+    options: TraceOptions,
     output_format: str,
     out: TextIO,
 ) -> int:
     """Trace, print in the chosen format, return the exit code (0 clean, 1 error findings)."""
     from agentddl.checks.harness import find_installations, open_server
-    from agentddl.checks.trace.judge import Limits
     from agentddl.checks.trace.report import FORMATS, render
-    from agentddl.checks.trace.run import TraceOptions, trace_migrations
+    from agentddl.checks.trace.run import trace_migrations
     from agentddl.checks.trace.source import load_migrations
 
     if output_format not in FORMATS:
         raise AgentDDLError(f"--format: must be one of {', '.join(FORMATS)}, not {output_format!r}")
-    for path in schema_sql:
-        if not path.is_file():
-            raise AgentDDLError(f"--schema-sql {path}: no such file")
-    model = _model(profile, use_default=not schema_sql)
+    model = options.model
     version = pg_version or (model.profile.engine.version if model is not None else None)
     load_migrations(migrations, version or 18)  # a bad file fails before a server starts
     wanted = version if dsn is None and version in find_installations() else None
-    options = TraceOptions(
-        model=model,
-        schema_files=schema_sql,
-        rows=rows,
-        load=load,
-        connections=connections,
-        limits=Limits(max_lock_ms=limits[0], max_blocked_ms=limits[1]),
-        progress=_progress,
-    )
     with open_server(dsn, version=wanted) as server:
         result = trace_migrations(server, migrations, options)
     render(result, output_format, out)

@@ -64,7 +64,7 @@ def _text(result: TraceResult, out: TextIO) -> None:
     ):
         table.add_column(column, overflow="fold")
     for trace in result.statements:
-        table.add_row(*_row(trace, with_load))
+        table.add_row(*_row(trace, with_load, result.existing))
     console.print(table)
     if result.throughput is not None:
         t = result.throughput
@@ -74,14 +74,18 @@ def _text(result: TraceResult, out: TextIO) -> None:
         )
 
 
-def _row(trace: StatementTrace, with_load: bool) -> list[str]:
+def _row(trace: StatementTrace, with_load: bool, existing: set[str]) -> list[str]:
     first_line = trace.sql.splitlines()[0] if trace.sql else ""
     sql = first_line if len(first_line) <= 60 else first_line[:57] + "..."
     where = f"{trace.file.rsplit('/', 1)[-1]}:{trace.line}"
     statement = f"{escape(where)}\n{escape(sql)}"
     if trace.error:
         statement += f"\n[red]error {escape(trace.error)}[/red]"
-    locks = "\n".join(f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in trace.locks)
+    # Locks on relations the migration created hurt nobody: counted, not listed (JSON has all).
+    shown = [k for k in trace.locks if k.relation in existing]
+    locks = "\n".join(f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in shown)
+    if len(shown) < len(trace.locks):
+        locks += f"{chr(10) if shown else ''}(+{len(trace.locks) - len(shown)} on relations created here)"
     if trace.waited_for:
         locks += "".join(
             f"\n[red]waited {_SHORT.get(k.mode, k.mode)} {escape(k.relation)}[/red]" for k in trace.waited_for

@@ -62,7 +62,8 @@ def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceO
         else:
             timed = tracer.run(files)
     result.statements = [t.trace for t in timed]
-    result.findings = judge(result.statements, set(sizes), options.limits)
+    result.existing = set(sizes)
+    result.findings = judge(result.statements, result.existing, options.limits)
     return result
 
 

@@ -92,6 +92,7 @@ class TraceResult:
     statements: list[StatementTrace] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     throughput: Throughput | None = None
+    existing: set[str] = field(default_factory=set)  # relations that existed before the migration
 
     @property
     def exit_code(self) -> int:

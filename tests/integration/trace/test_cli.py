@@ -138,3 +138,19 @@ def test_a_failing_statement_stops_the_migration_and_the_scratch_database_still_
     assert statements[0]["lock_held_ms"] > 0  # held until the ROLLBACK  # type: ignore[index]
     assert "ADT106" in {f["code"] for f in report["findings"]}  # type: ignore[union-attr]
     assert databases(trace_server) == before
+
+
+def test_empty_traces_a_first_revision(
+    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from profiles import ROOT
+
+    args = [str(ROOT / "migrations" / "versions"), "--empty", "--dsn", trace_server.admin_dsn]
+    code, report = run_json(capsys, *args)
+    statements = report["statements"]
+    if trace_server.version < 15:  # the default profile's revision uses UNIQUE NULLS NOT DISTINCT
+        assert code == 1 and statements[-1]["error"].startswith("42601")  # type: ignore[index]
+        return
+    assert code == 0 and len(statements) > 50  # type: ignore[arg-type]
+    assert all(s["in_transaction"] and "error" not in s for s in statements)  # type: ignore[union-attr]
+    assert report["findings"] == []  # everything it locks or rewrites, it created

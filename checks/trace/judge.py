@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.findings import Finding, Severity
 from agentddl.checks.trace.locks import ROW_EXCLUSIVE, conflicts, strength
-from agentddl.checks.trace.types import StatementTrace
+from agentddl.checks.trace.types import HeldLock, StatementTrace
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Limits:
 class Rule:
     code: str
     name: str
-    severity: str
+    severity: Severity
     summary: str
 
 
@@ -73,87 +73,117 @@ _RULE = {r.name: r for r in RULES}
 
 def judge(traces: list[StatementTrace], existing: set[str], limits: Limits) -> list[Finding]:
     """Every finding of every statement, in statement order."""
-    return [f for trace in traces for f in _statement_findings(trace, existing, limits)]
+    rules = (_rewrite, _scan_under_write_lock, _long_write_lock, _no_lock_timeout, _workload_blocked, _failed)
+    return [f for trace in traces for rule in rules for f in rule(_Seen(trace, existing), limits)]
 
 
-def _finding(rule: str, trace: StatementTrace, obj: str, message: str, fix: str) -> Finding:
-    r = _RULE[rule]
-    where = f"{trace.file}:{trace.line}: "
-    return Finding(r.code, r.name, r.severity, obj, where + message, fix)  # type: ignore[arg-type]
+@dataclass(frozen=True)
+class _Seen:
+    """One statement's trace with what the rules ask of it."""
+
+    trace: StatementTrace
+    existing: set[str]
+
+    @property
+    def write_blocking(self) -> list[HeldLock]:
+        """Locks on existing relations that make writers (RowExclusiveLock) wait."""
+        return [
+            k for k in self.trace.locks if k.relation in self.existing and conflicts(k.mode, ROW_EXCLUSIVE)
+        ]
+
+    @property
+    def took_write_blocking_lock(self) -> bool:
+        """This statement (not an earlier one of its transaction) took a write-blocking lock."""
+        mode = self.trace.strongest_lock
+        return mode is not None and conflicts(mode, ROW_EXCLUSIVE) and bool(self.write_blocking)
+
+    @property
+    def strongest(self) -> HeldLock:
+        return max(self.write_blocking, key=lambda k: strength(k.mode))
+
+    def first_locked(self) -> str:
+        for lock in self.trace.locks + self.trace.waited_for:
+            if lock.relation in self.existing:
+                return lock.relation
+        return self.trace.locks[0].relation if self.trace.locks else self.trace.file
+
+    def finding(self, rule: str, obj: str, message: str, fix: str) -> Finding:
+        r = _RULE[rule]
+        return Finding(
+            r.code, r.name, r.severity, obj, f"{self.trace.file}:{self.trace.line}: {message}", fix
+        )
 
 
-def _statement_findings(trace: StatementTrace, existing: set[str], limits: Limits) -> Iterator[Finding]:
-    rewritten = [r for r in trace.rewritten if r in existing]
+def _rewrite(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    rewritten = [r for r in seen.trace.rewritten if r in seen.existing]
     if rewritten:
-        size = sum(trace.sizes.get(r, 0) for r in rewritten)
-        yield _finding(
+        size = sum(seen.trace.sizes.get(r, 0) for r in rewritten)
+        yield seen.finding(
             "table-rewrite",
-            trace,
             rewritten[0],
             f"rewrote {', '.join(rewritten)} ({size} bytes here): every row is copied, every index rebuilt, "
-            f"under {trace.strongest_lock or 'an exclusive lock'}.",
+            f"under {seen.trace.strongest_lock or 'an exclusive lock'}.",
             "Avoid the rewrite (a new column + batched backfill + swap; a non-volatile default) "
             "or schedule it in a maintenance window.",
         )
-    yield from _write_locks(trace, existing, limits)
-    if trace.blocked_ms is not None and trace.blocked_ms > limits.max_blocked_ms:
-        yield _finding(
-            "workload-blocked",
-            trace,
-            _first_locked(trace, existing),
-            f"runtime queries waited up to {trace.blocked_ms:.0f} ms on this statement "
-            f"(limit {limits.max_blocked_ms:.0f} ms).",
-            "Use the non-blocking form (CONCURRENTLY, NOT VALID + VALIDATE) "
-            "or shorten the transaction holding the lock.",
-        )
-    if trace.error is not None:
-        yield _finding(
-            "statement-failed",
-            trace,
-            _first_locked(trace, existing) or trace.file,
-            f"failed: {trace.error}; the migration stops here and its transaction rolls back.",
-            "Retry with backoff when it is a lock timeout; fix the statement otherwise.",
-        )
 
 
-def _write_locks(trace: StatementTrace, existing: set[str], limits: Limits) -> Iterator[Finding]:
-    blocking = [k for k in trace.locks if k.relation in existing and conflicts(k.mode, ROW_EXCLUSIVE)]
-    scanned = [r for r in trace.scanned if r in existing]
-    if blocking and scanned and not set(scanned) <= set(trace.rewritten):  # a rewrite reads it all anyway
-        lock = blocking[0]
-        yield _finding(
-            "scan-under-write-lock",
-            trace,
-            scanned[0],
-            f"read all of {', '.join(scanned)} while holding {lock.mode} on {lock.relation}: "
-            "writers wait for the scan.",
-            "Build indexes CONCURRENTLY; add constraints NOT VALID and VALIDATE them in a later transaction.",
-        )
-    strongest = max(blocking, key=lambda k: strength(k.mode), default=None)
-    if trace.strongest_lock is None or not conflicts(trace.strongest_lock, ROW_EXCLUSIVE):
-        return  # the write-blocking lock (if any) was taken by an earlier statement
-    if strongest is not None and trace.lock_held_ms > limits.max_lock_ms:
-        yield _finding(
+def _scan_under_write_lock(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    scanned = [r for r in seen.trace.scanned if r in seen.existing]
+    if not scanned or not seen.write_blocking or set(scanned) <= set(seen.trace.rewritten):
+        return  # nothing read, or read under a harmless lock, or a rewrite (reported as one)
+    lock = seen.write_blocking[0]
+    yield seen.finding(
+        "scan-under-write-lock",
+        scanned[0],
+        f"read all of {', '.join(scanned)} while holding {lock.mode} on {lock.relation}: "
+        "writers wait for the scan.",
+        "Build indexes CONCURRENTLY; add constraints NOT VALID and VALIDATE them in a later transaction.",
+    )
+
+
+def _long_write_lock(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    if seen.took_write_blocking_lock and seen.trace.lock_held_ms > limits.max_lock_ms:
+        lock = seen.strongest
+        yield seen.finding(
             "long-write-lock",
-            trace,
-            strongest.relation,
-            f"held {strongest.mode} on {strongest.relation} for {trace.lock_held_ms:.0f} ms "
-            f"(limit {limits.max_lock_ms:.0f} ms): {', '.join(strongest.blocks)} wait that long.",
+            lock.relation,
+            f"held {lock.mode} on {lock.relation} for {seen.trace.lock_held_ms:.0f} ms "
+            f"(limit {limits.max_lock_ms:.0f} ms): {', '.join(lock.blocks)} wait that long.",
             "Split the change into short transactions, use CONCURRENTLY / NOT VALID forms, or batch it.",
         )
-    if strongest is not None and trace.lock_timeout_ms == 0:
-        yield _finding(
+
+
+def _no_lock_timeout(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    if seen.took_write_blocking_lock and seen.trace.lock_timeout_ms == 0:
+        lock = seen.strongest
+        yield seen.finding(
             "no-lock-timeout",
-            trace,
-            strongest.relation,
-            f"took {strongest.mode} on {strongest.relation} with lock_timeout off: queued behind "
+            lock.relation,
+            f"took {lock.mode} on {lock.relation} with lock_timeout off: queued behind "
             "a long query, it would stall every query behind it.",
             "SET lock_timeout = '2s' (and retry) before statements that take strong locks.",
         )
 
 
-def _first_locked(trace: StatementTrace, existing: set[str]) -> str:
-    for lock in trace.locks + trace.waited_for:
-        if lock.relation in existing:
-            return lock.relation
-    return trace.locks[0].relation if trace.locks else ""
+def _workload_blocked(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    blocked = seen.trace.blocked_ms
+    if blocked is not None and blocked > limits.max_blocked_ms:
+        yield seen.finding(
+            "workload-blocked",
+            seen.first_locked(),
+            f"runtime queries waited up to {blocked:.0f} ms on this statement "
+            f"(limit {limits.max_blocked_ms:.0f} ms).",
+            "Use the non-blocking form (CONCURRENTLY, NOT VALID + VALIDATE) "
+            "or shorten the transaction holding the lock.",
+        )
+
+
+def _failed(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    if seen.trace.error is not None:
+        yield seen.finding(
+            "statement-failed",
+            seen.first_locked(),
+            f"failed: {seen.trace.error}; the migration stops here and its transaction rolls back.",
+            "Retry with backoff when it is a lock timeout; fix the statement otherwise.",
+        )

@@ -43,7 +43,7 @@ def render(result: TraceResult, fmt: str, out: TextIO) -> None:
         json.dump(json_document(findings, tool="trace", extra=extra), out, indent=2, ensure_ascii=False)
         out.write("\n")
     elif fmt == "sarif":
-        rules = [RuleInfo(r.code, r.name, r.severity, r.summary) for r in RULES]  # type: ignore[arg-type]
+        rules = [RuleInfo(r.code, r.name, r.severity, r.summary) for r in RULES]
         render_findings(findings, "sarif", out, tool="trace", rules=rules)
     else:
         _text(result, out)

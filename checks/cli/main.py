@@ -22,9 +22,9 @@ app = typer.Typer(
 def _register() -> None:
     # Once per process: main() may run many times (tests call it in-process). Lazy
     # imports keep `import agentddl.checks.cli.main` cheap.
-    from agentddl.checks.cli import apply, generate, lint, prove, trace, verify
+    from agentddl.checks.cli import apply, audit, generate, lint, prove, trace, verify
 
-    for module in (generate, apply, lint, trace, verify, prove):
+    for module in (generate, apply, lint, trace, verify, prove, audit):
         module.register(app)
 
 

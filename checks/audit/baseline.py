@@ -1,0 +1,99 @@
+"""Regression mode for CI: store each path's plan shape and cost, compare a later run.
+
+    {"baseline": 1, "server_version": 16,
+     "paths": {"claim_run": {"node": "Index Scan using runs_claim_idx on runs",
+                             "indexes": ["runs_claim_idx", ...], "cost": 34.66}}}
+
+A later run fails a path (ADA120) when it no longer uses an index its baseline plan
+used, and (ADA121) when its estimated cost grew
+beyond `growth` times the baseline's. Index names are root names (a partition's index
+is reported as its partitioned parent), so new partitions don't look like changes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agentddl.checks.audit.run import AuditResult
+from agentddl.checks.findings import Finding
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.output import write_files
+
+DEFAULT_GROWTH = 2.0
+
+
+def baseline_document(result: AuditResult) -> dict[str, Any]:
+    return {
+        "baseline": 1,
+        "server_version": result.server_version,
+        "paths": {
+            r.path.name: {
+                "node": r.plan.main_node(r.path.table),
+                "indexes": sorted(r.plan.indexes),
+                "cost": round(r.plan.cost, 2),
+            }
+            for r in result.paths
+            if r.plan is not None
+        },
+    }
+
+
+def write_baseline(path: Path, result: AuditResult) -> None:
+    """Written atomically (temp file + rename)."""
+    text = json.dumps(baseline_document(result), indent=2, sort_keys=True) + "\n"
+    write_files({path.name: text}, path.parent if str(path.parent) else Path("."))
+
+
+def read_baseline(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise AgentDDLError(f"{path}: cannot read baseline: {error.strerror}") from error
+    except json.JSONDecodeError as error:
+        raise AgentDDLError(f"{path}:{error.lineno}:{error.colno}: not a baseline: {error.msg}") from error
+    if (
+        not isinstance(document, dict)
+        or document.get("baseline") != 1
+        or not isinstance(document.get("paths"), dict)
+    ):
+        raise AgentDDLError(
+            f'{path}:1:1: not an agentddl audit baseline (expected "baseline": 1 and "paths")'
+        )
+    return document
+
+
+def compare(result: AuditResult, baseline: dict[str, Any], growth: float = DEFAULT_GROWTH) -> list[Finding]:
+    findings = []
+    for r in result.paths:
+        before = baseline["paths"].get(r.path.name)
+        if before is None or r.plan is None:
+            continue
+        lost = [i for i in before.get("indexes", ()) if i not in r.plan.indexes]
+        if lost:
+            findings.append(
+                Finding(
+                    "ADA120",
+                    "lost-index",
+                    "error",
+                    r.path.name,
+                    f"{r.path.name} no longer uses {', '.join(lost)} (baseline: {before['node']}; "
+                    f"now: {r.plan.main_node(r.path.table)}).",
+                    "restore the index, or update the baseline if the change is intended",
+                )
+            )
+        cost = float(before.get("cost", 0.0))
+        if cost > 0 and r.plan.cost > cost * growth:
+            findings.append(
+                Finding(
+                    "ADA121",
+                    "cost-regression",
+                    "error",
+                    r.path.name,
+                    f"{r.path.name}'s estimated cost grew from {cost:,.2f} to {r.plan.cost:,.2f} "
+                    f"(more than {growth:g}x the baseline).",
+                    "look at the plan (--format json); update the baseline if the change is intended",
+                )
+            )
+    return findings

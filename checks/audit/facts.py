@@ -1,0 +1,71 @@
+"""The catalog facts plan reading needs, read once per audit (and after each drop)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from agentddl.checks.audit.plan import Catalog
+
+_RELATIONS = """
+SELECT c.relname, c.relkind, greatest(c.reltuples, 0) AS rows,
+    (SELECT p.relname FROM pg_inherits AS i JOIN pg_class AS p ON p.oid = i.inhparent
+     WHERE i.inhrelid = c.oid) AS parent
+FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+WHERE n.nspname = %(schema)s AND c.relkind IN ('r', 'p', 'i', 'I')
+"""
+_INDEXES = """
+SELECT ic.relname AS index, tc.relname AS table, x.indisunique AS is_unique,
+    EXISTS (SELECT FROM pg_constraint AS k WHERE k.conindid = x.indexrelid
+            AND k.contype IN ('p', 'u', 'x')) AS backs_constraint,
+    ARRAY(SELECT CASE WHEN k.attnum = 0 THEN '(expression)' ELSE a.attname END
+          FROM unnest(x.indkey[0:x.indnkeyatts - 1]) WITH ORDINALITY AS k(attnum, ord)
+          LEFT JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+          ORDER BY k.ord) AS columns
+FROM pg_index AS x
+JOIN pg_class AS ic ON ic.oid = x.indexrelid
+JOIN pg_class AS tc ON tc.oid = x.indrelid
+JOIN pg_namespace AS n ON n.oid = ic.relnamespace
+WHERE n.nspname = %(schema)s
+"""
+_PARTITION_KEYS = """
+SELECT c.relname, ARRAY(SELECT a.attname FROM unnest(pt.partattrs) WITH ORDINALITY AS k(attnum, ord)
+    JOIN pg_attribute AS a ON a.attrelid = pt.partrelid AND a.attnum = k.attnum ORDER BY k.ord) AS key
+FROM pg_partitioned_table AS pt JOIN pg_class AS c ON c.oid = pt.partrelid
+JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = %(schema)s
+"""
+
+
+def read_catalog(conn: psycopg.Connection[Any], schema: str) -> Catalog:
+    params = {"schema": schema}
+    relations = conn.execute(_RELATIONS, params).fetchall()
+    parent_of = {name: parent for name, _, _, parent in relations if parent}
+
+    def root(name: str) -> str:
+        while name in parent_of:
+            name = parent_of[name]
+        return name
+
+    rows: dict[str, float] = {}
+    partitions: dict[str, int] = {}
+    for name, kind, count, parent in relations:
+        if kind in ("r", "p"):
+            rows[name] = rows.get(name, 0.0) + float(count)
+            if parent:
+                top = root(name)
+                rows[top] = rows.get(top, 0.0) + float(count)
+                partitions[top] = partitions.get(top, 0) + 1
+    indexes = conn.execute(_INDEXES, params).fetchall()
+    roots = {index: root(index) for index, *_ in indexes}
+    return Catalog(
+        schema=schema,
+        rows=rows,
+        parent={n: root(n) for n in parent_of},
+        partitions=partitions,
+        partition_key={name: tuple(key) for name, key in conn.execute(_PARTITION_KEYS, params).fetchall()},
+        index_table={roots[i]: root(t) for i, t, *_ in indexes},
+        index_columns={roots[i]: tuple(cols) for i, _, _, _, cols in indexes},
+        unique=frozenset(roots[i] for i, _, u, _, _ in indexes if u),
+        constraint_indexes=frozenset(roots[i] for i, _, _, b, _ in indexes if b),
+    )

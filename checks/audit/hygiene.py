@@ -1,0 +1,135 @@
+"""Index hygiene alongside the plans.
+
+The catalog rules verify already has (FK without index, duplicate, redundant by
+definition, invalid) run through `agentddl.checks.verify`; the workload-aware ones are
+here: an index no path's plan and no constraint uses, a single-column index on a
+column with few distinct values (pg_stats after ANALYZE), an index keyed on a JSON blob.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import psycopg
+
+from agentddl.checks import verify
+from agentddl.checks.audit.plan import Catalog
+from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.findings import Finding
+from agentddl.generator.model import SchemaModel
+
+LOW_DISTINCT = 10  # a full (non-partial) single-column B-tree on fewer distinct values is low-cardinality
+
+_COLUMNS = """
+SELECT c.relname, a.attname, coalesce(s.n_distinct, 0), t.typname
+FROM pg_attribute AS a
+JOIN pg_class AS c ON c.oid = a.attrelid
+JOIN pg_namespace AS n ON n.oid = c.relnamespace
+JOIN pg_type AS t ON t.oid = a.atttypid
+LEFT JOIN pg_stats AS s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname
+WHERE n.nspname = %(schema)s AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+"""
+_PARTIAL_OR_METHOD = """
+SELECT ic.relname, x.indpred IS NOT NULL AS partial, am.amname
+FROM pg_index AS x JOIN pg_class AS ic ON ic.oid = x.indexrelid
+JOIN pg_am AS am ON am.oid = ic.relam JOIN pg_namespace AS n ON n.oid = ic.relnamespace
+WHERE n.nspname = %(schema)s
+"""
+
+
+def hygiene_findings(
+    conn: psycopg.Connection[Any],
+    model: SchemaModel,
+    catalog: Catalog,
+    results: Iterable[PathResult],
+    fk_indexes: frozenset[str],
+) -> list[Finding]:
+    """verify's generic index rules plus the workload rules. fk_indexes: indexes some
+    foreign key's lookup needs (in use even when no query plan shows them)."""
+    schema = model.schema
+    found = verify.fk_without_index(conn, schema) + verify.duplicate_indexes(conn, schema)
+    found += verify.redundant_indexes(conn, schema) + verify.invalid_indexes(conn, schema)
+    used = {i for r in results if r.plan for i in r.plan.indexes} | fk_indexes
+    found += _unused(catalog, used, _declared_in_use(model))
+    stats = {
+        (t, c): (float(n), typ) for t, c, n, typ in conn.execute(_COLUMNS, {"schema": schema}).fetchall()
+    }
+    shape = {
+        name: (partial, am) for name, partial, am in conn.execute(_PARTIAL_OR_METHOD, {"schema": schema})
+    }
+    found += _low_cardinality(catalog, stats, shape)
+    found += _json_keys(catalog, stats)
+    return found
+
+
+def _declared_in_use(model: SchemaModel) -> dict[str, bool]:
+    """Declared index -> whether an access path or constraint it says it serves exists."""
+    names = {p.name for p in model.access_paths}
+    for table in model.tables:
+        names |= {c.name for c in table.checks} | {f.name for f in table.foreign_keys}
+        names |= {u.name for u in table.uniques} | {table.pk_name}
+    return {i.name: i.unique or any(s in names for s in i.serves) for i in model.indexes}
+
+
+def _unused(catalog: Catalog, used: set[str], declared: dict[str, bool]) -> list[Finding]:
+    """Declared indexes that serve nothing that exists; undeclared ones no plan uses.
+    (A declared index whose path planned without it is the plan's business: at small
+    volume the planner rightly ignores indexes on tiny tables.)"""
+    return [
+        Finding(
+            "ADA111",
+            "unused-index",
+            "warning",
+            f"{catalog.schema}.{index}",
+            f"No access path or constraint uses {index}: every write pays for it.",
+            "drop it, or add the query that needs it to the audited workload (--queries)",
+        )
+        for index in sorted(catalog.index_table)
+        if index not in catalog.constraint_indexes
+        and index not in catalog.unique
+        and (not declared[index] if index in declared else index not in used)
+    ]
+
+
+def _low_cardinality(
+    catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]], shape: dict[str, tuple[bool, str]]
+) -> list[Finding]:
+    findings = []
+    for index, columns in sorted(catalog.index_columns.items()):
+        table = catalog.index_table[index]
+        partial, method = shape.get(index, (False, "btree"))
+        if len(columns) != 1 or partial or method != "btree" or index in catalog.unique:
+            continue
+        n_distinct, _ = stats.get((table, columns[0]), (0.0, ""))
+        distinct = n_distinct if n_distinct > 0 else -n_distinct * catalog.rows.get(table, 0.0)
+        if 0 < distinct < LOW_DISTINCT:
+            findings.append(
+                Finding(
+                    "ADA112",
+                    "low-cardinality-index",
+                    "warning",
+                    f"{catalog.schema}.{index}",
+                    f"{index} indexes {table}.{columns[0]}, which has ~{distinct:.0f} distinct values: "
+                    "each key matches a large share of the table, so the planner rarely uses it.",
+                    "make it partial on the hot value (WHERE status = 'queued') or lead a composite with it",
+                )
+            )
+    return findings
+
+
+def _json_keys(catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]]) -> list[Finding]:
+    return [
+        Finding(
+            "ADA113",
+            "index-on-json-blob",
+            "warning",
+            f"{catalog.schema}.{index}",
+            f"{index} keys on {catalog.index_table[index]}.{column}, a JSON document: large, "
+            "rewritten on every change and compared whole.",
+            "index the extracted field instead ((payload->>'field')), or use GIN for containment",
+        )
+        for index, columns in sorted(catalog.index_columns.items())
+        for column in columns
+        if stats.get((catalog.index_table[index], column), (0.0, ""))[1] in ("json", "jsonb")
+    ]

@@ -1,0 +1,161 @@
+"""Judging one access path's plan: findings named by the path.
+
+A path passes when its plan reaches every large table through an index (or reads a
+large share of it, where a sequential scan is the right plan), no large input is
+sorted that an index should have delivered in order, partitions it names by the
+partition key are pruned, and the index the model declares for it (or one whose key
+starts with the declared key) serves it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.plan import Catalog, PlanSummary, Scan
+from agentddl.checks.findings import Finding
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    large_rows: float = 10_000  # a table (or partition) this big must be reached by an index
+    sort_rows: float = 1_000  # sorting this many rows from a large table is a finding
+    selective: float = 0.10  # a scan returning more than this share of its table may be sequential
+
+
+def judge(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> list[Finding]:
+    findings = [f for scan in plan.scans if (f := _seq_scan(path, scan, catalog, limits))]
+    findings += _sorts(path, plan, catalog, limits)
+    findings += _pruning(path, plan, catalog)
+    findings += [_skip_scan(path, s) for s in plan.scans if s.skip_scan and s.executed]
+    declared = _declared(path, plan, catalog, limits)
+    return findings + ([declared] if declared else [])
+
+
+def _seq_scan(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding | None:
+    if scan.node != "Seq Scan" or not scan.executed:
+        return None
+    size = catalog.rows.get(scan.relation, 0.0)
+    if size < limits.large_rows or scan.rows > limits.selective * size:
+        return None
+    where = f" (partition {scan.relation})" if scan.relation != scan.table else ""
+    return Finding(
+        "ADA101",
+        "seq-scan-on-large-table",
+        "error",
+        path.name,
+        f"{path.name} reads {catalog.schema}.{scan.table}{where}, {size:,.0f} rows, by a sequential "
+        f"scan to find ~{scan.rows:,.0f}: its cost grows with the table.",
+        "add an index leading with the path's equality columns (see the suggestion)",
+    )
+
+
+def _sorts(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> list[Finding]:
+    large = {t for t, rows in catalog.rows.items() if rows >= limits.large_rows}
+    return [
+        Finding(
+            "ADA102",
+            "sort-not-served-by-index",
+            "error",
+            path.name,
+            f"{path.name} sorts ~{sort.input_rows:,.0f} rows of {', '.join(sorted(sort.tables & large))} "
+            f"by {', '.join(sort.keys)}: an index in that order would return them presorted.",
+            "index the equality columns, then the ORDER BY columns (with their DESC)",
+        )
+        for sort in plan.sorts
+        if not sort.presorted and sort.input_rows >= limits.sort_rows and sort.tables & large
+    ]
+
+
+def _pruning(path: AuditPath, plan: PlanSummary, catalog: Catalog) -> list[Finding]:
+    """A path that names a partition key must not read every partition."""
+    findings = []
+    for table, total in catalog.partitions.items():
+        keys = catalog.partition_key.get(table, ())
+        if total < 2 or not any(_compares(path.sql, k) for k in keys):
+            continue
+        read = {
+            s.relation
+            for s in plan.scans
+            if s.table == table and s.executed and s.relation not in ("", table)
+        }
+        if len(read) >= total:
+            findings.append(
+                Finding(
+                    "ADA103",
+                    "no-partition-pruning",
+                    "error",
+                    path.name,
+                    f"{path.name} filters by {', '.join(keys)} but reads all {total} partitions of "
+                    f"{catalog.schema}.{table}: every partition's index is searched.",
+                    f"compare {', '.join(keys)} with a value known at planning or execution start",
+                )
+            )
+    return findings
+
+
+def _compares(statement: str, column: str) -> bool:
+    """The statement compares `column` (not merely selects it)."""
+    name = re.escape(column)
+    return (
+        re.search(
+            rf"\b{name}\s*(?:=|<|>|\bIN\b|\bBETWEEN\b)|(?:=|<|>)\s*(?:\w+\.)?{name}\b",
+            statement,
+            re.IGNORECASE,
+        )
+        is not None
+    )
+
+
+def _skip_scan(path: AuditPath, scan: Scan) -> Finding:
+    searches = f", {scan.searches} index searches" if scan.searches is not None else ""
+    return Finding(
+        "ADA106",
+        "skip-scan",
+        "warning",
+        path.name,
+        f"{path.name} uses {scan.index} as a skip scan (PostgreSQL 18): its condition leaves the "
+        f"leading column free, so it descends once per distinct leading value{searches}.",
+        "lead an index with the path's equality columns",
+    )
+
+
+def _declared(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> Finding | None:
+    index = path.declared
+    if index is None:
+        return None
+    if index not in catalog.index_table:
+        return Finding(
+            "ADA105",
+            "declared-index-missing",
+            "error",
+            path.name,
+            f"{path.name} lost its index: {catalog.schema}.{index}, declared for it, is not in the database.",
+            f"create {index} as the schema declares it",
+        )
+    if serves(index, plan, catalog) or catalog.rows.get(catalog.index_table[index], 0.0) < limits.large_rows:
+        return None  # served, or a small table the planner rightly reads whole
+    used = ", ".join(sorted(plan.indexes)) or "no index"
+    return Finding(
+        "ADA104",
+        "declared-index-not-used",
+        "info",
+        path.name,
+        f"{path.name} is planned with {used}, not its declared {index}.",
+        "fine when the plan passes; otherwise check the query still matches the index",
+    )
+
+
+def serves(index: str, plan: PlanSummary, catalog: Catalog) -> bool:
+    """The plan uses `index`, an index whose key starts with its key, or inserts into
+    its table (a unique index is then checked on every insert)."""
+    key = catalog.index_columns.get(index, ())
+    for used in plan.indexes:
+        if used == index or (
+            key
+            and catalog.index_table.get(used) == catalog.index_table.get(index)
+            and catalog.index_columns.get(used, ())[: len(key)] == key
+        ):
+            return True
+    return index in catalog.unique and catalog.index_table.get(index) in plan.inserts

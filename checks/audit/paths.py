@@ -1,0 +1,114 @@
+"""The access paths an audit plans: the model's named queries, its foreign keys' lookups,
+and users' own named-query files.
+
+Every generated query in queries.sql is one path, expecting the index its AccessPath
+declares. A foreign key is a workload too: deleting a parent makes PostgreSQL look up
+the children by the FK columns (`<fk> (cascade)`), and an index that exists only for a
+FK's parent-side check gets that lookup as its path (`<fk> (check)`), so every declared
+index has a path that needs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import aiosql
+
+from agentddl.checks.runtime import role_of
+from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
+from agentddl.generator.model.blocks import quote
+from agentddl.generator.render.queries import render_queries
+
+Kind = str  # read | write | claim | maintenance | health | constraint | user
+
+
+@dataclass(frozen=True)
+class AuditPath:
+    name: str
+    sql: str  # one statement, psycopg %(name)s placeholders
+    params: tuple[str, ...]
+    table: str | None  # the table the path is about (None: unknown)
+    declared: str | None  # the index that should serve it (None: no expectation)
+    kind: Kind
+    origin: str  # "queries.sql", "fk", or "file.sql:LINE"
+    role: str | None = None  # production role it runs as
+    examples: dict[str, object] = field(default_factory=dict)  # given values (user files)
+    example_exprs: dict[str, str] = field(default_factory=dict)  # SQL expressions (user files)
+    plannable: bool = True  # False: catalog work (no plan to judge)
+
+
+def model_paths(model: SchemaModel) -> list[AuditPath]:
+    """The generated queries (in access-path order), then the FK lookups."""
+    queries = aiosql.from_str(render_queries(model), "psycopg")
+    paths = []
+    for access in model.access_paths:
+        query = getattr(queries, access.name)
+        kind = role_of(access.name)
+        paths.append(
+            AuditPath(
+                name=access.name,
+                sql=query.sql,
+                params=tuple(query.parameters or ()),
+                table=access.table,
+                declared=access.index,
+                kind=access.kind,
+                origin="queries.sql",
+                role=model.profile.role(kind) if kind and not _owner_runs(model, access.name) else None,
+                plannable=access.index is not None,
+            )
+        )
+    return paths + fk_paths(model)
+
+
+def _owner_runs(model: SchemaModel, name: str) -> bool:
+    return name == "maintain_partitions" and model.profile.retention.partition_manager == "pg_partman"
+
+
+def fk_paths(model: SchemaModel) -> list[AuditPath]:
+    """One cascade lookup per FK; a parent-side check for each FK a non-PK index serves."""
+    paths = []
+    for table in model.tables:
+        for fk in table.foreign_keys:
+            index = _serving(model, fk.name, table.name, fk.columns)
+            paths.append(_lookup(model, fk, table.name, fk.columns, index, "cascade"))
+            parent_index = _serving(model, fk.name, fk.ref_table, fk.ref_columns)
+            if parent_index is not None:
+                paths.append(_lookup(model, fk, fk.ref_table, fk.ref_columns, parent_index, "check"))
+    return paths
+
+
+def _serving(model: SchemaModel, fk_name: str, table: str, columns: tuple[str, ...]) -> str | None:
+    """The declared index of `table` serving the FK by leading with `columns`."""
+    found: list[Index] = [
+        i
+        for i in model.table(table).indexes
+        if fk_name in i.serves and set(i.key_columns[: len(columns)]) == set(columns)
+    ]
+    return found[0].name if found else None
+
+
+def _lookup(
+    model: SchemaModel, fk: ForeignKey, table: str, columns: tuple[str, ...], index: str | None, side: str
+) -> AuditPath:
+    """SELECT 1 FROM table WHERE columns = params: the lookup the FK trigger makes."""
+    t: Table = model.table(table)
+    names = tuple(_param(model, c) for c in columns)
+    # identifiers are the profile's validated names, quoted; values are placeholders
+    where = " AND ".join(f"x.{quote(c)} = %({p})s" for c, p in zip(columns, names, strict=True))
+    lock = " FOR KEY SHARE OF x" if side == "check" else ""
+    statement = f"SELECT 1 FROM {quote(model.schema)}.{quote(t.name)} AS x WHERE {where}{lock}"
+    return AuditPath(
+        name=f"{fk.name} ({side})",
+        sql=statement,
+        params=names,
+        table=t.name,
+        declared=index,
+        kind="constraint",
+        origin="fk",
+    )
+
+
+def _param(model: SchemaModel, column: str) -> str:
+    """Example parameter names for FK columns: the run a child row points at."""
+    aliases = {"parent_run_id": "run_id", "run_created_at": "run_created_at", "created_at": "run_created_at"}
+    return aliases.get(column, column) if column != model.profile.tenancy.column else column

@@ -1,0 +1,174 @@
+"""Reading an EXPLAIN (FORMAT JSON) plan: which relations are reached how.
+
+Pure functions over the plan document. Partitions and partition indexes are mapped to
+their parent table / parent index (the catalog facts come in as a `Catalog`), so a
+finding names agent.events, not agent.events_p20261201. Version-aware where the plan's
+meaning changed: on PostgreSQL 18 a B-tree Index Scan whose condition does not
+constrain the index's leading column is a skip scan (one descent per distinct leading
+value, "Index Searches" under ANALYZE), not a selective range read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+INDEX_NODES = ("Index Scan", "Index Only Scan", "Bitmap Index Scan")
+SEQ_NODES = ("Seq Scan",)  # Parallel Seq Scan is Node Type "Seq Scan" with "Parallel Aware"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """What plan reading needs from pg_catalog for the audited schema."""
+
+    schema: str
+    rows: dict[str, float]  # relation -> estimated rows (partitioned tables: sum of partitions)
+    parent: dict[str, str]  # partition or partition index -> its root table / root index
+    partitions: dict[str, int]  # partitioned table -> number of partitions
+    partition_key: dict[str, tuple[str, ...]]  # partitioned table -> key columns
+    index_table: dict[str, str]  # root index -> its table
+    index_columns: dict[str, tuple[str, ...]]  # root index -> key columns ("(expr)" for expressions)
+    unique: frozenset[str] = frozenset()  # root indexes that enforce uniqueness
+    constraint_indexes: frozenset[str] = frozenset()  # root indexes backing a PK/unique/exclusion
+
+    def root(self, name: str) -> str:
+        return self.parent.get(name, name)
+
+
+@dataclass(frozen=True)
+class Scan:
+    node: str  # Seq Scan, Index Scan, Index Only Scan, Bitmap Index Scan, Bitmap Heap Scan...
+    relation: str  # the partition or table scanned
+    table: str  # its root table
+    index: str | None  # root index name for index scans
+    rows: float  # planner's estimate (per loop)
+    cost: float
+    condition: str  # Index Cond / Recheck Cond
+    filter: str
+    executed: bool  # False when ANALYZE shows it never ran (runtime pruning)
+    searches: int | None = None  # PostgreSQL 18 "Index Searches" (ANALYZE)
+    skip_scan: bool = False
+
+
+@dataclass(frozen=True)
+class Sort:
+    keys: tuple[str, ...]
+    input_rows: float
+    presorted: bool  # an Incremental Sort: an index delivered the leading keys
+    tables: frozenset[str]  # root tables read beneath it
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    top: str  # the root node type ("Limit", "ModifyTable", ...)
+    cost: float  # the root's total cost
+    rows: float  # the root's row estimate
+    scans: tuple[Scan, ...]
+    sorts: tuple[Sort, ...]
+    arbiters: tuple[str, ...] = ()  # ON CONFLICT arbiter indexes (root names)
+    inserts: tuple[str, ...] = ()  # root tables an INSERT writes
+    subplans_removed: int = 0  # partitions pruned at executor start
+    actual_ms: float | None = None  # execution time under ANALYZE
+    buffers: int | None = None  # shared blocks hit + read under ANALYZE
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def indexes(self) -> frozenset[str]:
+        """Root indexes the plan reaches (scans and ON CONFLICT arbiters)."""
+        return frozenset({s.index for s in self.scans if s.index} | set(self.arbiters))
+
+    def main_node(self, table: str | None) -> str:
+        """A short description of how `table` (else the first scan) is reached."""
+        scans = [s for s in self.scans if table is None or s.table == table] or list(self.scans)
+        if not scans:
+            return self.top
+        s = scans[0]
+        how = f"{s.node} using {s.index}" if s.index else s.node
+        if s.skip_scan:
+            how += " (skip scan)"
+        return f"{how} on {s.table}"
+
+
+def summarize(document: dict[str, Any], catalog: Catalog, version: int) -> PlanSummary:
+    root = document["Plan"]
+    nodes = list(_walk(root))
+    scans = tuple(
+        _scan(n, catalog, version) for n in nodes if "Relation Name" in n or n["Node Type"] in INDEX_NODES
+    )
+    sorts = tuple(_sort(n, catalog) for n in nodes if n["Node Type"] in ("Sort", "Incremental Sort"))
+    arbiters = tuple(catalog.root(i) for n in nodes for i in n.get("Conflict Arbiter Indexes", ()))
+    inserts = tuple(
+        catalog.root(n["Relation Name"])
+        for n in nodes
+        if n["Node Type"] == "ModifyTable" and n.get("Operation") == "Insert"
+    )
+    return PlanSummary(
+        top=root["Node Type"],
+        cost=float(root["Total Cost"]),
+        rows=float(root["Plan Rows"]),
+        scans=tuple(s for s in scans if s.relation or s.index),
+        sorts=sorts,
+        arbiters=arbiters,
+        inserts=inserts,
+        subplans_removed=sum(int(n.get("Subplans Removed", 0)) for n in nodes),
+        actual_ms=document.get("Execution Time"),
+        buffers=_buffers(root),
+        raw=document,
+    )
+
+
+def _walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield node
+    for child in node.get("Plans", ()):
+        yield from _walk(child)
+
+
+def _scan(node: dict[str, Any], catalog: Catalog, version: int) -> Scan:
+    relation = node.get("Relation Name", "")
+    index = catalog.root(node["Index Name"]) if "Index Name" in node else None
+    table = catalog.root(relation) if relation else catalog.index_table.get(index or "", "")
+    condition = node.get("Index Cond") or node.get("Recheck Cond") or ""
+    searches = node.get("Index Searches")
+    return Scan(
+        node=node["Node Type"],
+        relation=relation,
+        table=table,
+        index=index,
+        rows=float(node.get("Plan Rows", 0)),
+        cost=float(node.get("Total Cost", 0)),
+        condition=condition,
+        filter=node.get("Filter", ""),
+        executed=node.get("Actual Loops", 1) != 0,
+        searches=int(searches) if searches is not None else None,
+        skip_scan=version >= 18 and _is_skip_scan(node, index, catalog),
+    )
+
+
+def _is_skip_scan(node: dict[str, Any], index: str | None, catalog: Catalog) -> bool:
+    """A B-tree scan whose condition leaves the index's leading column free."""
+    if node["Node Type"] not in INDEX_NODES or index is None:
+        return False
+    columns = catalog.index_columns.get(index, ())
+    condition = node.get("Index Cond", "")
+    if not columns or not condition or columns[0].startswith("("):
+        return False
+    return re.search(rf"\b{re.escape(columns[0])}\b", condition) is None
+
+
+def _sort(node: dict[str, Any], catalog: Catalog) -> Sort:
+    tables = frozenset(catalog.root(n["Relation Name"]) for n in _walk(node) if "Relation Name" in n)
+    child = node.get("Plans", [{}])[0]
+    return Sort(
+        keys=tuple(node.get("Sort Key", ())),
+        input_rows=float(child.get("Plan Rows", node["Plan Rows"])),
+        presorted=node["Node Type"] == "Incremental Sort",
+        tables=tables,
+    )
+
+
+def _buffers(root: dict[str, Any]) -> int | None:
+    if "Shared Hit Blocks" not in root:
+        return None
+    return int(root["Shared Hit Blocks"]) + int(root.get("Shared Read Blocks", 0))

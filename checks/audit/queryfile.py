@@ -1,0 +1,155 @@
+"""Users' own named-query files: aiosql `-- name:` blocks with example parameters.
+
+    -- name: runs_of_kind(tenant_id, kind)
+    -- Runs of one kind, newest first.
+    -- index: runs_kind_idx                      (optional: the index you expect)
+    -- example: tenant_id = @hot_tenant          (a value sampled from the seeded data)
+    -- example: kind = 'research'                (a SQL expression the server evaluates)
+    SELECT ... WHERE r.tenant_id = :tenant_id AND r.kind = :kind
+    ORDER BY r.created_at DESC LIMIT 20;
+
+Every parameter needs an `-- example:` line. A value is `@name` (one of SAMPLE_NAMES,
+read from the seeded database: the biggest tenant, a running run, ...) or one SQL
+expression (`now() - interval '1 hour'`, `(SELECT max(event_id) FROM agent.events)`),
+evaluated inside the audit's rolled-back transaction. Mistakes are reported as
+file:line:column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiosql
+import pglast
+
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.generator.errors import AgentDDLError
+
+SAMPLE_NAMES = (
+    "hot_tenant",
+    "run_tenant",
+    "run_id",
+    "run_created_at",
+    "parent_run_id",
+    "fencing_token",
+    "after_id",
+    "idempotency_key",
+    "message_id",
+    "window_start",
+    "window_end",
+)
+_NAME = re.compile(r"^--\s*name:\s*([A-Za-z_][\w-]*)")
+_EXAMPLE = re.compile(r"^(--\s*example:\s*)(.*)$")
+_INDEX = re.compile(r"^--\s*index:\s*([A-Za-z_]\w*)")
+_ASSIGN = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.+?)\s*$")
+
+
+@dataclass
+class _Block:
+    name: str
+    line: int  # 1-based line of `-- name:`
+    text: str  # the `-- name:` line itself
+    index: str | None
+    examples: dict[str, tuple[str, int, int]]  # param -> (value, line, column of the value)
+
+
+def load_query_file(path: Path) -> list[AuditPath]:
+    """The file's named queries as audit paths, each with its example values."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
+    blocks = _blocks(path, text)
+    if not blocks:
+        raise AgentDDLError(f"{path}:1:1: no '-- name:' query blocks (aiosql format)")
+    try:
+        queries = aiosql.from_str(text, "psycopg")
+    except Exception as error:  # aiosql raises its own SQLParseException and others
+        raise AgentDDLError(f"{path}: {error}") from error
+    return [_path(path, block, getattr(queries, block.name.replace("-", "_"))) for block in blocks]
+
+
+def _blocks(path: Path, text: str) -> list[_Block]:
+    blocks: list[_Block] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if match := _NAME.match(stripped):
+            blocks.append(_Block(match.group(1), number, line, None, {}))
+        elif blocks and (match := _INDEX.match(stripped)):
+            blocks[-1].index = match.group(1)
+        elif match := _EXAMPLE.match(stripped):
+            if not blocks:
+                raise AgentDDLError(f"{path}:{number}:1: '-- example:' before any '-- name:' block")
+            column = line.index(match.group(1)) + len(match.group(1)) + 1
+            _add_example(path, blocks[-1], match.group(2), number, column)
+    return blocks
+
+
+def _add_example(path: Path, block: _Block, body: str, line: int, column: int) -> None:
+    match = _ASSIGN.match(body)
+    if match is None:
+        raise AgentDDLError(
+            f"{path}:{line}:{column}: expected '-- example: PARAM = VALUE'"
+            " (VALUE: @sample or a SQL expression)"
+        )
+    param, value = match.groups()
+    value_column = column + body.index(value, len(param))
+    if value.startswith("@"):
+        if value[1:] not in SAMPLE_NAMES:
+            raise AgentDDLError(
+                f"{path}:{line}:{value_column}: unknown sample {value!r}; one of: "
+                + ", ".join("@" + n for n in SAMPLE_NAMES)
+            )
+    else:
+        _check_expression(path, value, line, value_column)
+    block.examples[param] = (value, line, value_column)
+
+
+def _check_expression(path: Path, value: str, line: int, column: int) -> None:
+    """One SQL expression, nothing else (no second statement, no FROM of its own)."""
+    prefix = "SELECT "
+    try:
+        statements = pglast.parse_sql(prefix + value)
+    except pglast.parser.ParseError as error:
+        at = column + max(0, int(getattr(error, "location", len(prefix))) - len(prefix))
+        raise AgentDDLError(f"{path}:{line}:{at}: example value is not a SQL expression: {error}") from error
+    select = statements[0].stmt if len(statements) == 1 else None
+    if (
+        not isinstance(select, pglast.ast.SelectStmt)
+        or select.fromClause
+        or len(select.targetList or ()) != 1
+    ):
+        raise AgentDDLError(f"{path}:{line}:{column}: example value must be one SQL expression")
+
+
+def _path(path: Path, block: _Block, query: object) -> AuditPath:
+    statement: str = query.sql  # type: ignore[attr-defined]
+    params = tuple(getattr(query, "parameters", None) or dict.fromkeys(re.findall(r"%\((\w+)\)s", statement)))
+    for param in params:
+        if param not in block.examples:
+            at = block.text.find(param, block.text.index(block.name) + len(block.name))
+            raise AgentDDLError(
+                f"{path}:{block.line}:{at + 1 if at >= 0 else 1}: query {block.name!r} has no "
+                f"'-- example: {param} = ...' line"
+            )
+    for param, (_, line, column) in block.examples.items():
+        if param not in params:
+            raise AgentDDLError(f"{path}:{line}:{column}: query {block.name!r} has no parameter {param!r}")
+    return AuditPath(
+        name=block.name,
+        sql=statement,
+        params=params,
+        table=_first_table(statement),
+        declared=block.index,
+        kind="user",
+        origin=f"{path}:{block.line}",
+        example_exprs={p: v for p, (v, _, _) in block.examples.items()},
+    )
+
+
+def _first_table(statement: str) -> str | None:
+    """The first table the statement reads or writes (for reporting and suggestions)."""
+    found = re.search(r"\b(?:FROM|INTO|UPDATE)\s+(?:\w+\.)?(\w+)", statement, re.IGNORECASE)
+    return found.group(1) if found else None

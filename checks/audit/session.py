@@ -1,0 +1,119 @@
+"""Where an audit runs: a scratch database on the chosen server, with the profile's
+schema (or a copy of the schema already in the user's database, for --existing),
+seeded to volume. The user's own tables are never written: seeding only touches the
+scratch copy, which is dropped at the end.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import psycopg
+
+from agentddl.checks.audit.baseline import compare, read_baseline, write_baseline
+from agentddl.checks.audit.paths import AuditPath, model_paths
+from agentddl.checks.audit.queryfile import load_query_file
+from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
+from agentddl.checks.harness import PostgresServer, find_installations, open_server
+from agentddl.checks.install import install_schema
+from agentddl.checks.seed import seed_model
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import SchemaModel
+
+DEFAULT_EVENTS = 1_000_000
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    model: SchemaModel
+    dsn: str | None = None
+    existing: bool = False
+    query_files: tuple[Path, ...] = ()
+    events: int = DEFAULT_EVENTS
+    options: AuditOptions = field(default_factory=AuditOptions)
+    baseline: Path | None = None
+    update_baseline: bool = False
+    cost_growth: float = 2.0
+
+
+def run_audit(request: AuditRequest, progress: Callable[[str, int], None] | None = None) -> AuditResult:
+    if request.existing and not request.dsn:
+        raise AgentDDLError("--existing needs --dsn (or AGENTDDL_DSN): the database whose schema to audit")
+    paths = audit_paths(request.model, request.query_files)
+    version = request.model.profile.engine.version
+    wanted = version if request.dsn is None and version in find_installations() else None
+    with open_server(request.dsn, version=wanted) as server:
+        scratch = server.create_database()
+        try:
+            result = _audit_scratch(server, scratch, request, paths, progress)
+        finally:
+            server.drop_database(scratch)
+    return _with_baseline(result, request)
+
+
+def audit_paths(model: SchemaModel, query_files: tuple[Path, ...]) -> list[AuditPath]:
+    paths = model_paths(model)
+    for file in query_files:
+        paths += load_query_file(file)
+    return paths
+
+
+def _audit_scratch(
+    server: PostgresServer,
+    scratch: str,
+    request: AuditRequest,
+    paths: list[AuditPath],
+    progress: Callable[[str, int], None] | None,
+) -> AuditResult:
+    model = request.model
+    if request.existing:
+        copy_schema(server, request.dsn or "", scratch, model.schema)
+    else:
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            install_schema(conn, model)
+    stats = seed_model(scratch, model, request.events, progress=progress)
+    options = replace(request.options, hypopg=server.has_extension("hypopg"))
+    with psycopg.connect(scratch) as conn:
+        result = audit_database(conn, model, paths, options)
+    seed = {
+        "rows": stats.rows,
+        "rows_per_second": round(stats.rows_per_second),
+        "seconds": round(stats.seconds, 2),
+    }
+    return replace(result, extra={**result.extra, "seed": seed, "hypopg": options.hypopg})
+
+
+def _with_baseline(result: AuditResult, request: AuditRequest) -> AuditResult:
+    if request.baseline is None:
+        return result
+    if request.update_baseline or not request.baseline.exists():
+        write_baseline(request.baseline, result)
+        return result
+    regressions = compare(result, read_baseline(request.baseline), request.cost_growth)
+    return replace(result, regressions=tuple(regressions))
+
+
+def copy_schema(server: PostgresServer, source_dsn: str, target_dsn: str, schema: str) -> None:
+    """The schema's DDL (pg_dump --schema-only, no data) from the user's database into
+    the scratch one, with a local pg_dump at least as new as the server."""
+    dump = _pg_dump(server.version)
+    command = [str(dump), "--schema-only", "--no-owner", "--no-privileges", f"--schema={schema}", source_dsn]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
+    except subprocess.CalledProcessError as error:
+        first = (error.stderr or "").strip().splitlines()[:1]
+        raise AgentDDLError(f"pg_dump of schema {schema!r} failed: {' '.join(first)}") from error
+    # psql meta-commands (\restrict in recent pg_dump) are not SQL
+    ddl = "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
+    with psycopg.connect(target_dsn, autocommit=True) as conn:
+        conn.execute(ddl.encode())
+
+
+def _pg_dump(major: int) -> Path:
+    for version, bindir in sorted(find_installations().items()):
+        if version >= major and (bindir / "pg_dump").is_file():
+            return bindir / "pg_dump"
+    raise AgentDDLError(f"--existing needs a local pg_dump of PostgreSQL {major} or newer (none found)")

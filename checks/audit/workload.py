@@ -1,0 +1,105 @@
+"""Indexes judged against the workload: drop one inside a transaction that is rolled
+back, re-plan every path, compare. Works on any server, no extension needed.
+
+An index is redundant for the workload when, without it, every path still passes with
+the same findings and a cost within COST_SLACK of its plan with the index. The same
+machinery tells which paths lose when an index goes (`drop_impact`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from agentddl.checks.audit.facts import read_catalog
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.plan import Catalog
+from agentddl.checks.audit.planning import PathResult, Planner
+from agentddl.checks.findings import Finding
+
+COST_SLACK = 1.10  # a plan 10% costlier (plus one page) without the index counts as "as good"
+
+
+@dataclass(frozen=True)
+class Impact:
+    index: str
+    lost: tuple[str, ...]  # paths that fail (or newly fail) without it
+    costlier: tuple[str, ...]  # paths that still pass but cost more than COST_SLACK
+
+
+def drop_impact(
+    conn: psycopg.Connection[Any],
+    planner: Planner,
+    paths: list[AuditPath],
+    index: str,
+    before: dict[str, PathResult],
+    catalog: Catalog,
+) -> Impact:
+    """Plan every path without `index` (dropped in a rolled-back transaction)."""
+    with conn.transaction(force_rollback=True):
+        _drop(conn, planner.model.schema, index, catalog)
+        without = read_catalog(conn, planner.model.schema)
+        after = planner.plan_all(conn, paths, analyze=False, catalog=without)
+    lost, costlier = [], []
+    for result in after:
+        earlier = before[result.path.name]
+        if _errors(result) - _errors(earlier):
+            lost.append(result.path.name)
+        elif result.plan and earlier.plan and result.plan.cost > earlier.plan.cost * COST_SLACK + 1:
+            costlier.append(result.path.name)
+    return Impact(index, tuple(lost), tuple(costlier))
+
+
+def _errors(result: PathResult) -> set[str]:
+    return {f.code for f in result.findings if f.is_error}
+
+
+def _drop(conn: psycopg.Connection[Any], schema: str, index: str, catalog: Catalog) -> None:
+    """DROP INDEX, or the constraint that owns it (CASCADE: FKs that need it go too)."""
+    if index in catalog.constraint_indexes:
+        table = catalog.index_table[index]
+        conn.execute(
+            sql.SQL("ALTER TABLE {}.{} DROP CONSTRAINT {} CASCADE").format(
+                sql.Identifier(schema), sql.Identifier(table), sql.Identifier(index)
+            )
+        )
+    else:
+        conn.execute(
+            sql.SQL("DROP INDEX {}.{} CASCADE").format(sql.Identifier(schema), sql.Identifier(index))
+        )
+
+
+def redundant_indexes(
+    conn: psycopg.Connection[Any],
+    planner: Planner,
+    paths: list[AuditPath],
+    before: dict[str, PathResult],
+    catalog: Catalog,
+) -> tuple[list[Finding], list[Impact]]:
+    """ADA110 for every index (not enforcing uniqueness) on a large table that the
+    workload does not miss (on a small table every plan is cheap: nothing to judge)."""
+    findings, impacts = [], []
+    for index in sorted(catalog.index_table):
+        if (
+            index in catalog.unique
+            or catalog.rows.get(catalog.index_table[index], 0.0) < planner.limits.large_rows
+        ):
+            continue  # uniqueness is a constraint, not a workload question
+        impact = drop_impact(conn, planner, paths, index, before, catalog)
+        impacts.append(impact)
+        if not impact.lost and not impact.costlier:
+            findings.append(
+                Finding(
+                    "ADA110",
+                    "redundant-for-workload",
+                    "warning",
+                    f"{catalog.schema}.{index}",
+                    f"Without {index} every access path plans as well (re-planned with the index "
+                    "dropped in a rolled-back transaction): it only costs writes and space.",
+                    f"drop {index} (DROP INDEX CONCURRENTLY), or add the path that needs it to the workload",
+                )
+            )
+    return findings, impacts

@@ -1,0 +1,24 @@
+-- Queries a team runs beside the generated ones (fixture for the audit tests).
+
+-- name: run_by_trace(trace_id)
+-- Find a run from a trace id seen in the tracing UI (no index leads with trace_id).
+-- example: trace_id = (SELECT trace_id FROM agent.runs ORDER BY run_id LIMIT 1)
+SELECT r.tenant_id, r.run_id, r.status
+FROM agent.runs AS r
+WHERE r.trace_id = :trace_id;
+
+-- name: recent_failures(kind)
+-- The newest failed runs of one kind, for an on-call dashboard.
+-- example: kind = 'research'
+SELECT r.tenant_id, r.run_id, r.finished_at
+FROM agent.runs AS r
+WHERE r.kind = :kind AND r.status = 'failed'
+ORDER BY r.finished_at DESC
+LIMIT 10;
+
+-- name: tenant_run(tenant_id, run_id)
+-- Served by the primary key.
+-- index: runs_pkey
+-- example: tenant_id = @run_tenant
+-- example: run_id = @run_id
+SELECT r.status FROM agent.runs AS r WHERE r.tenant_id = :tenant_id AND r.run_id = :run_id;

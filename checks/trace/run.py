@@ -43,6 +43,10 @@ def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOp
     files = load_migrations(paths, server.version)  # parse errors before any database work
     if options.load and options.model is None:
         raise AgentDDLError("--load runs the profile's queries: pass --profile (or leave the default schema)")
+    if options.rows and options.model is None:
+        raise AgentDDLError(
+            "--rows seeds a profile's schema: pass --profile (own tables: insert rows in --schema-sql)"
+        )
     with scratch_with_schema(
         server, options.model, options.schema_files, options.rows, options.progress
     ) as dsn:

@@ -13,6 +13,7 @@ import psycopg
 
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.install import install_schema
+from agentddl.checks.seed.load import seed_model
 from agentddl.checks.trace.source import load_migrations
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
@@ -32,14 +33,7 @@ def scratch_with_schema(
     dsn = server.create_database()
     try:
         _install(dsn, model, schema_files, server.version)
-        if rows:
-            if model is None:
-                raise AgentDDLError(
-                    "--rows seeds a profile's schema: pass --profile "
-                    "(own tables: insert rows in --schema-sql)"
-                )
-            from agentddl.checks.seed.load import seed_model
-
+        if rows and model is not None:
             seed_model(dsn, model, events=rows, progress=progress)
         yield dsn
     finally:

@@ -143,6 +143,7 @@ class _Worker:
         self.call("complete_attempt", **fence, lease_token=self.token, result=Jsonb({}))
 
     def step(self, claim: dict[str, Any], fence: dict[str, Any], seq: int) -> None:
+        """One agent step: its event, a heartbeat, a checkpoint every fifth step, two reads."""
         self.call(
             "append_event",
             **fence,
@@ -154,19 +155,7 @@ class _Worker:
         )
         self.call("heartbeat", **fence, lease_token=self.token, lease_seconds=300)
         if seq % 5 == 0:
-            self.call(
-                "save_checkpoint",
-                **fence,
-                seq=seq // 5,
-                parent_seq=(seq // 5 - 1) or None,
-                state_schema_version=1,
-                next_nodes=["next"],
-                completed_nodes=[],
-                payload=Jsonb({"s": seq}),
-                payload_ref=None,
-                payload_bytes=None,
-                payload_sha256=None,
-            )
+            self.checkpoint(fence, seq // 5)
         self.call("get_run", **self.tenant, run_id=claim["run_id"])
         self.call(
             "run_events",
@@ -175,6 +164,21 @@ class _Worker:
             run_created_at=claim["run_created_at"],
             after_seq=0,
             limit=10,
+        )
+
+    def checkpoint(self, fence: dict[str, Any], seq: int) -> None:
+        self.call(
+            "save_checkpoint",
+            **fence,
+            seq=seq,
+            parent_seq=(seq - 1) or None,
+            state_schema_version=1,
+            next_nodes=["next"],
+            completed_nodes=[],
+            payload=Jsonb({"s": seq}),
+            payload_ref=None,
+            payload_bytes=None,
+            payload_sha256=None,
         )
 
 

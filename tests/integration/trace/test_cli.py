@@ -154,3 +154,21 @@ def test_empty_traces_a_first_revision(
     assert code == 0 and len(statements) > 50  # type: ignore[arg-type]
     assert all(s["in_transaction"] and "error" not in s for s in statements)  # type: ignore[union-attr]
     assert report["findings"] == []  # everything it locks or rewrites, it created
+
+
+def test_rows_seed_the_profile_schema(
+    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from profiles import ROOT
+
+    profile = (
+        ROOT / "schemas" / "examples" / ("newest-engine.yaml" if trace_server.version >= 18 else "lease.yaml")
+    )
+    migration = FIXTURES / "profile" / "attempt_count_bigint.sql"
+    args = [str(migration), "--profile", str(profile), "--rows", "2000", "--dsn", trace_server.admin_dsn]
+    code, report = run_json(capsys, *args)
+    (statement,) = report["statements"]  # type: ignore[misc]
+    assert code == 1
+    assert "agent.runs" in statement["rewritten"] and "agent.runs_pkey" in statement["rewritten"]
+    (rewrite,) = [f for f in report["findings"] if f["code"] == "ADT101"]  # type: ignore[union-attr]
+    assert " (0 bytes here)" not in rewrite["message"]  # the seeded rows were there to copy

@@ -72,6 +72,8 @@ def run(dsn: str | None, profile: Path | None, schemas: list[str], output_format
     if output_format not in FORMATS:
         raise AgentDDLError(f"--format: must be one of {', '.join(FORMATS)}, not {output_format!r}")
     model = _model(profile)
+    if model is not None and len(schemas) > 1:
+        raise AgentDDLError("--profile verifies one schema: give at most one --schema")
     dsn = dsn or os.environ.get("AGENTDDL_DSN") or None
     if dsn is not None:
         result = verify_target(dsn, model, schemas)

@@ -56,9 +56,12 @@ class Mismatch:
 
 def mismatches(kind: str, declared: Shapes, live: Shapes) -> Iterator[Mismatch]:
     """Every declared object of `kind` that the live schema lacks, defines otherwise, or
-    holds but not validly."""
+    holds but not validly (on tables that exist: a missing table is one finding)."""
+    absent = set(missing_tables(declared, live))
     for name, shape in sorted(declared.objects.get(kind, {}).items()):
         table = declared.tables_of[kind][name]
+        if table in absent:
+            continue
         found = live.get(kind, name)
         if found is None:
             yield Mismatch(name, table, _missing(kind, shape, live))
@@ -66,6 +69,11 @@ def mismatches(kind: str, declared: Shapes, live: Shapes) -> Iterator[Mismatch]:
             yield Mismatch(name, table, "differs from the profile: " + "; ".join(differences(found, shape)))
         elif not live.valid[kind].get(name, True):
             yield Mismatch(name, table, "invalid" if kind == "indexes" else "not validated")
+
+
+def missing_tables(declared: Shapes, live: Shapes) -> list[str]:
+    """Declared tables the live schema doesn't have."""
+    return sorted(set(declared.objects.get("tables", {})) - set(live.objects.get("tables", {})))
 
 
 def _missing(kind: str, shape: Shape, live: Shapes) -> str:

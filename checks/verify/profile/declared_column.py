@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from agentddl.checks.verify.declared import DeclaredObjectsRule, Mismatch
+from collections.abc import Iterator
+
+from agentddl.checks.findings import Finding
+from agentddl.checks.verify.declared import (
+    DeclaredObjectsRule,
+    Mismatch,
+    live_shapes,
+    missing_tables,
+    reference_of,
+)
 from agentddl.checks.verify.shapes import Shapes
+from agentddl.checks.verify.types import Connection, VerifyContext
 
 
 class DeclaredColumn(DeclaredObjectsRule):
-    """A column the profile declares is missing, or differs in type, NOT NULL, default
-    or identity.
+    """A table or column the profile declares is missing, or a column differs in type,
+    NOT NULL, default or identity.
 
     ## What it does
     Compares every column of the reference installation's tables (the profile's
     schema.sql in a scratch database on the same server) with the live column: type
-    with modifiers, `NOT NULL`, default expression and identity.
+    with modifiers, `NOT NULL`, default expression and identity. A missing table is
+    one finding (its columns, indexes and constraints are not listed one by one).
 
     ## Why is this bad?
     `NOT NULL` on ownership columns (tenant, run) is an invariant: without it a row
@@ -43,6 +54,17 @@ class DeclaredColumn(DeclaredObjectsRule):
     severity = "error"
     kind = "columns"
     noun = "column"
+
+    def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
+        declared = reference_of(context).shapes
+        schema = context.schemas[0]
+        for table in missing_tables(declared, live_shapes(connection, context)):
+            yield self.finding(
+                f"{schema}.{table}",
+                f"table {schema}.{table} is missing: the runtime's queries on it fail.",
+                "create it (and its indexes, constraints, grants) from the profile's schema.sql",
+            )
+        yield from super().check(connection, context)
 
     def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
         column = mismatch.name.split(".", 1)[1]

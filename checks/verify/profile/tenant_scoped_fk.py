@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
+from agentddl.checks.verify.declared import live_shapes
+from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext
 
 
 class TenantScopedFk(Rule):
@@ -65,11 +66,16 @@ class TenantScopedFk(Rule):
     def applies(self, context: VerifyContext) -> bool:
         return context.model is not None and context.model.profile.tenancy.column is not None
 
+    def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
+        self._live_tables = set(live_shapes(connection, context).objects.get("tables", {}))
+        yield from super().check(connection, context)
+
     def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
         assert context.model is not None
         tenant = context.model.profile.tenancy.column
         schema = context.schemas[0]
-        owned = {t.name for t in context.model.tables if t.tenant_owned}
+        # a missing table is declared-column's finding
+        owned = {t.name for t in context.model.tables if t.tenant_owned} & self._live_tables
         parents = {t.name for t in context.model.tables if tenant in t.primary_key}
         for table in sorted(owned):
             keys = [row for row in rows if row["table_name"] == table and row["ref_table"] in parents]

@@ -143,3 +143,10 @@ def test_row_level_security_on_where_the_profile_has_none(default: Any) -> None:
 
 def test_a_renamed_schema_verifies_against_the_profile(default: Any) -> None:
     assert default.after("ALTER SCHEMA agent RENAME TO agent_live", group=None, schema="agent_live") == []
+
+
+def test_a_missing_table_is_one_finding(default: Any) -> None:
+    findings = default.after("DROP TABLE agent.outbox")
+    outbox = [f for f in findings if "outbox" in f.object]
+    assert [(f.code, f.object) for f in outbox] == [("ADV123", "agent.outbox")]
+    assert outbox[0].message == "table agent.outbox is missing: the runtime's queries on it fail."

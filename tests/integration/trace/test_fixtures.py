@@ -78,6 +78,8 @@ def check(trace: StatementTrace, kind: str, args: list[str]) -> None:
         assert args[0] not in trace.scanned, f"{where}: scanned {trace.scanned}"
     elif kind == "duration":  # at least MIN ms (a timeout), at most MAX (it did not wait it out)
         assert float(args[0]) <= trace.duration_ms <= float(args[1]), f"{where}: {trace.duration_ms} ms"
+    elif kind == "timeouts":  # lock_timeout, statement_timeout in force (ms)
+        assert (trace.lock_timeout_ms, trace.statement_timeout_ms) == (int(args[0]), int(args[1])), where
     elif kind == "error":
         assert trace.error is not None and trace.error.startswith(args[0]), f"{where}: error {trace.error}"
     else:

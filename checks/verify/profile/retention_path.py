@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
-from agentddl.generator.model import SchemaModel
+from agentddl.checks.verify.profile.partition_runway import BOUNDS_SQL
+from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch, session_settings
+from agentddl.generator.model import SchemaModel, Table
 
 TABLES_SQL = """
     SELECT c.relname AS table_name, c.relkind::text AS kind,
@@ -22,6 +23,9 @@ FUNCTION_SQL = """
     SELECT EXISTS (SELECT FROM pg_proc WHERE pronamespace = %(schema)s::regnamespace
                    AND proname = 'maintain_partitions') AS builtin,
            to_regclass('partman.part_config') IS NOT NULL AS partman
+"""
+CUTOFF_SQL = """
+    SELECT now() - %(keep)s * interval '1 second' - ('1 ' || %(unit)s)::interval AS cutoff
 """
 PARTMAN_SQL = """
     SELECT parent_table FROM partman.part_config WHERE retention IS NOT NULL
@@ -40,7 +44,8 @@ class RetentionPath(Rule):
     keeps a DEFAULT partition as a safety net and reports rows in it with
     `partman.check_default()`). For tables the
     profile expires by batched deletes (its `purge_*` access paths), requires the
-    valid index each batch finds its rows by.
+    valid index each batch finds its rows by. A partition wholly older than the
+    retention window plus one period is reported too: nothing is dropping them.
 
     ## Why is this bad?
     History that is meant to expire after 30 days grows without bound: disks fill,
@@ -82,6 +87,8 @@ class RetentionPath(Rule):
                 continue  # declared-column reports the missing table
             if table.partitioning is not None:
                 yield from self._partitioned(f"{schema}.{table.name}", row, context.model, managers, managed)
+                if row["kind"] == "p":
+                    yield from self._expired(connection, schema, table)
         yield from self._purges(schema, tables, context.model)
 
     def _partitioned(
@@ -101,6 +108,25 @@ class RetentionPath(Rule):
         if not uses_partman and not managers["builtin"]:
             yield self.finding(name, f"{name} expires by maintain_partitions(), which does not exist.",
                                "re-create maintain_partitions() from schema.sql and schedule it")
+
+    def _expired(self, connection: Connection, schema: str, table: Table) -> Iterator[Finding]:
+        """Partitions wholly older than retention plus one period: nothing is dropping them."""
+        assert table.partitioning is not None
+        part = table.partitioning
+        params = {"schema": schema, "table": table.name, "unit": part.granularity}
+        params["keep"] = str(part.retention_seconds)
+        with session_settings(connection, {"TimeZone": "UTC", "DateStyle": "ISO, YMD"}):
+            bounds = fetch(connection, BOUNDS_SQL, params)
+            cutoff = fetch(connection, CUTOFF_SQL, params)[0]["cutoff"]
+        for row in bounds:
+            if row["upper_bound"] <= cutoff:
+                yield self.finding(
+                    f"{schema}.{row['partition']}",
+                    f"{schema}.{row['partition']} ends {row['upper_bound']:%Y-%m-%d}, past the "
+                    f"{part.retention_seconds // 86400}-day retention of {schema}.{table.name}: "
+                    "nothing is dropping expired partitions.",
+                    "run the partition maintenance and check its schedule (PLAN.md)",
+                )
 
     def _purges(self, schema: str, tables: dict[str, Row], model: SchemaModel) -> Iterator[Finding]:
         for path in model.access_paths:

@@ -150,3 +150,13 @@ def test_a_missing_table_is_one_finding(default: Any) -> None:
     outbox = [f for f in findings if "outbox" in f.object]
     assert [(f.code, f.object) for f in outbox] == [("ADV123", "agent.outbox")]
     assert outbox[0].message == "table agent.outbox is missing: the runtime's queries on it fail."
+
+
+def test_a_partition_kept_past_retention_is_reported(default: Any) -> None:
+    findings = default.after(
+        "CREATE TABLE agent.events_p20200101 PARTITION OF agent.events "
+        "FOR VALUES FROM ('2020-01-01 00:00+00') TO ('2020-01-02 00:00+00')"
+    )
+    expired = named(findings, "ADV120")
+    assert list(expired) == ["agent.events_p20200101"]
+    assert "past the 30-day retention of agent.events" in expired["agent.events_p20200101"]

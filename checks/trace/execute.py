@@ -59,6 +59,7 @@ class Tracer:
         self.timed: list[Timed] = []
         self.failed = False
         self._names: dict[int, str] = {}
+        self._toast: set[int] = set()  # a lock on a TOAST table comes with its table's: not listed
 
     def run(self, files: list[MigrationFile]) -> list[Timed]:
         for migration in files:
@@ -194,6 +195,7 @@ class Tracer:
     def _remember(self, before: snapshot.Snapshot, after: snapshot.Snapshot) -> None:
         for snap in (before, after):
             self._names.update((oid, rel.name) for oid, rel in snap.relations.items())
+            self._toast.update(oid for oid, rel in snap.relations.items() if rel.kind == "t")
 
     def _fill(
         self,
@@ -224,14 +226,16 @@ class Tracer:
 
     def _strongest(self, locks: set[tuple[int, str]]) -> str | None:
         """The strongest of these locks on relations that existed before the migration."""
-        return strongest([mode for oid, mode in locks if self._names.get(oid) in self.sizes])
+        return strongest(
+            [mode for oid, mode in locks if self._names.get(oid) in self.sizes and oid not in self._toast]
+        )
 
     def _named(self, locks: set[tuple[int, str]]) -> list[HeldLock]:
         """One lock per relation of the user's schemas: the strongest mode held on it (the
         weaker ones add nothing a runtime query would notice), blocking what any of them block."""
         modes: dict[str, list[str]] = {}
         for oid, mode in locks:
-            if oid in self._names:
+            if oid in self._names and oid not in self._toast:
                 modes.setdefault(self._names[oid], []).append(mode)
         return [
             HeldLock(name, strongest(held) or held[0], _blocks(held)) for name, held in sorted(modes.items())

@@ -16,19 +16,24 @@ from typing import Any
 
 import psycopg
 
-_USER_RELATIONS = """
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'i', 'm', 'p', 'I')
+_USER_FILTER = """
+  c.relkind IN ('r', 'i', 'm', 'p', 'I')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
   AND n.nspname NOT LIKE 'pg\\_%temp\\_%'
 """
-RELATIONS_SQL = (
-    "SELECT c.oid::int8, n.nspname || '.' || c.relname, c.relkind::text, c.relfilenode::int8"
-    + _USER_RELATIONS
-)
+# User relations, and each table's TOAST table named after it ("agent.runs (toast)"): a
+# rewrite gives the TOAST table new storage too.
+RELATIONS_SQL = f"""
+SELECT c.oid::int8, n.nspname || '.' || c.relname, c.relkind::text, c.relfilenode::int8
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {_USER_FILTER}
+UNION ALL
+SELECT t.oid::int8, n.nspname || '.' || c.relname || ' (toast)', 't', t.relfilenode::int8
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_class t ON t.oid = c.reltoastrelid
+WHERE {_USER_FILTER}
+"""
 # Sizes open every relation (an AccessShareLock each, held to the end of a transaction):
 # read once before the migration, on a connection of their own, never inside it.
-SIZES_SQL = "SELECT n.nspname || '.' || c.relname, pg_relation_size(c.oid)" + _USER_RELATIONS
+SIZES_SQL = f"SELECT name, pg_relation_size(oid) FROM ({RELATIONS_SQL}) AS r(oid, name, kind, filenode)"
 OWN_LOCKS_SQL = """
 SELECT l.relation::int8, l.mode FROM pg_locks l
 WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.granted

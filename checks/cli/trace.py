@@ -77,6 +77,8 @@ def trace_command(
     from agentddl.checks.trace.judge import Limits
     from agentddl.checks.trace.run import TraceOptions
 
+    if empty and profile is not None:
+        raise AgentDDLError("--empty and --profile: choose one (an empty database, or the profile's schema)")
     for path in schema_sql or []:
         if not path.is_file():
             raise AgentDDLError(f"--schema-sql {path}: no such file")

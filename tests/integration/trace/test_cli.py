@@ -98,6 +98,7 @@ def test_an_alembic_revision(
             [str(FIXTURES / "01_create_index.sql"), "--schema-sql", "nope.sql"],
             "--schema-sql nope.sql: no such file",
         ),
+        ([str(FIXTURES / "01_create_index.sql"), "--empty", "--profile", "x.yaml"], "--empty and --profile"),
         (
             [str(FIXTURES / "01_create_index.sql"), "--dsn", "postgresql://agentddl@127.0.0.1:1/postgres"],
             "cannot connect to PostgreSQL at 127.0.0.1:1/postgres",

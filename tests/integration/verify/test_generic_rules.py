@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from agentddl.checks.harness import PostgresServer
-from agentddl.checks.verify import generic_findings
+from agentddl.checks.verify import generic_findings, invalid_indexes
 from agentddl.checks.verify.registry import rules_in_group
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -57,3 +57,17 @@ def test_every_generic_rule_has_a_breaking_and_a_clean_fixture() -> None:
         codes = [{e[0] for e in expected(f)} for f in files]
         assert any(rule.code in c for c in codes), f"{rule.name}: no fixture breaks it"
         assert any(rule.code not in c for c in codes), f"{rule.name}: no fixture keeps it"
+
+
+def test_a_failed_concurrent_index_build_leaves_an_invalid_index(pg_server_latest: PostgresServer) -> None:
+    with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA s; CREATE TABLE s.ops (id int PRIMARY KEY, k text)")
+        conn.execute("INSERT INTO s.ops VALUES (1, 'a'), (2, 'a')")
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute("CREATE UNIQUE INDEX CONCURRENTLY ops_k_key ON s.ops (k)")
+        assert [(f.code, f.object, f.severity) for f in invalid_indexes(conn, "s")] == [
+            ("ADV104", "s.ops_k_key", "error")
+        ]
+        conn.execute("DELETE FROM s.ops WHERE id = 2")
+        conn.execute("REINDEX INDEX CONCURRENTLY s.ops_k_key")
+        assert invalid_indexes(conn, "s") == []

@@ -48,7 +48,11 @@ def _verify(
     reference = build_reference(server, model) if model is not None else None
     with _connect(dsn) as connection:
         context = make_context(connection, schemas, model, reference)
-        findings = run_rules(connection, context)
+        try:
+            findings = run_rules(connection, context)
+        except psycopg.Error as error:  # e.g. no USAGE on a schema a rule reads
+            first = (str(error).strip().splitlines() or [""])[0]
+            raise AgentDDLError(f"reading the catalog of {describe_dsn(dsn)} failed: {first}") from error
     about: dict[str, Any] = {
         "database": "embedded scratch database (the profile's schema.sql, just installed)"
         if installed

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
 import pytest
 from profiles import example_profiles, with_version
+
+from agentddl.checks import alembic_run
+from agentddl.checks.verify import make_context, run_rules
+from agentddl.checks.verify.reference import build_reference
+from agentddl.generator.model import derive
+from agentddl.generator.render.alembic import render_revision
 
 PROFILES = example_profiles()
 # pg_partman exists only for Debian's PostgreSQL 15 here: tested on its own.
@@ -160,3 +167,14 @@ def test_a_partition_kept_past_retention_is_reported(default: Any) -> None:
     expired = named(findings, "ADV120")
     assert list(expired) == ["agent.events_p20200101"]
     assert "past the 30-day retention of agent.events" in expired["agent.events_p20200101"]
+
+
+def test_the_alembic_revision_verifies_clean(pg_servers: Any, profile_major: int | None) -> None:
+    profile = with_version(PROFILES["default"], profile_major) if profile_major else PROFILES["default"]
+    model = derive(profile)
+    server = pg_servers.get(profile_major)
+    reference = build_reference(server, model)
+    with server.scratch_database() as dsn:
+        alembic_run.upgrade(render_revision(model), dsn)
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            assert run_rules(connection, make_context(connection, None, model, reference)) == []

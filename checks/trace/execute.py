@@ -60,6 +60,9 @@ class Tracer:
         self.failed = False
         self._names: dict[int, str] = {}
         self._toast: set[int] = set()  # a lock on a TOAST table comes with its table's: not listed
+        # With --load, a bare statement's scans (shared counters) are only those of tables it
+        # was seen locking: a statement cannot read a table it holds no lock on.
+        self.shared_with_workload = False
 
     def run(self, files: list[MigrationFile]) -> list[Timed]:
         for migration in files:
@@ -166,14 +169,18 @@ class Tracer:
             self.failed = True
             return
         after = snapshot.take(conn)
-        scans = snapshot.shared_scans_after(conn, self.version, before.scans)
-        self._remember(before, after)
-        self._fill(trace, timed, before, after, snapshot.scanned(before.scans, scans))
         seen = {
             (oid, mode)
             for oid, mode, granted in self.watcher.locks_between(timed.start, timed.end)
             if granted
         }
+        scanned = snapshot.scanned(
+            before.scans, snapshot.shared_scans_after(conn, self.version, before.scans)
+        )
+        if self.shared_with_workload:  # the shared counters count the workload's scans too
+            scanned = [oid for oid in scanned if oid in {locked for locked, _mode in seen}]
+        self._remember(before, after)
+        self._fill(trace, timed, before, after, scanned)
         trace.locks = self._named(seen)
         trace.strongest_lock = self._strongest(seen)
         trace.lock_held_ms = trace.duration_ms if trace.strongest_lock else 0.0

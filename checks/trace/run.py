@@ -80,6 +80,7 @@ def _under_load(
     result: TraceResult,
 ) -> list[Timed]:
     assert options.model is not None
+    tracer.shared_with_workload = True
     workload = Workload(dsn, options.model, connections=options.connections)
     workload.start()
     try:

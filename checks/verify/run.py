@@ -18,6 +18,13 @@ WHERE nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
   AND nspname NOT LIKE 'pg\\_temp\\_%%' AND nspname NOT LIKE 'pg\\_toast\\_temp\\_%%'
   AND NOT EXISTS (SELECT FROM pg_depend AS d WHERE d.classid = 'pg_namespace'::regclass
                   AND d.objid = pg_namespace.oid AND d.deptype = 'e')
+  -- an extension's own schema (e.g. partman): its tables are the extension's business
+  AND NOT (EXISTS (SELECT FROM pg_extension AS e WHERE e.extnamespace = pg_namespace.oid)
+           AND NOT EXISTS (SELECT FROM pg_class AS c WHERE c.relnamespace = pg_namespace.oid
+                           AND c.relkind IN ('r', 'p')
+                           AND NOT EXISTS (SELECT FROM pg_depend AS d
+                                           WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                                             AND d.deptype = 'e')))
 ORDER BY nspname
 """
 
@@ -40,7 +47,7 @@ def make_context(
 ) -> VerifyContext:
     """The context for `schemas` (default: the model's schema, else every user schema)."""
     chosen = tuple(schemas) if schemas else ((model.schema,) if model else user_schemas(connection))
-    present = set(user_schemas(connection))
+    present = {row["nspname"] for row in fetch(connection, "SELECT nspname FROM pg_namespace")}
     missing = [s for s in chosen if s not in present]
     if missing:
         raise AgentDDLError(f"schema {', '.join(missing)} not found in the database")

@@ -79,7 +79,7 @@ def render_findings(
     header lines to text); `rules` fill the SARIF driver."""
     ordered = sorted_findings(findings)
     if fmt == "text":
-        render_text(ordered, out, tool=tool, extra=extra)
+        render_text(ordered, out, tool=tool, extra=extra, rules=rules)
     elif fmt == "json":
         json.dump(json_document(ordered, tool=tool, extra=extra), out, indent=2, ensure_ascii=False)
         out.write("\n")
@@ -91,10 +91,17 @@ def render_findings(
 
 
 def render_text(
-    findings: Sequence[Finding], out: TextIO, *, tool: str, extra: Mapping[str, Any] | None = None
+    findings: Sequence[Finding],
+    out: TextIO,
+    *,
+    tool: str,
+    extra: Mapping[str, Any] | None = None,
+    rules: Sequence[RuleInfo] = (),
 ) -> None:
-    """One block per finding (severity, code, [name], object, message, fix), then a summary."""
+    """One block per finding (severity, code, [name], object, message, fix, and the rule's
+    docs when `rules` link them), then a summary."""
     console = Console(file=out, highlight=False, soft_wrap=True)
+    docs = {rule.code: rule.help_uri for rule in rules if rule.help_uri}
     for key, value in (extra or {}).items():
         if value is None:
             continue
@@ -104,6 +111,7 @@ def render_text(
         console.print(
             f"[{_STYLE[f.severity]}]{f.severity}[/] {f.code} [bold]\\[{escape(f.name)}][/bold] "
             f"{escape(f.object)}\n  {escape(f.message)}\n  fix: {escape(f.fix)}"
+            + (f"\n  docs: {escape(docs[f.code])}" if f.code in docs else "")
         )
     counts = summary_counts(findings)
     if not findings:

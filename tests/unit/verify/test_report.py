@@ -26,7 +26,7 @@ def test_text_lists_errors_first_with_fix_and_summary() -> None:
     assert text.index("ADV104") < text.index("ADV103")
     assert "error ADV104 [invalid-index] agent.ops_key" in text
     assert "No query uses [it]." in text  # rich markup in messages is escaped, not eaten
-    assert "fix: REINDEX it" in text
+    assert "fix: REINDEX it\n  docs: docs/verify/invalid-index.md" in text
     assert text.rstrip().endswith("verify: 1 error(s), 1 warning(s), 0 info.")
 
 

@@ -4,14 +4,8 @@ to the majors it names among 15 and 18 (else to what it names)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 
-import psycopg
 import pytest
 
 from agentddl.checks.harness import PostgresServer
@@ -36,41 +30,3 @@ def _majors() -> tuple[int | None, ...]:
 def trace_server(request: pytest.FixtureRequest, pg_servers: object) -> PostgresServer:
     server: PostgresServer = pg_servers.get(request.param)  # type: ignore[attr-defined]
     return server
-
-
-@dataclass(frozen=True)
-class Blocker:
-    """A session that opens a transaction `start` seconds in, runs `sql` in it (keeping its
-    locks) and commits at `end` seconds."""
-
-    start: float
-    end: float
-    sql: str
-
-
-@contextlib.contextmanager
-def holding(dsn: str, blockers: list[Blocker]) -> Iterator[None]:
-    """Run the block while the blockers hold their locks. Those starting at 0 have their
-    locks before the block begins; the others start in their own threads."""
-    began = time.monotonic()
-    threads = []
-    for blocker in blockers:
-        conn = psycopg.connect(dsn)
-        if blocker.start == 0:
-            conn.execute(blocker.sql.encode())
-        threads.append(threading.Thread(target=_hold, args=(conn, blocker, began), daemon=True))
-    for thread in threads:
-        thread.start()
-    try:
-        yield
-    finally:
-        for thread in threads:
-            thread.join()
-
-
-def _hold(conn: psycopg.Connection[object], blocker: Blocker, began: float) -> None:
-    with conn:
-        if blocker.start > 0:
-            time.sleep(max(0.0, began + blocker.start - time.monotonic()))
-            conn.execute(blocker.sql.encode())
-        time.sleep(max(0.0, began + blocker.end - time.monotonic()))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import Blocker, holding  # tests/integration/trace/conftest.py
+from trace_blockers import Blocker, holding
 
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.trace.run import TraceOptions, trace_migrations

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from agentddl.checks.findings import Finding
 from agentddl.checks.report import RuleInfo, rule_info, sorted_findings
+from agentddl.checks.verify.reference import Reference
 from agentddl.checks.verify.registry import all_rules, rules_in_group
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext, fetch
 from agentddl.generator.errors import AgentDDLError
@@ -43,7 +44,7 @@ def make_context(
     connection: Connection,
     schemas: Sequence[str] | None = None,
     model: SchemaModel | None = None,
-    reference: object = None,
+    reference: Reference | None = None,
 ) -> VerifyContext:
     """The context for `schemas` (default: the model's schema, else every user schema)."""
     chosen = tuple(schemas) if schemas else ((model.schema,) if model else user_schemas(connection))

@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import psycopg
 from psycopg.rows import dict_row
 
 from agentddl.checks.findings import Finding, Severity
 from agentddl.generator.model import SchemaModel
+
+if TYPE_CHECKING:
+    from agentddl.checks.verify.reference import Reference
 
 Group = Literal["generic", "profile"]
 Row = dict[str, Any]
@@ -34,7 +37,7 @@ class VerifyContext:
     # one (a schema for 16 can't lean on a 17 feature even when verified on 18)
     target_version: int
     model: SchemaModel | None = None
-    reference: Any = field(default=None, compare=False)  # reference.Reference
+    reference: Reference | None = field(default=None, compare=False)  # what --profile declares
     cache: dict[str, Any] = field(default_factory=dict, compare=False)  # per-run memo
 
     @property

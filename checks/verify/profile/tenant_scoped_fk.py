@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from agentddl.checks.findings import Finding
 from agentddl.checks.verify.declared import live_shapes
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext
+from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
 
 
 class TenantScopedFk(Rule):
@@ -67,15 +67,15 @@ class TenantScopedFk(Rule):
         return context.model is not None and context.model.profile.tenancy.column is not None
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
-        self._live_tables = set(live_shapes(connection, context).objects.get("tables", {}))
-        yield from super().check(connection, context)
+        # a missing table is declared-column's finding, not this rule's
+        live = set(live_shapes(connection, context).objects.get("tables", {}))
+        yield from self._findings(fetch(connection, self.query, context.params), context, live)
 
-    def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
+    def _findings(self, rows: Sequence[Row], context: VerifyContext, live: set[str]) -> Iterator[Finding]:
         assert context.model is not None
         tenant = context.model.profile.tenancy.column
         schema = context.schemas[0]
-        # a missing table is declared-column's finding
-        owned = {t.name for t in context.model.tables if t.tenant_owned} & self._live_tables
+        owned = {t.name for t in context.model.tables if t.tenant_owned} & live
         parents = {t.name for t in context.model.tables if tenant in t.primary_key}
         for table in sorted(owned):
             keys = [row for row in rows if row["table_name"] == table and row["ref_table"] in parents]

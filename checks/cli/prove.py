@@ -52,7 +52,9 @@ def prove_command(
     strategy: Annotated[
         list[str] | None, typer.Option("--strategy", help="Lock strategy to prove (repeat; 'all').")
     ] = None,
-    scenario: Annotated[list[str] | None, typer.Option("--scenario", help="Only this scenario (repeat).")] = None,
+    scenario: Annotated[
+        list[str] | None, typer.Option("--scenario", help="Only this scenario (repeat).")
+    ] = None,
     lease_seconds: Annotated[int, typer.Option("--lease-seconds", help="Lease of the crash scenarios.")] = 2,
     queries: Annotated[
         Path | None, typer.Option("--queries", help="A queries.sql to prove instead of the rendered one.")
@@ -62,7 +64,9 @@ def prove_command(
 ) -> None:
     """Install the schema (or use --existing), drive it with real worker processes that run
     only the named queries, and report each scenario as held or broken."""
-    arguments = Arguments(profile, dsn, workers, runs, existing, strategy or [], scenario or [], lease_seconds)
+    arguments = Arguments(
+        profile, dsn, workers, runs, existing, strategy or [], scenario or [], lease_seconds
+    )
     run(arguments, queries, seed, output_format, sys.stdout)
 
 

@@ -26,6 +26,9 @@ class Journal:
         self.slot = slot
         self.scenario = ""
 
+    def close(self) -> None:
+        os.close(self._fd)
+
     def write(self, kind: str, **fields: Any) -> None:
         line = {"kind": kind, "scenario": self.scenario, "slot": self.slot, "at": time.monotonic(), **fields}
         os.write(self._fd, (json.dumps(line, default=str) + "\n").encode())

@@ -12,6 +12,7 @@ class ProveOptions:
     lease_seconds: int = 2  # short, so a killed worker's lease expires (by time) within seconds
     seed: int = 0  # crash points, inputs and orders are drawn from it
     scenarios: tuple[str, ...] = ()  # empty: all
+    stall: float | None = None  # seconds without progress that mean stuck; None: from the lease
 
     @property
     def crash_runs(self) -> int:
@@ -41,4 +42,4 @@ class ProveOptions:
     def stall_seconds(self) -> float:
         """Nothing moved for this long: what is left is stuck (a lease must have expired
         and been taken over well within it)."""
-        return max(6.0, 3.0 * self.lease_seconds + 3.0)
+        return self.stall if self.stall is not None else max(6.0, 3.0 * self.lease_seconds + 3.0)

@@ -1,6 +1,8 @@
 """The coordinator's side of the workers: N processes started with multiprocessing's
 "spawn" context (fresh interpreters, nothing inherited but what is pickled), fed Tasks
-through pipes, replaced when they die.
+through pipes, replaced when they die. A pool outlives one database: `configure` points
+every worker at a database and queries.sql, `release` disconnects them, so proving
+several schemas (strategies, weakened variants) starts the processes once.
 
 `run` hands each slot a task and waits until every slot has answered. Meanwhile it
 watches: a dead worker (SIGKILL) is counted and replaced by a new process, which gets
@@ -21,6 +23,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from agentddl.checks.prove.worker import Task, WorkerSetup, serve
+from agentddl.generator.errors import AgentDDLError
 
 GRACE_SECONDS = 30.0  # after stop: how long workers get to answer before they are killed
 
@@ -58,26 +61,51 @@ class Watch:
 
 
 class Pool:
-    def __init__(self, setup: WorkerSetup, size: int) -> None:
+    def __init__(self, size: int) -> None:
         self._mp = multiprocessing.get_context("spawn")
-        self.setup = setup
+        self.setup: WorkerSetup | None = None
         self.stop = self._mp.Event()
         self.go = self._mp.Event()
         self.spawned = 0
         self.slots = {slot: self._spawn(slot) for slot in range(size)}
 
+    @property
+    def size(self) -> int:
+        return len(self.slots)
+
     def _spawn(self, slot: int) -> _Slot:
         parent, child = self._mp.Pipe()
         process = self._mp.Process(
-            target=serve,
-            args=(self.setup, slot, child, self.stop, self.go),
-            name=f"agentddl-prove-{slot}",
-            daemon=True,
+            target=serve, args=(slot, child, self.stop, self.go), name=f"agentddl-prove-{slot}", daemon=True
         )
         process.start()
         child.close()
         self.spawned += 1
+        if self.setup is not None:  # a replacement joins the current database (its ack is skipped)
+            parent.send(self.setup)
         return _Slot(process, parent)
+
+    def configure(self, setup: WorkerSetup) -> None:
+        """Point every worker at `setup`'s database and queries; wait until all connected."""
+        self.setup = setup
+        self._broadcast(setup, "configured")
+
+    def release(self) -> None:
+        """Every worker disconnects (before its database is dropped)."""
+        self.setup = None
+        self._broadcast(("release",), "released")
+
+    def _broadcast(self, message: Any, ack: str) -> None:
+        for entry in self.slots.values():
+            entry.conn.send(message)
+        for slot, entry in self.slots.items():
+            if not entry.conn.poll(120):
+                raise AgentDDLError(f"prove worker {slot} did not answer")
+            kind, body = entry.conn.recv()
+            if kind != ack:
+                raise AgentDDLError(
+                    f"prove worker {slot} could not start: {str(body).strip().splitlines()[-1]}"
+                )
 
     def run(self, tasks: Mapping[int, Task], watch: Watch | None = None) -> Dispatch:
         watch = watch or Watch()
@@ -115,6 +143,8 @@ class Pool:
                 run.replace(slot, pending)
             return
         kind, body = message
+        if kind in ("configured", "released"):
+            return
         if kind == "ready":
             ready.add(slot)
             if len(ready) >= expected:

@@ -54,7 +54,8 @@ def _totals(report: ProveReport) -> str:
     words = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in totals.items() if k != "seconds")
     held = sum(1 for s in report.scenarios if s.held)
     verdict = "every scenario held" if report.held else f"{len(report.scenarios) - held} scenarios BROKEN"
-    return f"totals: {words}; {totals['seconds']} s, {throughput} runs/s. {verdict} ({held}/{len(report.scenarios)})"
+    verdict += f" ({held}/{len(report.scenarios)})"
+    return f"totals: {words}; {totals['seconds']} s, {throughput} runs/s. {verdict}"
 
 
 WRITERS = {"text": write_text, "json": write_json}

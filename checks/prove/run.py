@@ -3,10 +3,11 @@ processes, and the scenarios one after another; the report."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveOptions
@@ -35,19 +36,22 @@ def prove(
     strategies: Sequence[LockStrategy] = (),
     queries_text: str | None = None,
     on_result: Progress | None = None,
+    pool: Pool | None = None,
 ) -> ProveReport:
     """Prove the profile's schema (one variant per strategy; none given: the profile's
-    own). queries_text: a queries.sql to run instead of the rendered one."""
+    own). queries_text: a queries.sql to run instead of the rendered one. pool: worker
+    processes to run on (reused across calls; its size is the number of workers)."""
     options = options or ProveOptions()
     _validate(options, existing, strategies)
     started = time.monotonic()
     results: list[ScenarioResult] = []
     servers: set[int] = set()
-    for strategy in strategies or (profile.lock_strategy,):
-        model = derive(profile.model_copy(update={"lock_strategy": strategy}))
-        with prove_database(model, dsn, existing) as (database, major):
-            servers.add(major)
-            results += prove_model(database, model, options, queries_text, on_result)
+    with _pool(pool, options) as workers:
+        for strategy in strategies or (profile.lock_strategy,):
+            model = derive(profile.model_copy(update={"lock_strategy": strategy}))
+            with prove_database(model, dsn, existing) as (database, major):
+                servers.add(major)
+                results += prove_model(database, model, options, workers, queries_text, on_result)
     run = {
         "profile": profile.name,
         "strategies": [s.value for s in strategies or (profile.lock_strategy,)],
@@ -71,23 +75,38 @@ def _validate(options: ProveOptions, existing: bool, strategies: Sequence[LockSt
         raise AgentDDLError("--existing proves the one schema in the database: pass one --strategy at most")
 
 
+@contextlib.contextmanager
+def _pool(pool: Pool | None, options: ProveOptions) -> Iterator[Pool]:
+    if pool is not None:
+        if pool.size != options.workers:
+            raise AgentDDLError(f"a pool of {pool.size} workers cannot run --workers {options.workers}")
+        yield pool
+        return
+    pool = Pool(options.workers)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
 def prove_model(
     dsn: str,
     model: SchemaModel,
     options: ProveOptions,
+    pool: Pool,
     queries_text: str | None = None,
     on_result: Progress | None = None,
 ) -> list[ScenarioResult]:
     """Every selected scenario against the schema `model` describes, in database `dsn`."""
     text = render_queries(model) if queries_text is None else queries_text
-    load_queries(model, text)  # a queries.sql that does not parse fails here, once
+    _parse(model, text)
     results = []
     with tempfile.TemporaryDirectory(prefix="agentddl-prove-") as journal_dir:
         observer = Observer(dsn, model)
-        setup = WorkerSetup(dsn, model, text, journal_dir, options.lease_seconds, options.seed)
-        pool = Pool(setup, options.workers)
         try:
-            tenants = observer.create_tenants(TENANTS)
+            pool.configure(WorkerSetup(dsn, model, text, journal_dir, options.lease_seconds, options.seed))
+            # under row-level security each worker serves one tenant: every tenant needs a worker
+            tenants = observer.create_tenants(min(TENANTS, options.workers))
             for name in options.scenarios or SCENARIOS:
                 ctx = ScenarioContext(name, model, pool, observer, options, journal_dir, tenants)
                 result = importlib.import_module(f"agentddl.checks.prove.scenarios.{name}").run(ctx)
@@ -96,7 +115,15 @@ def prove_model(
                 if on_result:
                     on_result(result)
         finally:
-            pool.close()
+            pool.release()
             observer.cleanup()
             observer.close()
     return results
+
+
+def _parse(model: SchemaModel, text: str) -> None:
+    """A queries.sql that does not load fails here, once, not in every worker."""
+    try:
+        load_queries(model, text)
+    except Exception as error:  # aiosql raises its own SQLParseException and others
+        raise AgentDDLError(f"queries.sql does not load: {error}") from error

@@ -135,8 +135,9 @@ def resume_point(w: WorkerContext, claim: Row) -> int:
     return int(last)
 
 
-def complete(w: WorkerContext, claim: Row, message: bool = True) -> bool:
-    """complete_attempt and (message) its outbox message, in one transaction."""
+def complete(w: WorkerContext, claim: Row, message: bool = False) -> bool:
+    """complete_attempt and (message) the run's outbox message, in one transaction. Only the
+    outbox scenario sends messages: the others' would wait for a relay that never comes."""
     rt = w.runtime(tenant_of(w, claim))
     done = rt.call("complete_attempt", **fence(w, claim), result=Jsonb({"by": claim["fencing_token"]}))
     if done is None:
@@ -157,7 +158,7 @@ def complete(w: WorkerContext, claim: Row, message: bool = True) -> bool:
 
 
 def work_run(
-    w: WorkerContext, claim: Row, steps: int, message: bool = True, crash_step: int | None = None
+    w: WorkerContext, claim: Row, steps: int, message: bool = False, crash_step: int | None = None
 ) -> str:
     """Resume the claimed run and work it to the end: completed, lease_lost or error.
     crash_step: the step (steps + 1: the completion) where the task's crash point is."""
@@ -183,7 +184,7 @@ def pause(seconds: float) -> None:
 
 
 def drain(
-    w: WorkerContext, tenant: Any | None, steps: int, message: bool = True, crash_step: int | None = None
+    w: WorkerContext, tenant: Any | None, steps: int, message: bool = False, crash_step: int | None = None
 ) -> dict[str, int]:
     """Poll and work runs until the coordinator says stop; counts of what happened."""
     counts: dict[str, int] = {"claims": 0, "empty_polls": 0}

@@ -122,18 +122,42 @@ class WorkerContext:
         return result
 
 
-def serve(setup: WorkerSetup, slot: int, pipe: Connection, stop: Event, go: Event) -> None:
-    """The worker process's main loop: run tasks until the coordinator sends None."""
-    worker = WorkerContext(setup, slot, pipe, stop, go)
+def serve(slot: int, pipe: Connection, stop: Event, go: Event) -> None:
+    """The worker process's main loop until the coordinator sends None: a WorkerSetup
+    (connect to that database with those queries; acknowledged), a Task (run it; its
+    result or failure goes back), or ("release",) (disconnect)."""
+    worker: WorkerContext | None = None
     while True:
         try:
-            task = pipe.recv()
+            message = pipe.recv()
         except EOFError:
             return
-        if task is None:
+        if message is None:
             return
+        if isinstance(message, WorkerSetup) or message == ("release",):
+            worker = _reconfigure(worker, message, slot, pipe, stop, go)
+            continue
+        assert worker is not None, "a task before any setup"
         try:
-            pipe.send(("result", worker.run(task)))
+            pipe.send(("result", worker.run(message)))
         except Exception:  # a worker bug or an unexpected server error: the coordinator reports it
             pipe.send(("failed", traceback.format_exc(limit=8)))
         worker.reconnect_if_broken()
+
+
+def _reconfigure(
+    worker: WorkerContext | None, message: Any, slot: int, pipe: Connection, stop: Event, go: Event
+) -> WorkerContext | None:
+    if worker is not None:
+        worker.conn.close()
+        worker.journal.close()
+    if not isinstance(message, WorkerSetup):
+        pipe.send(("released", None))
+        return None
+    try:
+        worker = WorkerContext(message, slot, pipe, stop, go)
+    except Exception:
+        pipe.send(("failed", traceback.format_exc(limit=4)))
+        return None
+    pipe.send(("configured", None))
+    return worker

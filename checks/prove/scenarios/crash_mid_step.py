@@ -29,7 +29,8 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     runs = ctx.observer.start_runs(
         NAME, ((ctx.rng.choice(ctx.tenants), {"steps": STEPS}) for _ in range(ctx.options.crash_runs))
     )
-    plan = [(ctx.rng.choice(CRASH_POINTS), ctx.rng.randint(1, STEPS)) for _ in range(ctx.options.crashes)]
+    points = [CRASH_POINTS[n % len(CRASH_POINTS)] for n in range(ctx.options.crashes)]  # each point
+    plan = [(point, ctx.rng.randint(1, STEPS)) for point in ctx.rng.sample(points, len(points))]
     remaining = list(plan)
 
     def next_task(slot: int) -> Task:

@@ -180,10 +180,10 @@ def _delete_tenant(ctx: ScenarioContext, tenant: Any, others: tuple[Any, ...]) -
     column = sql.Identifier(ctx.model.profile.tenancy.column or "")
     # restrict refuses the delete; cascade must not
     with ctx.observer.as_role("owner"), contextlib.suppress(psycopg.Error):
-            ctx.observer.conn.execute(
-                sql.SQL("DELETE FROM {} WHERE {} = %s").format(ctx.observer.table("tenants"), column),
-                [tenant],
-            )
+        ctx.observer.conn.execute(
+            sql.SQL("DELETE FROM {} WHERE {} = %s").format(ctx.observer.table("tenants"), column),
+            [tenant],
+        )
     after = _counts(ctx, tenant)
     wanted = [0] * len(before) if ctx.model.profile.tenancy.on_tenant_delete == "cascade" else before
     mismatches = sum(1 for got, want in zip(after, wanted, strict=True) if got != want)

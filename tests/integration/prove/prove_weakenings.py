@@ -1,0 +1,233 @@
+"""Deliberately weakened schemas and queries, so each prove scenario is shown to fail.
+
+A Weakening takes one guarantee away, the way a careless migration or a hand edit of
+queries.sql would: DDL run after the schema is installed, and/or edits to named queries
+of the rendered queries.sql. An edit names its query and the exact text it removes or
+replaces; if that text is not in the query (the generator changed), applying it fails
+instead of silently proving an intact schema "broken".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+from agentddl.checks.install import install_schema
+from agentddl.generator.model import SchemaModel
+from agentddl.generator.render.queries import render_queries
+
+
+@dataclass(frozen=True)
+class Edit:
+    query: str  # the named query it changes
+    old: str  # text in that query (every occurrence is replaced); a pattern if regex
+    new: str = ""
+    regex: bool = False
+
+
+@dataclass(frozen=True)
+class Weakening:
+    name: str
+    scenario: str  # the scenario that must report it broken
+    expect: tuple[str, ...] = ()  # counts of which one at least must be > 0 (the right reason)
+    ddl: tuple[str, ...] = ()  # run after install; {schema} is the schema
+    edits: tuple[Edit, ...] = ()
+
+    def install(self, model: SchemaModel, dsn: str) -> str:
+        """Install the schema into `dsn`, weaken it; return the (weakened) queries.sql."""
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            install_schema(conn, model)
+            for statement in self.ddl:
+                conn.execute(sql.SQL(statement).format(schema=sql.Identifier(model.schema)))
+        return edit_queries(render_queries(model), self.edits)
+
+
+def edit_queries(text: str, edits: tuple[Edit, ...]) -> str:
+    blocks = re.split(r"(?m)^(?=-- name: )", text)
+    for edit in edits:
+        index = next(i for i, b in enumerate(blocks) if re.match(rf"-- name: {edit.query}\b", b))
+        found = re.search(edit.old, blocks[index], re.S) if edit.regex else edit.old in blocks[index]
+        if not found:
+            raise AssertionError(f"weakening: {edit.old!r} is not in query {edit.query}")
+        if edit.regex:
+            blocks[index] = re.sub(edit.old, edit.new, blocks[index], flags=re.S)
+        else:
+            blocks[index] = blocks[index].replace(edit.old, edit.new)
+    return "".join(blocks)
+
+
+def _guards_off(*edits: tuple[str, str]) -> tuple[Edit, ...]:
+    return tuple(Edit("claim_run", old, new) for old, new in edits)
+
+
+CLAIM_BROKEN = ("double_claims", "duplicate_effects")
+NO_ONE_ACTIVE = "DROP INDEX {schema}.attempts_one_active_key"
+# claim_run without what keeps a second worker off a run, per strategy, and the
+# one-active-attempt index dropped: a claim race must see double claims.
+CLAIM_GUARDS_OFF = {
+    "skip_locked": Weakening(
+        "claim without SKIP LOCKED, recheck or one-active index",
+        "claim_race",
+        CLAIM_BROKEN,
+        (NO_ONE_ACTIVE,),
+        _guards_off(("    FOR UPDATE SKIP LOCKED\n", ""), ("        AND r.status = 'queued'\n", "")),
+    ),
+    "optimistic": Weakening(
+        "claim without compare-and-set or one-active index",
+        "claim_race",
+        CLAIM_BROKEN,
+        (NO_ONE_ACTIVE,),
+        _guards_off(("        AND r.status = 'queued'\n", ""), ("        AND r.version = k.version\n", "")),
+    ),
+    "advisory": Weakening(
+        "claim without advisory lock, compare-and-set or one-active index",
+        "claim_race",
+        CLAIM_BROKEN,
+        (NO_ONE_ACTIVE,),
+        _guards_off(
+            ("pg_try_advisory_xact_lock(hashtextextended(o.run_id::text, 0))", "true"),
+            ("        AND r.status = 'queued'\n", ""),
+            ("        AND r.version = k.version\n", ""),
+        ),
+    ),
+    "lease": Weakening(
+        "lease claim without one-active index, attempt key or run recheck",
+        "claim_race",
+        CLAIM_BROKEN,
+        (NO_ONE_ACTIVE, "ALTER TABLE {schema}.attempts DROP CONSTRAINT attempts_pkey"),
+        _guards_off(
+            ("        AND r.status = 'queued'\n        AND r.fencing_token = a.fencing_token - 1\n", ""),
+        ),
+    ),
+}
+
+# aiosql refuses a declared parameter the query no longer uses: a removed check keeps
+# its parameter, in a condition that is always true.
+FENCE = "a.fencing_token = CAST(:fencing_token AS bigint)\n    AND r.fencing_token = a.fencing_token"
+ALWAYS_FENCED = "CAST(:fencing_token AS bigint) IS NOT NULL"
+ANY_TENANT = "CAST(:tenant_id AS text) IS NOT NULL AND "
+NO_TENANT = (
+    Edit("get_run", "r.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("latest_checkpoint", "k.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("run_events", "e.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("run_operations", "o.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("save_checkpoint", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("append_event", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
+)
+RLS_TABLES = ("tenants", "runs", "attempts", "checkpoints", "events", "operations", "outbox")
+
+WEAKENINGS = (
+    Weakening(
+        "leases expire only after a day (a reaper someone must run)",
+        "crash_mid_step",
+        ("stuck_runs",),
+        edits=(
+            Edit(
+                "expire_leases", "a.lease_expires_at < now()", "a.lease_expires_at < now() - interval '1 day'"
+            ),
+        ),
+    ),
+    Weakening(
+        "fencing check removed from history and operation writes",
+        "stale_writer",
+        ("stale_writes_accepted",),
+        edits=(
+            Edit("save_checkpoint", FENCE, ALWAYS_FENCED),
+            Edit("append_event", FENCE, ALWAYS_FENCED),
+            Edit("reserve_operation", FENCE, ALWAYS_FENCED),
+            Edit("complete_operation", "o.fencing_token = CAST(:fencing_token AS bigint)", ALWAYS_FENCED),
+        ),
+    ),
+    Weakening(
+        "idempotency unique key dropped",
+        "idempotency",
+        ("duplicate_effects",),
+        (
+            "ALTER TABLE {schema}.operations DROP CONSTRAINT operations_pkey",
+            "CREATE INDEX operations_key_idx ON {schema}.operations (tenant_id, idempotency_key)",
+        ),
+        (
+            Edit(
+                "reserve_operation",
+                r"ON CONFLICT \(tenant_id, idempotency_key\) DO UPDATE.*?(?=RETURNING)",
+                "ON CONFLICT DO NOTHING\n",
+                regex=True,
+            ),
+        ),
+    ),
+    Weakening(
+        "input hash not compared",
+        "idempotency",
+        ("conflicts_missed",),
+        edits=(
+            Edit(
+                "reserve_operation",
+                "o.input_hash = CAST(:input_hash AS bytea) AS same_input",
+                "true AS same_input",
+            ),
+        ),
+    ),
+    Weakening(
+        "outbox acknowledged when claimed, before delivery",
+        "outbox",
+        ("lost_outbox",),
+        edits=(
+            Edit(
+                "relay_claim",
+                "delivery_attempts = m.delivery_attempts + 1\n",
+                "delivery_attempts = m.delivery_attempts + 1, delivered_at = now()\n",
+            ),
+        ),
+    ),
+    Weakening(
+        "a crashed relay's claim never lapses",
+        "outbox",
+        ("lost_outbox",),
+        edits=(Edit("relay_claim", "OR m.claimed_until < now()", "OR false"),),
+    ),
+    Weakening(
+        "tenant predicate removed from reads and fenced writes",
+        "tenant_isolation",
+        ("probe_leaks",),
+        edits=NO_TENANT,
+    ),
+    Weakening(
+        "tenant deletion restricted where the profile says cascade",
+        "tenant_isolation",
+        ("deletion_mismatches",),
+        (
+            "ALTER TABLE {schema}.runs DROP CONSTRAINT runs_tenant_fkey",
+            "ALTER TABLE {schema}.runs ADD CONSTRAINT runs_tenant_fkey FOREIGN KEY (tenant_id) "
+            "REFERENCES {schema}.tenants (tenant_id) ON DELETE RESTRICT",
+        ),
+    ),
+    Weakening(
+        "version check removed from transition_run",
+        "version_races",
+        ("stale_writes_accepted",),
+        edits=(
+            Edit(
+                "transition_run",
+                "r.version = CAST(:expected_version AS bigint)",
+                "CAST(:expected_version AS bigint) IS NOT NULL",
+            ),
+        ),
+    ),
+    Weakening(
+        "transition guard trigger dropped",
+        "version_races",
+        ("forbidden_accepted",),
+        ("DROP TRIGGER runs_transition_guard ON {schema}.runs",),
+    ),
+)
+
+# On the row-level security profile: the policies switched off.
+RLS_OFF = Weakening(
+    "row-level security disabled",
+    "tenant_isolation",
+    ("raw_sql_leaks",),
+    tuple(f"ALTER TABLE {{schema}}.{table} DISABLE ROW LEVEL SECURITY" for table in RLS_TABLES),
+)

@@ -1,0 +1,57 @@
+"""Every scenario reports a deliberately weakened schema or queries.sql as broken, for
+the right reason (the count that names the damage is not zero). The schema is installed
+into a scratch database, weakened (prove_weakenings), and proven in place (--existing)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from conftest import WORKERS
+from profiles import example_profiles, with_strategy, with_version
+from prove_weakenings import CLAIM_GUARDS_OFF, RLS_OFF, WEAKENINGS, Weakening
+
+from agentddl.checks.harness import PostgresServer
+from agentddl.checks.prove import Pool, ProveOptions, prove
+from agentddl.generator.model import derive
+from agentddl.generator.profile import LockStrategy, Profile
+
+PROFILES = example_profiles()
+# A short stall is safe here: it can only end a weakened run sooner, and what is left
+# unfinished then counts against the weakened schema, never for it.
+OPTIONS = ProveOptions(workers=WORKERS, runs=30, lease_seconds=1, stall=3.0)
+# Where a broken race shows in some races only: enough of them that missing every one
+# is far less likely than one in a million.
+SCALE = {"version_races": replace(OPTIONS, runs=400)}
+
+
+def assert_broken(server: PostgresServer, pool: Pool, profile: Profile, weakening: Weakening) -> None:
+    profile = with_version(profile, server.version)
+    options = replace(SCALE.get(weakening.scenario, OPTIONS), scenarios=(weakening.scenario,))
+    with server.scratch_database() as dsn:
+        queries = weakening.install(derive(profile), dsn)
+        report = prove(profile, options=options, dsn=dsn, existing=True, queries_text=queries, pool=pool)
+    (result,) = report.scenarios
+    assert not result.held, f"{weakening.name}: reported held: {result.counts}"
+    assert any(result.counts.get(key) for key in weakening.expect), (weakening.name, result.counts)
+
+
+@pytest.mark.parametrize("weakening", WEAKENINGS, ids=lambda w: f"{w.scenario}:{w.name}")
+def test_a_weakened_schema_is_reported_broken(
+    pg_server_latest: PostgresServer, prove_pool: Pool, weakening: Weakening
+) -> None:
+    assert_broken(pg_server_latest, prove_pool, PROFILES["default"], weakening)
+
+
+@pytest.mark.parametrize("strategy", list(LockStrategy), ids=lambda s: s.value)
+def test_a_claim_without_its_guards_is_reported_broken(
+    pg_server_latest: PostgresServer, prove_pool: Pool, strategy: LockStrategy
+) -> None:
+    profile = with_strategy(PROFILES["default"], strategy)
+    assert_broken(pg_server_latest, prove_pool, profile, CLAIM_GUARDS_OFF[strategy.value])
+
+
+def test_row_level_security_switched_off_is_reported_broken(
+    pg_server_latest: PostgresServer, prove_pool: Pool
+) -> None:
+    assert_broken(pg_server_latest, prove_pool, PROFILES["newest-engine"], RLS_OFF)

@@ -11,6 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from profiles import with_version
 
 from agentddl.checks.findings import Finding
 from agentddl.checks.install import install_schema
@@ -60,12 +61,13 @@ class Installed:
 
 @pytest.fixture(scope="module")
 def install(pg_servers: Any) -> Iterator[Any]:
-    """install(profile, major) -> Installed; databases dropped after the module."""
+    """install(profile, major) -> Installed (the profile at the server's major); databases
+    dropped after the module."""
     opened: list[tuple[Any, str, psycopg.Connection[Any]]] = []
 
     def make(profile: Profile, major: int | None) -> Installed:
         server = pg_servers.get(major)
-        model = derive(profile)
+        model = derive(with_version(profile, server.version))  # the profile tuned for this major
         dsn = server.create_database()
         connection = psycopg.connect(dsn, autocommit=True)
         opened.append((server, dsn, connection))

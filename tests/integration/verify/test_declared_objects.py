@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from profiles import example_profiles, with_version
+from profiles import example_profiles
 from psycopg import sql
 
 from agentddl.generator.model import SchemaModel
@@ -40,8 +40,7 @@ def removals(model: SchemaModel, triggers: dict[str, str]) -> Iterator[tuple[str
 
 
 def test_removing_any_declared_object_fails_naming_it(install: Any, profile_major: int | None) -> None:
-    profile = with_version(DEFAULT, profile_major) if profile_major else DEFAULT
-    db = install(profile, profile_major)
+    db = install(DEFAULT, profile_major)
     assert db.findings() == []
     triggers = db.reference.shapes.tables_of["triggers"]
     assert triggers, "the default profile declares triggers"

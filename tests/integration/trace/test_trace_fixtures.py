@@ -63,6 +63,8 @@ def check(trace: StatementTrace, kind: str, args: list[str]) -> None:
     where = f"line {trace.line}: {trace.sql!r}"
     if kind == "lock":
         assert modes.get(args[0]) == args[1], f"{where}: locks {modes}"
+    elif kind == "no-lock":  # nothing at all on it (the tracer's own reads lock nothing either)
+        assert args[0] not in modes, f"{where}: locks {modes}"
     elif kind == "waited":
         assert (args[0], args[1]) in {(k.relation, k.mode) for k in trace.waited_for}, (
             f"{where}: {trace.waited_for}"

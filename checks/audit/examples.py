@@ -108,10 +108,12 @@ def read_samples(conn: psycopg.Connection[Any], model: SchemaModel) -> Samples:
         "checkpoints.parent_seq": run["last_checkpoint"] or None,
     }
     scope = values.get("hot_tenant")
-    values["parent_run_id"] = _one(cur, _PARENT, model, tenant, scope)
-    values["after_id"] = _one(cur, _CURSOR, model, tenant, scope)
-    values["idempotency_key"] = _one(cur, _OPERATION, model, tenant, run["tenant"])
-    values["message_id"] = _one(cur, _MESSAGE, model, tenant, run["tenant"])
+    # at small volume the hot tenant may have no tree or history: a key that is absent
+    # still plans the same lookup
+    values["parent_run_id"] = _one(cur, _PARENT, model, tenant, scope, default=run["run_id"])
+    values["after_id"] = _one(cur, _CURSOR, model, tenant, scope, default=0)
+    values["idempotency_key"] = _one(cur, _OPERATION, model, tenant, run["tenant"], default="audit-absent")
+    values["message_id"] = _one(cur, _MESSAGE, model, tenant, run["tenant"], default=run["run_id"])
     now: datetime = _one(cur, "SELECT now()", model, tenant)
     values |= {"window_start": now - timedelta(hours=1), "window_end": now}
     return Samples(values)
@@ -132,8 +134,10 @@ ORDER BY (SELECT count(*) FROM {s}.events AS e WHERE {match_e}
 LIMIT 1"""
 _PARENT = """SELECT r.parent_run_id FROM {s}.runs AS r WHERE r.parent_run_id IS NOT NULL {scope_r}
 GROUP BY {t_r_comma} r.parent_run_id ORDER BY count(*) DESC, r.parent_run_id LIMIT 1"""
+# a reader a little behind: 500 events (at most half the tenant's) before the newest
 _CURSOR = """SELECT e.event_id FROM {s}.events AS e WHERE true {scope_e}
-ORDER BY e.event_id DESC OFFSET 500 LIMIT 1"""
+ORDER BY e.event_id DESC
+OFFSET least(500, (SELECT count(*) / 2 FROM {s}.events AS e WHERE true {scope_e})) LIMIT 1"""
 _OPERATION = """SELECT o.idempotency_key FROM {s}.operations AS o WHERE true {scope_o}
 ORDER BY o.created_at DESC LIMIT 1"""
 _MESSAGE = "SELECT m.message_id FROM {s}.outbox AS m WHERE true {scope_m} ORDER BY m.created_at DESC LIMIT 1"
@@ -155,6 +159,9 @@ def _compose(template: str, model: SchemaModel, tenant: str | None) -> sql.Compo
     return sql.SQL(template).format(**parts)
 
 
+_REQUIRED = object()
+
+
 def _row(
     cur: Any, template: str, model: SchemaModel, tenant: str | None, scope: object = None
 ) -> dict[str, Any]:
@@ -167,5 +174,18 @@ def _row(
     return dict(row)
 
 
-def _one(cur: Any, template: str, model: SchemaModel, tenant: str | None, scope: object = None) -> Any:
-    return next(iter(_row(cur, template, model, tenant, scope).values()))
+def _one(
+    cur: Any,
+    template: str,
+    model: SchemaModel,
+    tenant: str | None,
+    scope: object = None,
+    default: object = _REQUIRED,
+) -> Any:
+    cur.execute(_compose(template, model, tenant), {"scope": scope})
+    row = cur.fetchone()
+    if row is None and default is not _REQUIRED:
+        return default
+    if row is None:
+        raise AgentDDLError("audit: the seeded data has no row for an example; seed more rows (--rows)")
+    return next(iter(dict(row).values()))

@@ -17,6 +17,7 @@ WHERE n.nspname = %(schema)s AND c.relkind IN ('r', 'p', 'i', 'I')
 """
 _INDEXES = """
 SELECT ic.relname AS index, tc.relname AS table, x.indisunique AS is_unique,
+    (SELECT am.amname FROM pg_am AS am WHERE am.oid = ic.relam) = 'brin' AS lossy,
     EXISTS (SELECT FROM pg_constraint AS k WHERE k.conindid = x.indexrelid
             AND k.contype IN ('p', 'u', 'x')) AS backs_constraint,
     ARRAY(SELECT CASE WHEN k.attnum = 0 THEN '(expression)' ELSE a.attname END
@@ -49,12 +50,12 @@ def read_catalog(conn: psycopg.Connection[Any], schema: str) -> Catalog:
 
     rows: dict[str, float] = {}
     partitions: dict[str, int] = {}
-    for name, kind, count, parent in relations:
-        if kind in ("r", "p"):
-            rows[name] = rows.get(name, 0.0) + float(count)
-            if parent:
-                top = root(name)
-                rows[top] = rows.get(top, 0.0) + float(count)
+    for name, kind, count, parent in relations:  # an index's size is its entries
+        rows[name] = rows.get(name, 0.0) + float(count)
+        if parent:
+            top = root(name)
+            rows[top] = rows.get(top, 0.0) + float(count)
+            if kind in ("r", "p"):
                 partitions[top] = partitions.get(top, 0) + 1
     indexes = conn.execute(_INDEXES, params).fetchall()
     roots = {index: root(index) for index, *_ in indexes}
@@ -65,7 +66,8 @@ def read_catalog(conn: psycopg.Connection[Any], schema: str) -> Catalog:
         partitions=partitions,
         partition_key={name: tuple(key) for name, key in conn.execute(_PARTITION_KEYS, params).fetchall()},
         index_table={roots[i]: root(t) for i, t, *_ in indexes},
-        index_columns={roots[i]: tuple(cols) for i, _, _, _, cols in indexes},
-        unique=frozenset(roots[i] for i, _, u, _, _ in indexes if u),
-        constraint_indexes=frozenset(roots[i] for i, _, _, b, _ in indexes if b),
+        index_columns={roots[i]: tuple(cols) for i, _, _, _, _, cols in indexes},
+        unique=frozenset(roots[i] for i, _, u, _, _, _ in indexes if u),
+        constraint_indexes=frozenset(roots[i] for i, _, _, _, b, _ in indexes if b),
+        lossy=frozenset(roots[i] for i, _, _, lossy, _, _ in indexes if lossy),
     )

@@ -26,9 +26,15 @@ class Thresholds:
 
 def judge(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> list[Finding]:
     findings = [f for scan in plan.scans if (f := _seq_scan(path, scan, catalog, limits))]
+    findings += [f for scan in plan.scans if (f := _unselective(path, scan, catalog, limits))]
     findings += _sorts(path, plan, catalog, limits)
     findings += _pruning(path, plan, catalog)
     findings += [_skip_scan(path, s) for s in plan.scans if s.skip_scan and s.executed]
+    findings += [
+        _full_index(path, s, catalog, limits)
+        for s in plan.scans
+        if s.full_index and s.executed and catalog.rows.get(s.index or "", 0.0) >= limits.large_rows
+    ]  # small partial: fine
     declared = _declared(path, plan, catalog, limits)
     return findings + ([declared] if declared else [])
 
@@ -51,6 +57,29 @@ def _seq_scan(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds)
     )
 
 
+def _unselective(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding | None:
+    """An index on a large table that hands over far more rows than the path keeps: it
+    matched only a prefix (a tenant, a status) and the rest is filtered row by row."""
+    size = catalog.rows.get(scan.relation, 0.0)
+    fetched = scan.fetched
+    if fetched is None or not scan.executed or size < limits.large_rows:
+        return None
+    if fetched < limits.large_rows or fetched < UNSELECTIVE_RATIO * max(scan.rows, 1.0):
+        return None
+    return Finding(
+        "ADA108",
+        "unselective-index-scan",
+        "error",
+        path.name,
+        f"{path.name} reads ~{fetched:,.0f} index entries of {catalog.schema}.{scan.table} to keep "
+        f"~{scan.rows:,.0f}: the index matches only a prefix of the path's predicate.",
+        "extend the index with the columns the filter checks (equality first)",
+    )
+
+
+UNSELECTIVE_RATIO = 20  # entries read per row kept
+
+
 def _sorts(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> list[Finding]:
     large = {t for t, rows in catalog.rows.items() if rows >= limits.large_rows}
     return [
@@ -69,8 +98,12 @@ def _sorts(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresho
 
 
 def _pruning(path: AuditPath, plan: PlanSummary, catalog: Catalog) -> list[Finding]:
-    """A path that names a partition key must not read every partition."""
-    findings = []
+    """A path that compares a partition key must not read every partition. Judged on
+    executed plans only: partitions pruned at run time (a key from a join or CTE) show as
+    never executed under ANALYZE, while a plain plan lists them all."""
+    findings: list[Finding] = []
+    if plan.actual_ms is None:
+        return findings
     for table, total in catalog.partitions.items():
         keys = catalog.partition_key.get(table, ())
         if total < 2 or not any(_compares(path.sql, k) for k in keys):
@@ -117,6 +150,18 @@ def _skip_scan(path: AuditPath, scan: Scan) -> Finding:
         path.name,
         f"{path.name} uses {scan.index} as a skip scan (PostgreSQL 18): its condition leaves the "
         f"leading column free, so it descends once per distinct leading value{searches}.",
+        "lead an index with the path's equality columns",
+    )
+
+
+def _full_index(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding:
+    return Finding(
+        "ADA109",
+        "full-index-scan",
+        "error",
+        path.name,
+        f"{path.name} reads all of {scan.index} on {catalog.schema}.{scan.table}: its condition leaves "
+        "the leading column free, so before PostgreSQL 18 every entry is checked.",
         "lead an index with the path's equality columns",
     )
 

@@ -3,9 +3,10 @@
 Pure functions over the plan document. Partitions and partition indexes are mapped to
 their parent table / parent index (the catalog facts come in as a `Catalog`), so a
 finding names agent.events, not agent.events_p20261201. Version-aware where the plan's
-meaning changed: on PostgreSQL 18 a B-tree Index Scan whose condition does not
-constrain the index's leading column is a skip scan (one descent per distinct leading
-value, "Index Searches" under ANALYZE), not a selective range read.
+meaning changed: a B-tree Index Scan whose condition does not constrain the index's
+leading column is, on PostgreSQL 18, a skip scan (one descent per distinct leading value,
+"Index Searches" under ANALYZE) and, before 18, a read of the whole index; neither is
+the selective range read the node's name suggests.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class Catalog:
     """What plan reading needs from pg_catalog for the audited schema."""
 
     schema: str
-    rows: dict[str, float]  # relation -> estimated rows (partitioned tables: sum of partitions)
+    rows: dict[str, float]  # table or index -> estimated rows / entries (partitioned: sum of partitions)
     parent: dict[str, str]  # partition or partition index -> its root table / root index
     partitions: dict[str, int]  # partitioned table -> number of partitions
     partition_key: dict[str, tuple[str, ...]]  # partitioned table -> key columns
@@ -32,6 +33,7 @@ class Catalog:
     index_columns: dict[str, tuple[str, ...]]  # root index -> key columns ("(expr)" for expressions)
     unique: frozenset[str] = frozenset()  # root indexes that enforce uniqueness
     constraint_indexes: frozenset[str] = frozenset()  # root indexes backing a PK/unique/exclusion
+    lossy: frozenset[str] = frozenset()  # root indexes whose bitmaps are page ranges (BRIN)
 
     def root(self, name: str) -> str:
         return self.parent.get(name, name)
@@ -49,7 +51,9 @@ class Scan:
     filter: str
     executed: bool  # False when ANALYZE shows it never ran (runtime pruning)
     searches: int | None = None  # PostgreSQL 18 "Index Searches" (ANALYZE)
-    skip_scan: bool = False
+    skip_scan: bool = False  # 18+: the leading column is free, the scan skips through its values
+    full_index: bool = False  # before 18: the leading column is free, every entry is read
+    fetched: float | None = None  # index entries read before the filter, where the plan tells
 
 
 @dataclass(frozen=True)
@@ -142,12 +146,31 @@ def _scan(node: dict[str, Any], catalog: Catalog, version: int) -> Scan:
         filter=node.get("Filter", ""),
         executed=node.get("Actual Loops", 1) != 0,
         searches=int(searches) if searches is not None else None,
-        skip_scan=version >= 18 and _is_skip_scan(node, index, catalog),
+        skip_scan=version >= 18 and _leading_free(node, index, catalog),
+        full_index=version < 18 and _leading_free(node, index, catalog),
+        fetched=_fetched(node, catalog),
     )
 
 
-def _is_skip_scan(node: dict[str, Any], index: str | None, catalog: Catalog) -> bool:
-    """A B-tree scan whose condition leaves the index's leading column free."""
+def _fetched(node: dict[str, Any], catalog: Catalog) -> float | None:
+    """Rows an index hands over before filtering: a bitmap's B-tree index scans (their
+    intersection is at most the smallest), or under ANALYZE rows returned plus rows
+    removed by the filter. None when the plan can't tell (or a BRIN bitmap is lossy)."""
+    if node["Node Type"] == "Bitmap Heap Scan":
+        leaves = [n for n in _walk(node) if n["Node Type"] == "Bitmap Index Scan"]
+        if not leaves or any(catalog.root(n.get("Index Name", "")) in catalog.lossy for n in leaves):
+            return None
+        rows = [float(n["Plan Rows"]) for n in leaves]
+        anded = any(n["Node Type"] == "BitmapAnd" for n in _walk(node))
+        return min(rows) if anded or len(rows) == 1 else sum(rows)
+    if node["Node Type"] in ("Index Scan", "Index Only Scan") and "Rows Removed by Filter" in node:
+        return float(node.get("Actual Rows", 0)) + float(node["Rows Removed by Filter"])
+    return None
+
+
+def _leading_free(node: dict[str, Any], index: str | None, catalog: Catalog) -> bool:
+    """A B-tree scan whose condition leaves the index's leading column free: on 18 a skip
+    scan, before 18 a walk over the whole index checking the condition on each entry."""
     if node["Node Type"] not in INDEX_NODES or index is None:
         return False
     columns = catalog.index_columns.get(index, ())

@@ -67,6 +67,15 @@ RULES = (
         "ADA107", "path-not-plannable", "error", "The path could not be planned with its example values."
     ),
     RuleInfo(
+        "ADA108", "unselective-index-scan", "error", "An index hands over far more rows than the path keeps."
+    ),
+    RuleInfo(
+        "ADA109",
+        "full-index-scan",
+        "error",
+        "Before PostgreSQL 18: a B-tree read whole (leading column free).",
+    ),
+    RuleInfo(
         "ADA110", "redundant-for-workload", "warning", "Dropping the index leaves every path's plan as good."
     ),
     RuleInfo("ADA111", "unused-index", "warning", "No path's plan and no constraint uses the index."),

@@ -98,9 +98,10 @@ def _with_baseline(result: AuditResult, request: AuditRequest) -> AuditResult:
 
 def copy_schema(server: PostgresServer, source_dsn: str, target_dsn: str, schema: str) -> None:
     """The schema's DDL (pg_dump --schema-only, no data) from the user's database into
-    the scratch one, with a local pg_dump at least as new as the server."""
+    the scratch one, with a local pg_dump at least as new as the server. Grants come
+    along (the paths run as their production roles, which live in the same cluster)."""
     dump = _pg_dump(server.version)
-    command = [str(dump), "--schema-only", "--no-owner", "--no-privileges", f"--schema={schema}", source_dsn]
+    command = [str(dump), "--schema-only", "--no-owner", f"--schema={schema}", source_dsn]
     try:
         done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
     except subprocess.CalledProcessError as error:

@@ -8,7 +8,7 @@ machinery tells which paths lose when an index goes (`drop_impact`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -28,6 +28,7 @@ class Impact:
     index: str
     lost: tuple[str, ...]  # paths that fail (or newly fail) without it
     costlier: tuple[str, ...]  # paths that still pass but cost more than COST_SLACK
+    after: dict[str, PathResult] = field(default_factory=dict, compare=False, repr=False)
 
 
 def drop_impact(
@@ -50,7 +51,7 @@ def drop_impact(
             lost.append(result.path.name)
         elif result.plan and earlier.plan and result.plan.cost > earlier.plan.cost * COST_SLACK + 1:
             costlier.append(result.path.name)
-    return Impact(index, tuple(lost), tuple(costlier))
+    return Impact(index, tuple(lost), tuple(costlier), {r.path.name: r for r in after})
 
 
 def _errors(result: PathResult) -> set[str]:

@@ -22,3 +22,9 @@ LIMIT 10;
 -- example: tenant_id = @run_tenant
 -- example: run_id = @run_id
 SELECT r.status FROM agent.runs AS r WHERE r.tenant_id = :tenant_id AND r.run_id = :run_id;
+
+-- name: run_without_tenant(run_id)
+-- A run looked up by id alone: every index on runs leads with tenant_id
+-- (PostgreSQL 18 can skip-scan the primary key; earlier versions scan the table).
+-- example: run_id = @run_id
+SELECT r.status FROM agent.runs AS r WHERE r.run_id = :run_id;

@@ -1,0 +1,246 @@
+"""`agentddl audit` on real PostgreSQL: the default schema at 1,000,000 events passes every
+access path; dropping any declared index fails the paths it serves; users' queries with
+an unindexed predicate get a finding and (PostgreSQL 15 + hypopg) a verified suggestion;
+plans read on 15, 16 and 18 (skip scans on 18); baseline regression; the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from profiles import example_profiles, with_version
+
+from agentddl.checks.audit.baseline import baseline_document, compare
+from agentddl.checks.audit.examples import read_samples
+from agentddl.checks.audit.facts import read_catalog
+from agentddl.checks.audit.judge import Thresholds
+from agentddl.checks.audit.planning import Planner, example_params
+from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
+from agentddl.checks.audit.session import audit_paths
+from agentddl.checks.audit.workload import drop_impact
+from agentddl.checks.cli.main import main
+from agentddl.checks.install import install_schema
+from agentddl.checks.seed import seed_model
+from agentddl.generator.model import SchemaModel, derive
+
+HERE = Path(__file__).parent
+USER_QUERIES = HERE / "user_queries.sql"
+DEFAULT = example_profiles()["default"]
+ROOT_PROFILE = HERE.parent.parent.parent / "schemas" / "default.yaml"
+
+
+class Seeded:
+    """One seeded database, audited once; tests share it (seeding is the slow part)."""
+
+    def __init__(self, server: Any, events: int, files: tuple[Path, ...] = ()) -> None:
+        self.server = server
+        self.model: SchemaModel = derive(with_version(DEFAULT, server.version))
+        self.dsn = server.create_database()
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            install_schema(conn, self.model)
+        self.stats = seed_model(self.dsn, self.model, events)
+        self.paths = audit_paths(self.model, files)
+        self.conn = psycopg.connect(self.dsn)
+        hypopg = server.has_extension("hypopg")
+        self.result: AuditResult = audit_database(
+            self.conn, self.model, self.paths, AuditOptions(hypopg=hypopg)
+        )
+
+    def path(self, name: str) -> Any:
+        return next(r for r in self.result.paths if r.path.name == name)
+
+    def close(self) -> None:
+        self.conn.close()
+        self.server.drop_database(self.dsn)
+
+
+def _seeded(pg_servers: Any, version: int, events: int, files: tuple[Path, ...] = ()) -> Iterator[Seeded]:
+    seeded = Seeded(pg_servers.get(version), events, files)
+    try:
+        yield seeded
+    finally:
+        seeded.close()
+
+
+@pytest.fixture(scope="module")
+def at_volume(pg_servers: Any) -> Iterator[Seeded]:
+    """The default profile on its engine (16) at 1,000,000 events."""
+    yield from _seeded(pg_servers, DEFAULT.engine.version, 1_000_000)
+
+
+@pytest.fixture(scope="module")
+def on_15(pg_servers: Any) -> Iterator[Seeded]:
+    yield from _seeded(pg_servers, 15, 200_000, (USER_QUERIES,))
+
+
+@pytest.fixture(scope="module")
+def on_18(pg_servers: Any) -> Iterator[Seeded]:
+    yield from _seeded(pg_servers, 18, 200_000, (USER_QUERIES,))
+
+
+def test_default_schema_at_a_million_events_passes_every_access_path(at_volume: Seeded) -> None:
+    result = at_volume.result
+    assert at_volume.stats.rows["events"] == 1_000_000
+    assert result.passed, [f for f in result.findings if f.is_error]
+    planned = [r for r in result.paths if r.plan is not None]
+    assert {r.path.name for r in result.paths} >= {p.name for p in at_volume.model.access_paths}
+    assert len(planned) >= len(at_volume.model.access_paths) - 2  # all but the catalog work
+    claim = at_volume.path("claim_run")
+    assert claim.plan.main_node("runs") == "Index Scan using runs_claim_idx on runs"
+    assert claim.plan.actual_ms is not None  # EXPLAIN ANALYZE ran (and was rolled back)
+    assert not [f for f in result.hygiene if f.severity != "info"], result.hygiene
+
+
+def test_audit_rolls_back_what_it_ran(at_volume: Seeded) -> None:
+    """claim_run, expire_leases, purge_* really ran under ANALYZE; nothing stayed."""
+    rows = at_volume.conn.execute("SELECT count(*) FROM agent.runs WHERE status = 'queued'").fetchone()
+    assert rows is not None and rows[0] > 0
+    claimed = at_volume.conn.execute("SELECT count(*) FROM agent.attempts WHERE worker_id = 'audit-worker'")
+    assert claimed.fetchone() == (0,)
+
+
+# Losses the plans alone can't show at this volume: the index is the FK target /
+# uniqueness guard and the primary key plans the same lookups as cheaply, or outbox is
+# small (500 rows at 1,000,000 events) and read whole. The audit still fails them (ADA105).
+PLANS_EQUALLY_WITHOUT = {
+    "runs_identity_key",
+    "attempts_one_active_key",
+    "outbox_pending_idx",
+    "outbox_run_idx",
+    "outbox_delivered_idx",
+}
+PLAN_ERRORS = {"ADA101", "ADA102", "ADA103", "ADA106", "ADA107", "ADA108", "ADA109"}
+
+
+def test_dropping_any_declared_index_fails_the_paths_it_serves(at_volume: Seeded) -> None:
+    """Every declared index is dropped in turn (inside a rolled-back transaction) and
+    every path re-planned: the paths declaring it fail, and the audit names them; for
+    all but PLANS_EQUALLY_WITHOUT the plans themselves get worse (a plan error, or 3x cost)."""
+    conn, model = at_volume.conn, at_volume.model
+    catalog = read_catalog(conn, model.schema)
+    planner = _planner(at_volume)
+    before = {r.path.name: r for r in planner.plan_all(conn, at_volume.paths, analyze=False, catalog=catalog)}
+    invisible = set()
+    for index in model.indexes:
+        declaring = {p.name for p in at_volume.paths if p.declared == index.name}
+        assert declaring, f"{index.name} is declared for no path"
+        impact = drop_impact(conn, planner, at_volume.paths, index.name, before, catalog)
+        assert declaring <= set(impact.lost), (index.name, impact)
+        for name in declaring:
+            missing = {f.code for f in impact.after[name].findings if f.is_error}
+            assert "ADA105" in missing or "ADA107" in missing, (index.name, name, missing)
+        if not any(_worse(before[n], impact.after[n]) for n in declaring):
+            invisible.add(index.name)
+    assert invisible <= PLANS_EQUALLY_WITHOUT, invisible
+    assert read_catalog(conn, model.schema).index_table == catalog.index_table  # all rolled back
+
+
+def _worse(before: Any, after: Any) -> bool:
+    if {f.code for f in after.findings} & PLAN_ERRORS:
+        return True
+    return bool(after.plan and before.plan and after.plan.cost >= 3 * before.plan.cost)
+
+
+def _planner(seeded: Seeded) -> Any:
+    params = example_params(seeded.conn, seeded.model, seeded.paths, read_samples(seeded.conn, seeded.model))
+    return Planner(seeded.model, seeded.server.version, Thresholds(), params)
+
+
+def test_user_queries_get_findings_and_a_suggestion_hypopg_proves(on_15: Seeded) -> None:
+    assert on_15.server.has_extension("hypopg"), "make test installs postgresql-15-hypopg"
+    result = on_15.result
+    assert set(result.failed_paths) == {"run_by_trace", "recent_failures", "run_without_tenant"}
+    assert on_15.path("tenant_run").passed
+    assert "ADA101" in {f.code for f in on_15.path("run_by_trace").findings}
+    suggestions = {s.path: s for s in result.suggestions}
+    queue = suggestions["recent_failures"]
+    assert queue.ddl == (
+        "CREATE INDEX CONCURRENTLY ON agent.runs (kind, finished_at DESC) WHERE status = 'failed'"
+    )
+    for s in suggestions.values():
+        assert s.verified is True, s
+        assert s.cost_after is not None and s.cost_before is not None and s.cost_after < s.cost_before / 5
+
+
+def test_plans_on_18_pass_and_a_skip_scan_is_reported_as_one(on_18: Seeded) -> None:
+    result = on_18.result
+    generated = [r for r in result.paths if r.path.kind != "user"]
+    assert all(r.passed for r in generated), [r.findings for r in generated if not r.passed]
+    skip = on_18.path("run_without_tenant")
+    codes = {f.code for f in skip.findings}
+    # 18 reads runs_pkey (tenant_id, run_id) as a skip scan; 15 can only scan the table
+    assert "ADA106" in codes or "ADA101" in codes, skip.findings
+    if "ADA106" in codes:
+        assert skip.plan.main_node("runs").endswith("(skip scan) on runs")
+
+
+def test_same_paths_on_15_plan_differently_than_on_18(on_15: Seeded, on_18: Seeded) -> None:
+    on15 = {f.code for f in on_15.path("run_without_tenant").findings}
+    assert on15 & {"ADA101", "ADA109"} and "ADA106" not in on15  # no skip scans before 18
+
+
+def test_baseline_fails_a_path_that_lost_its_index(on_18: Seeded) -> None:
+    baseline = baseline_document(on_18.result)
+    assert baseline["paths"]["claim_run"]["indexes"]
+    conn = on_18.conn
+    with conn.transaction(force_rollback=True):
+        conn.execute("DROP INDEX agent.runs_claim_idx")
+        after = audit_database(conn, on_18.model, on_18.paths, AuditOptions(analyze=False, workload=False))
+    regressions = compare(after, baseline)
+    assert {(f.code, f.object) for f in regressions} >= {("ADA120", "claim_run")}
+    assert not compare(on_18.result, baseline)  # the same plans: no regression
+
+
+def test_cli_json_and_markdown_and_exit_codes(pg_servers: Any, tmp_path: Path, capsys: Any) -> None:
+    server = pg_servers.get(DEFAULT.engine.version)
+    args = ["audit", "--dsn", server.admin_dsn, "--rows", "5000", "--no-analyze"]
+    baseline = tmp_path / "baseline.json"
+    assert main([*args, "--format", "json", "--baseline", str(baseline)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["tool"] == "audit" and report["passed"] is True
+    assert report["seed"]["rows"]["events"] == 5000
+    assert {p["name"] for p in report["paths"]} >= {"claim_run", "events_since"}
+    assert json.loads(baseline.read_text())["baseline"] == 1
+    # enough rows that runs (~11,000) is a large table: the user's unindexed paths fail
+    big = ["audit", "--dsn", server.admin_dsn, "--rows", "150000", "--no-analyze"]
+    assert main([*big, "--format", "markdown", "--queries", str(USER_QUERIES)]) == 1
+    out = capsys.readouterr()
+    assert out.out.startswith("### agentddl audit") and "**FAIL**" in out.out
+    assert "not served: run_by_trace" in out.err
+
+
+def test_cli_existing_audits_a_copy_and_never_writes_the_users_tables(
+    pg_servers: Any, capsys: Any, tmp_path: Path
+) -> None:
+    """On 15: Debian's server ships the pg_dump --existing copies the schema with (the npm
+    builds of 14/16-18 have no pg_dump)."""
+    server = pg_servers.get(15)
+    profile = tmp_path / "p15.yaml"
+    profile.write_text(ROOT_PROFILE.read_text().replace("engine: {version: 16}", "engine: {version: 15}"))
+    users = server.create_database()
+    try:
+        with psycopg.connect(users, autocommit=True) as conn:
+            install_schema(conn, derive(with_version(DEFAULT, 15)))
+        args = ["audit", "--dsn", users, "--existing", "--profile", str(profile), "--rows", "5000"]
+        code = main([*args, "--no-analyze", "--format", "json"])
+        assert code == 0, capsys.readouterr().err
+        assert json.loads(capsys.readouterr().out)["seed"]["rows"]["events"] == 5000
+        with psycopg.connect(users) as conn:
+            assert conn.execute("SELECT count(*) FROM agent.runs").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM agent.events").fetchone() == (0,)
+    finally:
+        server.drop_database(users)
+
+
+def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    bad = tmp_path / "q.sql"
+    bad.write_text("-- name: q(tenant_id)\nSELECT 1 FROM agent.runs WHERE tenant_id = :tenant_id;\n")
+    assert main(["audit", "--queries", str(bad), "--rows", "10"]) == 2
+    assert f"{bad}:1:12: query 'q' has no '-- example: tenant_id = ...' line" in capsys.readouterr().err
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)
+    assert main(["audit", "--existing", "--rows", "10"]) == 2
+    assert "--existing needs --dsn" in capsys.readouterr().err

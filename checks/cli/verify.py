@@ -18,18 +18,20 @@ if TYPE_CHECKING:
 EXAMPLES = """
 Examples:
 
-  agentddl verify --dsn postgresql://me@db/app                 # generic hygiene, every schema
+  agentddl verify --dsn postgresql://me@db/app          # hygiene, all schemas
 
-  agentddl verify --dsn postgresql://me@db/app --profile schemas/default.yaml
+  agentddl verify --dsn $DSN --profile schemas/default.yaml
 
-  agentddl verify --profile schemas/default.yaml               # no DSN: a fresh embedded install
+  agentddl verify --profile schemas/default.yaml        # a fresh embedded install
 
   agentddl verify --dsn $DSN --schema billing --format sarif > verify.sarif
 
-Without --dsn (or AGENTDDL_DSN), --profile's schema is installed on an embedded scratch
-server and verified there. --profile compares with the profile's schema.sql installed
-in a scratch database on the same server (needs CREATEDB); the target is only read.
-Exit codes: 0 no error-severity finding, 1 error findings, 2 usage or connection error.
+Without --dsn (or AGENTDDL_DSN), the profile's schema is installed on an
+embedded scratch server and verified there. --profile compares with the
+profile's schema.sql installed in a scratch database on the same server
+(needs CREATEDB); the target itself is only read.
+Exit codes: 0 no error-severity finding, 1 error findings, 2 usage or
+connection error.
 """
 
 

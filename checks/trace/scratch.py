@@ -30,7 +30,11 @@ def scratch_with_schema(
     progress: Progress | None = None,
 ) -> Iterator[str]:
     """A new database holding the schema (and rows), dropped on every exit path."""
-    dsn = server.create_database()
+    try:
+        dsn = server.create_database()
+    except psycopg.Error as error:
+        first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
+        raise AgentDDLError(f"cannot create the scratch database (trace needs CREATEDB): {first}") from None
     try:
         _install(dsn, model, schema_files, server.version)
         if rows and model is not None:

@@ -22,7 +22,7 @@ Examples:
 
   agentddl verify --dsn $DSN --profile schemas/default.yaml
 
-  agentddl verify --profile schemas/default.yaml        # fresh embedded install
+  agentddl verify --profile schemas/default.yaml  # fresh embedded install
 
   agentddl verify --dsn $DSN --schema billing --format sarif > verify.sarif
 

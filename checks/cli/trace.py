@@ -103,6 +103,8 @@ def run(
     out: TextIO,
 ) -> int:
     """Trace, print in the chosen format, return the exit code (0 clean, 1 error findings)."""
+    import psycopg
+
     from agentddl.checks.harness import find_installations, open_server
     from agentddl.checks.trace.report import FORMATS, render
     from agentddl.checks.trace.run import trace_migrations
@@ -115,7 +117,11 @@ def run(
     load_migrations(migrations, version or 18)  # a bad file fails before a server starts
     wanted = version if dsn is None and version in find_installations() else None
     with open_server(dsn, version=wanted) as server:
-        result = trace_migrations(server, migrations, options)
+        try:
+            result = trace_migrations(server, migrations, options)
+        except psycopg.Error as error:  # the server went away, or the tracer's own reads failed
+            first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
+            raise AgentDDLError(f"trace stopped: {first}") from None
     render(result, output_format, out)
     return result.exit_code
 

@@ -3,11 +3,10 @@ processes, and the scenarios one after another; the report."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveOptions
@@ -42,19 +41,23 @@ def prove(
     own). queries_text: a queries.sql to run instead of the rendered one. pool: worker
     processes to run on (reused across calls; its size is the number of workers)."""
     options = options or ProveOptions()
-    _validate(options, existing, strategies)
+    _validate(options, existing, strategies, pool)
+    chosen = tuple(strategies) or (profile.lock_strategy,)
     started = time.monotonic()
     results: list[ScenarioResult] = []
     servers: set[int] = set()
-    with _pool(pool, options) as workers:
-        for strategy in strategies or (profile.lock_strategy,):
+    workers = _Workers(pool, options.workers)
+    try:
+        for strategy in chosen:
             model = derive(profile.model_copy(update={"lock_strategy": strategy}))
             with prove_database(model, dsn, existing) as (database, major):
                 servers.add(major)
-                results += prove_model(database, model, options, workers, queries_text, on_result)
+                results += prove_model(database, model, options, workers.pool(), queries_text, on_result)
+    finally:
+        workers.close()
     run = {
         "profile": profile.name,
-        "strategies": [s.value for s in strategies or (profile.lock_strategy,)],
+        "strategies": [s.value for s in chosen],
         "postgres": sorted(servers),
         "workers": options.workers,
         "runs": options.runs,
@@ -63,7 +66,9 @@ def prove(
     return ProveReport(results, time.monotonic() - started, run)
 
 
-def _validate(options: ProveOptions, existing: bool, strategies: Sequence[LockStrategy]) -> None:
+def _validate(
+    options: ProveOptions, existing: bool, strategies: Sequence[LockStrategy], pool: Pool | None
+) -> None:
     if options.workers < 2:
         raise AgentDDLError(f"--workers {options.workers}: races need at least 2 workers")
     if options.runs < 1 or options.lease_seconds < 1:
@@ -73,20 +78,28 @@ def _validate(options: ProveOptions, existing: bool, strategies: Sequence[LockSt
         raise AgentDDLError(f"unknown scenario {unknown[0]!r}; expected one of {', '.join(SCENARIOS)}")
     if existing and len(strategies) > 1:
         raise AgentDDLError("--existing proves the one schema in the database: pass one --strategy at most")
+    if pool is not None and pool.size != options.workers:
+        raise AgentDDLError(f"a pool of {pool.size} workers cannot run --workers {options.workers}")
 
 
-@contextlib.contextmanager
-def _pool(pool: Pool | None, options: ProveOptions) -> Iterator[Pool]:
-    if pool is not None:
-        if pool.size != options.workers:
-            raise AgentDDLError(f"a pool of {pool.size} workers cannot run --workers {options.workers}")
-        yield pool
-        return
-    pool = Pool(options.workers)
-    try:
-        yield pool
-    finally:
-        pool.close()
+class _Workers:
+    """The given pool, or one started when the first database is ready (a database that
+    cannot be proven fails before any process starts) and closed at the end."""
+
+    def __init__(self, given: Pool | None, size: int) -> None:
+        self._given, self._size = given, size
+        self._own: Pool | None = None
+
+    def pool(self) -> Pool:
+        if self._given is not None:
+            return self._given
+        if self._own is None:
+            self._own = Pool(self._size)
+        return self._own
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.close()
 
 
 def prove_model(

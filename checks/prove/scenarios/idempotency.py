@@ -28,6 +28,7 @@ from agentddl.checks.prove.worker import Row, WorkerContext
 
 NAME = "idempotency"
 WAIT_SECONDS = 30.0  # how long a request waits for another's pending effect
+HOLD_SECONDS = 120  # the requesters' leases: no claim may expire while they ask
 
 
 def run(ctx: ScenarioContext) -> ScenarioResult:
@@ -39,7 +40,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     for slot in ctx.slots:
         order = ctx.rng.sample(keys, len(keys))
         requests = [(k, "other" if variant[k] == slot else "first") for k in order]
-        tasks[slot] = ctx.task("request", tenant=tenant, requests=requests)
+        tasks[slot] = ctx.task("request", lease=HOLD_SECONDS, tenant=tenant, requests=requests)
     watch = Watch(timeout=120.0 + len(keys) * len(ctx.slots) * 0.2)
     dispatch = ctx.dispatch(tasks, watch)
     counts = judge(ctx.journal())

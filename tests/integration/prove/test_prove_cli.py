@@ -1,0 +1,97 @@
+"""`agentddl prove` end to end: the JSON report, exit codes, and what --existing leaves
+behind in a database (nothing of its own, nothing of anyone else's touched)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+from profiles import ROOT, example_profiles
+from prove_weakenings import WEAKENINGS
+
+from agentddl.checks.cli.main import main
+from agentddl.checks.harness import PostgresServer
+from agentddl.checks.install import install_schema
+from agentddl.generator.model import derive
+
+PROFILE = str(ROOT / "schemas" / "default.yaml")
+SMALL = ["--workers", "2", "--runs", "10", "--lease-seconds", "1"]
+TOTALS = [
+    "duplicate_effects",
+    "lost_runs",
+    "stuck_runs",
+    "stale_writes_accepted",
+    "lost_outbox",
+    "duplicate_deliveries",
+    "runs_completed",
+    "seconds",
+]
+
+
+def count(dsn: str, query: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(query.encode()).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_json_report_into_an_empty_database(
+    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pg_server_latest.scratch_database() as dsn:
+        argv = ["prove", "--profile", PROFILE, "--dsn", dsn, *SMALL, "--format", "json"]
+        code = main([*argv, "--scenario", "claim_race", "--scenario", "version_races"])
+        assert count(dsn, "SELECT count(*) FROM pg_namespace WHERE nspname = 'agent'") == 0  # dropped again
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [s["name"] for s in report["scenarios"]] == ["claim_race", "version_races"]
+    assert all(s["held"] and s["violations"] == [] for s in report["scenarios"])
+    assert list(report["totals"]) == TOTALS
+    assert report["totals"]["runs_completed"] == 10
+    assert report["run"]["strategies"] == ["skip_locked"] and report["run"]["workers"] == 2
+
+
+def test_existing_weakened_schema_exits_1_and_leaves_nothing_behind(
+    pg_server_latest: PostgresServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    weakening = next(w for w in WEAKENINGS if w.name == "version check removed from transition_run")
+    model = derive(example_profiles()["default"])
+    with pg_server_latest.scratch_database() as dsn:
+        queries = tmp_path / "queries.sql"
+        queries.write_text(weakening.install(model, dsn))
+        with psycopg.connect(dsn, autocommit=True) as conn:  # someone's finished run and tenant
+            conn.execute("INSERT INTO agent.tenants VALUES (gen_random_uuid(), 'theirs')")
+            conn.execute(
+                "INSERT INTO agent.runs (tenant_id, kind, status, finished_at, version) "
+                "SELECT tenant_id, 'billing', 'succeeded', now(), 3 FROM agent.tenants"
+            )
+        argv = ["prove", "--profile", PROFILE, "--dsn", dsn, "--existing", "--queries", str(queries)]
+        code = main([*argv, "--workers", "2", "--runs", "400", "--scenario", "version_races"])
+        assert count(dsn, "SELECT count(*) FROM agent.runs") == 1  # theirs, and only theirs
+        assert count(dsn, "SELECT count(*) FROM agent.tenants") == 1
+        assert count(dsn, "SELECT count(*) FROM agent.runs WHERE version = 3 AND kind = 'billing'") == 1
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "BROKEN" in captured.out
+    assert "1 scenarios broken: skip_locked/version_races" in captured.err
+
+
+def test_existing_refuses_a_database_with_live_runs(
+    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pg_server_latest.scratch_database() as dsn:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            install_schema(conn, derive(example_profiles()["default"]))
+            conn.execute("INSERT INTO agent.tenants VALUES (gen_random_uuid(), 'live')")
+            conn.execute(
+                "INSERT INTO agent.runs (tenant_id, kind) SELECT tenant_id, 'queued' FROM agent.tenants"
+            )
+        code = main(["prove", "--profile", PROFILE, "--dsn", dsn, "--existing", *SMALL])
+        assert count(dsn, "SELECT count(*) FROM agent.runs WHERE status = 'queued'") == 1
+        second = main(["prove", "--profile", PROFILE, "--dsn", dsn, *SMALL])  # not empty, not --existing
+    err = capsys.readouterr().err
+    assert (code, second) == (2, 2)
+    assert "1 live runs in agent.runs" in err and "prove a copy" in err
+    assert "already has a schema 'agent'" in err

@@ -1,0 +1,118 @@
+"""prove's pure parts: who runs a query, verdicts and totals, the journal, the history and
+idempotency judges, and the CLI's usage errors (before any database is touched)."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from agentddl.checks.cli.main import main
+from agentddl.checks.prove.journal import Journal, read_journal
+from agentddl.checks.prove.result import TOTAL_KEYS, ProveReport, ScenarioResult, verdict
+from agentddl.checks.prove.scenarios.base import overlapping_attempts
+from agentddl.checks.prove.scenarios.idempotency import judge
+from agentddl.checks.runtime import role_of
+
+T0 = datetime(2026, 1, 1)
+
+
+def test_each_query_runs_as_its_production_role() -> None:
+    assert role_of("claim_run") == role_of("save_checkpoint") == "app"
+    assert role_of("relay_claim") == role_of("mark_delivered") == "relay"
+    assert role_of("health_outbox_lag") == "readonly"
+    assert role_of("purge_outbox") == role_of("maintain_partitions") == "owner"
+    assert role_of("not a query") is None
+
+
+def test_a_scenario_holds_only_when_every_guarded_count_is_zero() -> None:
+    held = verdict(
+        "claim_race", "lease", {"double_claims": 0, "runs": 5}, {"double_claims": "runs claimed twice"}
+    )
+    broken = verdict("claim_race", "lease", {"double_claims": 2}, {"double_claims": "runs claimed twice"})
+    assert held.held and held.violations == []
+    assert not broken.held and broken.violations == ["runs claimed twice: 2"]
+
+
+def test_totals_sum_the_scenarios_in_the_documented_keys() -> None:
+    report = ProveReport(
+        [
+            ScenarioResult("outbox", "lease", {"duplicate_deliveries": 3, "runs_completed": 10}),
+            ScenarioResult("claim_race", "lease", {"runs_completed": 5}, ["x: 1"]),
+        ],
+        2.0,
+        {"profile": "p"},
+    )
+    shape = report.to_json()
+    assert list(shape["totals"]) == [*TOTAL_KEYS, "seconds"]
+    assert shape["totals"]["duplicate_deliveries"] == 3 and shape["totals"]["runs_completed"] == 15
+    assert shape["run"]["runs_per_second"] == 7.5
+    assert [s["held"] for s in shape["scenarios"]] == [True, False] and not report.held
+    json.dumps(shape)
+
+
+def test_the_journal_skips_a_line_torn_by_a_kill(tmp_path: Path) -> None:
+    journal = Journal(str(tmp_path), slot=1)
+    journal.scenario = "outbox"
+    journal.write("delivered", message="m1")
+    journal.close()
+    path = next(tmp_path.glob("*.jsonl"))
+    with path.open("a") as torn:
+        torn.write('{"kind": "delivered", "scen')
+    other = Journal(str(tmp_path), slot=2)
+    other.scenario = "claim_race"
+    other.write("claimed", run="r")
+    assert [line["message"] for line in read_journal(str(tmp_path), "outbox")] == ["m1"]
+    assert os.path.getsize(path) > 0
+
+
+def attempt(run: str, start: int, end: int | None, status: str = "succeeded") -> dict[str, object]:
+    ended = T0 + timedelta(seconds=end) if end is not None else None
+    return {"run_id": run, "started_at": T0 + timedelta(seconds=start), "ended_at": ended, "status": status}
+
+
+def test_overlapping_attempts_come_from_the_history() -> None:
+    sequential = [attempt("a", 0, 5, "failed"), attempt("a", 5, 9)]
+    overlapping = [attempt("b", 0, 5, "succeeded"), attempt("b", 3, 9)]
+    still_active = [attempt("c", 0, None, "active"), attempt("c", 4, 6)]
+    reaped = [attempt("d", 0, 5, "expired"), attempt("d", 4, 6)]  # the reaper's clock: not counted
+    assert overlapping_attempts(sequential + overlapping + still_active + reaped) == 2
+
+
+def request(key: str, amount: int, outcome: str, result: str | None = None) -> dict[str, object]:
+    return {"kind": "request", "key": key, "input": amount, "outcome": outcome, "result": result, "waits": 0}
+
+
+def test_idempotency_judge_counts_second_effects_wrong_results_and_missed_conflicts() -> None:
+    journal = [
+        {"kind": "effect", "key": "k", "input": 10, "effect": "e1"},
+        request("k", 10, "performed", "e1"),
+        request("k", 10, "reused", "e1"),
+        request("k", 99, "conflict"),
+        {"kind": "effect", "key": "k", "input": 10, "effect": "e2"},  # a second effect
+        request("k", 10, "performed", "e2"),  # ... so a wrong result
+        request("k", 99, "reused", "e1"),  # a different input got the first result
+    ]
+    counts = judge(journal)
+    assert (counts["duplicate_effects"], counts["wrong_results"], counts["conflicts_missed"]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--format", "xml"], "--format: must be one of text, json"),
+        (["--strategy", "mutex"], "--strategy: expected all or one of"),
+        (["--scenario", "fire"], "unknown scenario 'fire'"),
+        (["--workers", "1"], "races need at least 2 workers"),
+    ],
+)
+def test_usage_errors_exit_2_before_any_database(
+    option: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = str(Path(__file__).resolve().parents[3] / "schemas" / "default.yaml")
+    code = main(["prove", "--profile", profile, "--dsn", "postgresql://nobody@127.0.0.1:1/none", *option])
+    assert code == 2
+    assert message in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Removing any one declared index, constraint, NOT NULL or trigger of the default
+"""Removing any one declared index, constraint, NOT NULL, trigger or function of the default
 profile's schema makes `verify --profile` fail naming it (on 15 and 18). Each removal
 runs in a transaction that is rolled back, so one installation serves them all."""
 
@@ -15,7 +15,9 @@ from agentddl.generator.model import SchemaModel
 DEFAULT = example_profiles()["default"]
 
 
-def removals(model: SchemaModel, triggers: dict[str, str]) -> Iterator[tuple[str, sql.Composed]]:
+def removals(
+    model: SchemaModel, triggers: dict[str, str], functions: list[str]
+) -> Iterator[tuple[str, sql.Composed]]:
     """(object the finding must name, statement that removes it) for every declared object."""
     schema = sql.Identifier(model.schema)
     for table in model.tables:
@@ -33,6 +35,8 @@ def removals(model: SchemaModel, triggers: dict[str, str]) -> Iterator[tuple[str
                     target, sql.Identifier(column.name)
                 )
                 yield f"{model.schema}.{table.name}.{column.name}", drop
+    for signature in functions:
+        yield f"{model.schema}.{signature}", sql.SQL(f"DROP FUNCTION {{}}.{signature} CASCADE").format(schema)
     for name, table_name in triggers.items():
         on = sql.SQL("{}.{}").format(schema, sql.Identifier(table_name))
         drop = sql.SQL("DROP TRIGGER {} ON {}").format(sql.Identifier(name), on)
@@ -45,7 +49,8 @@ def test_removing_any_declared_object_fails_naming_it(install: Any, profile_majo
     triggers = db.reference.shapes.tables_of["triggers"]
     assert triggers, "the default profile declares triggers"
     unnoticed, count = [], 0
-    for obj, statement in removals(db.model, triggers):
+    functions = sorted(db.reference.shapes.objects["functions"])
+    for obj, statement in removals(db.model, triggers, functions):
         count += 1
         with db.connection.transaction(force_rollback=True):
             db.connection.execute(statement)

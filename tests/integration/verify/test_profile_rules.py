@@ -151,7 +151,22 @@ def test_row_level_security_on_where_the_profile_has_none(default: Any) -> None:
 
 
 def test_a_renamed_schema_verifies_against_the_profile(default: Any) -> None:
-    assert default.after("ALTER SCHEMA agent RENAME TO agent_live", group=None, schema="agent_live") == []
+    # Catalog definitions follow the rename; function bodies are text and still name the
+    # old schema: exactly those functions are reported (maintenance would find no tables).
+    findings = default.after("ALTER SCHEMA agent RENAME TO agent_live", group=None, schema="agent_live")
+    assert {(f.code, f.object) for f in findings} == {
+        ("ADV129", "agent_live.check_checkpoint_parent()"),
+        ("ADV129", "agent_live.maintain_partitions(p_now timestamp with time zone)"),
+    }
+    assert all("body <" in f.message for f in findings)
+
+
+def test_a_neutered_trigger_function_is_reported(default: Any) -> None:
+    findings = default.after("""
+        CREATE OR REPLACE FUNCTION agent.forbid_update() RETURNS trigger
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$ BEGIN RETURN NEW; END $$
+    """)
+    assert list(named(findings, "ADV129")) == ["agent.forbid_update()"]
 
 
 def test_a_missing_table_is_one_finding(default: Any) -> None:

@@ -54,6 +54,12 @@ bench-lint: reinstall squawk
 bench-trace: reinstall postgres
 	$(BIN)/python -m agentddl.checks.trace.bench --events 1000000
 
+# `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
+# strategy: run time, claim-race throughput, totals.
+.PHONY: bench-prove
+bench-prove: reinstall postgres
+	$(BIN)/python -m agentddl.checks.prove.bench --workers 8 --runs 2000
+
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval
 lint-eval: reinstall squawk

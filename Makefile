@@ -60,6 +60,12 @@ bench-trace: reinstall postgres
 bench-prove: reinstall postgres
 	$(BIN)/python -m agentddl.checks.prove.bench --workers 8 --runs 2000
 
+# `agentddl audit` figures: seeding rate at 1,000,000 events, audit time, each path's plan
+# node and estimated cost, on 16 (the default profile's engine) and 18.
+.PHONY: bench-audit
+bench-audit: reinstall postgres
+	$(BIN)/python -m agentddl.checks.audit.bench --rows 1000000 --versions 16,18
+
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval
 lint-eval: reinstall squawk

@@ -29,7 +29,11 @@ def judge(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Threshol
     findings += [f for scan in plan.scans if (f := _unselective(path, scan, catalog, limits))]
     findings += _sorts(path, plan, catalog, limits)
     findings += _pruning(path, plan, catalog)
-    findings += [_skip_scan(path, s) for s in plan.scans if s.skip_scan and s.executed]
+    findings += [
+        _skip_scan(path, s)
+        for s in plan.scans
+        if s.skip_scan and s.executed and catalog.rows.get(s.index or "", 0.0) >= limits.large_rows
+    ]  # small partial: fine
     findings += [
         _full_index(path, s, catalog, limits)
         for s in plan.scans

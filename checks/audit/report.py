@@ -180,18 +180,9 @@ def _verdict(s: Any) -> str:
 
 
 def markdown(result: AuditResult) -> str:
-    """A pull-request comment: verdict, a table of paths, findings, suggestions."""
-    failed = result.failed_paths
-    head = (
-        "✅ every access path is served by an index"
-        if result.passed
-        else (
-            f"❌ {len(failed)} access path(s) not served: " + ", ".join(f"`{n}`" for n in failed)
-            if failed
-            else "❌ findings need attention"
-        )
-    )
-    lines = [f"### agentddl audit — PostgreSQL {result.server_version}", "", head, ""]
+    """A pull-request comment: verdict, failing paths, findings, suggestions; the passing
+    paths folded away in a <details> block."""
+    lines = [f"### agentddl audit — PostgreSQL {result.server_version}", "", _headline(result), ""]
     if "seed" in result.extra:
         seed = result.extra["seed"]
         lines += [
@@ -199,23 +190,46 @@ def markdown(result: AuditResult) -> str:
             f"at {seed['rows_per_second']:,.0f} rows/s; audit {result.seconds:.1f} s.",
             "",
         ]
-    lines += ["| path | result | plan node | est. cost |", "|---|---|---|---:|"]
-    for r in result.paths:
-        if r.plan is None and r.passed:
-            continue
-        mark = "pass" if r.passed else "**FAIL**"
-        node = r.plan.main_node(r.path.table) if r.plan else "-"
-        cost = f"{r.plan.cost:,.1f}" if r.plan else "-"
-        lines.append(f"| `{r.path.name}` | {mark} | {node} | {cost} |")
+    planned = [r for r in result.paths if r.plan is not None or not r.passed]
+    failing = [r for r in planned if not r.passed]
+    if failing:
+        lines += [*_path_table(failing), ""]
     findings = [f for f in sorted_findings(result.findings) if f.severity != "info"]
     if findings:
-        lines += ["", "#### Findings", ""]
+        lines += ["#### Findings", ""]
         lines += [
             f"- **{f.severity}** {f.code} `{f.name}` `{f.object}`: {f.message} _Fix:_ {f.fix}"
             for f in findings
         ]
+        lines.append("")
     if result.suggestions:
-        lines += ["", "#### Suggested indexes", ""]
-        for s in result.suggestions:
-            lines += [f"- `{s.path}`: `{s.ddl}` — {s.reason}. {_verdict(s)}"]
+        lines += ["#### Suggested indexes", ""]
+        lines += [f"- `{s.path}`: `{s.ddl}` — {s.reason}. {_verdict(s)}" for s in result.suggestions]
+        lines.append("")
+    passing = [r for r in planned if r.passed]
+    lines += [
+        f"<details><summary>{len(passing)} passing paths</summary>",
+        "",
+        *_path_table(passing),
+        "",
+        "</details>",
+    ]
     return "\n".join(lines) + "\n"
+
+
+def _headline(result: AuditResult) -> str:
+    failed = result.failed_paths
+    if result.passed:
+        return "✅ every access path is served by an index"
+    if failed:
+        return f"❌ {len(failed)} access path(s) not served: " + ", ".join(f"`{n}`" for n in failed)
+    return "❌ findings need attention"
+
+
+def _path_table(results: list[PathResult]) -> list[str]:
+    rows = ["| path | result | plan node | est. cost |", "|---|---|---|---:|"]
+    for r in results:
+        node = r.plan.main_node(r.path.table) if r.plan else "-"
+        cost = f"{r.plan.cost:,.1f}" if r.plan else "-"
+        rows.append(f"| `{r.path.name}` | {'pass' if r.passed else '**FAIL**'} | {node} | {cost} |")
+    return rows

@@ -163,7 +163,7 @@ def test_rows_seed_the_profile_schema(
     from profiles import ROOT
 
     profile = (
-        ROOT / "schemas" / "examples" / ("newest-engine.yaml" if trace_server.version >= 18 else "lease.yaml")
+        ROOT / "schemas" / "examples" / ("newest-engine.yaml" if trace_server.version >= 18 else "old-engine.yaml")
     )
     migration = FIXTURES / "profile" / "attempt_count_bigint.sql"
     args = [str(migration), "--profile", str(profile), "--rows", "2000", "--dsn", trace_server.admin_dsn]

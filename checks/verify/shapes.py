@@ -52,6 +52,10 @@ _QUERIES: dict[str, str] = {
     "columns": f"""
         SELECT c.relname || '.' || a.attname AS name, c.relname AS table_name,
                format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null,
+               -- 18+: NOT NULL can be NOT VALID (attnotnull is set, the constraint unvalidated)
+               coalesce((SELECT bool_and(con.convalidated) FROM pg_constraint AS con
+                         WHERE con.conrelid = c.oid AND con.contype = 'n'
+                           AND a.attnum = ANY(con.conkey)), true) AS not_null_validated,
                coalesce(pg_get_expr(d.adbin, d.adrelid, true), '') AS default,
                a.attidentity::text AS identity,
                concat_ws(' ', format_type(a.atttypid, a.atttypmod),

@@ -23,7 +23,8 @@ class DeclaredColumn(DeclaredObjectsRule):
     ## What it does
     Compares every column of the reference installation's tables (the profile's
     schema.sql in a scratch database on the same server) with the live column: type
-    with modifiers, `NOT NULL`, default expression and identity. A missing table is
+    with modifiers, `NOT NULL` (and, on 18+, whether it is validated), default
+    expression and identity. A missing table is
     one finding (its columns, indexes and constraints are not listed one by one).
 
     ## Why is this bad?

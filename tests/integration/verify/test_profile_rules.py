@@ -194,3 +194,14 @@ def test_the_alembic_revision_verifies_clean(pg_servers: Any, profile_major: int
         alembic_run.upgrade(render_revision(model), dsn)
         with psycopg.connect(dsn, autocommit=True) as connection:
             assert run_rules(connection, make_context(connection, None, model, reference)) == []
+
+
+def test_a_not_null_left_not_valid_is_reported(default: Any) -> None:
+    version = default.connection.info.server_version // 10000
+    change = "ALTER TABLE agent.outbox ALTER COLUMN topic DROP NOT NULL; "
+    if version < 18:  # NOT NULL ... NOT VALID arrived in 18: there, only a plain drop exists
+        findings = default.after(change)
+        assert "not null false (declared: true)" in named(findings, "ADV123")["agent.outbox.topic"]
+        return
+    findings = default.after(change + "ALTER TABLE agent.outbox ADD CONSTRAINT nn NOT NULL topic NOT VALID")
+    assert "not null validated false (declared: true)" in named(findings, "ADV123")["agent.outbox.topic"]

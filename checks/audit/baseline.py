@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.audit.run import AuditResult
 from agentddl.checks.findings import Finding
 from agentddl.generator.errors import AgentDDLError
@@ -65,35 +66,41 @@ def read_baseline(path: Path) -> dict[str, Any]:
 
 
 def compare(result: AuditResult, baseline: dict[str, Any], growth: float = DEFAULT_GROWTH) -> list[Finding]:
-    findings = []
+    findings: list[Finding] = []
     for r in result.paths:
         before = baseline["paths"].get(r.path.name)
-        if before is None or r.plan is None:
-            continue
-        lost = [i for i in before.get("indexes", ()) if i not in r.plan.indexes]
-        if lost:
-            findings.append(
-                Finding(
-                    "ADA120",
-                    "lost-index",
-                    "error",
-                    r.path.name,
-                    f"{r.path.name} no longer uses {', '.join(lost)} (baseline: {before['node']}; "
-                    f"now: {r.plan.main_node(r.path.table)}).",
-                    "restore the index, or update the baseline if the change is intended",
-                )
-            )
-        cost = float(before.get("cost", 0.0))
-        if cost > 0 and r.plan.cost > cost * growth:
-            findings.append(
-                Finding(
-                    "ADA121",
-                    "cost-regression",
-                    "error",
-                    r.path.name,
-                    f"{r.path.name}'s estimated cost grew from {cost:,.2f} to {r.plan.cost:,.2f} "
-                    f"(more than {growth:g}x the baseline).",
-                    "look at the plan (--format json); update the baseline if the change is intended",
-                )
-            )
+        if before is not None and r.plan is not None:
+            findings += _regressions(r, before, growth)
     return findings
+
+
+def _regressions(r: PathResult, before: dict[str, Any], growth: float) -> list[Finding]:
+    assert r.plan is not None
+    found = []
+    lost = [i for i in before.get("indexes", ()) if i not in r.plan.indexes]
+    if lost:
+        found.append(
+            Finding(
+                "ADA120",
+                "lost-index",
+                "error",
+                r.path.name,
+                f"{r.path.name} no longer uses {', '.join(lost)} (baseline: {before['node']}; "
+                f"now: {r.plan.main_node(r.path.table)}).",
+                "restore the index, or update the baseline if the change is intended",
+            )
+        )
+    cost = float(before.get("cost", 0.0))
+    if cost > 0 and r.plan.cost > cost * growth:
+        found.append(
+            Finding(
+                "ADA121",
+                "cost-regression",
+                "error",
+                r.path.name,
+                f"{r.path.name}'s estimated cost grew from {cost:,.2f} to {r.plan.cost:,.2f} "
+                f"(more than {growth:g}x the baseline).",
+                "look at the plan (--format json); update the baseline if the change is intended",
+            )
+        )
+    return found

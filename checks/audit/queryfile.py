@@ -52,7 +52,7 @@ class _Block:
     line: int  # 1-based line of `-- name:`
     text: str  # the `-- name:` line itself
     index: str | None
-    examples: dict[str, tuple[str, int, int]]  # param -> (value, line, column of the value)
+    examples: dict[str, tuple[str, int, int]]  # param -> (value, line, column of the param)
 
 
 def load_query_file(path: Path) -> list[AuditPath]:
@@ -104,7 +104,7 @@ def _add_example(path: Path, block: _Block, body: str, line: int, column: int) -
             )
     else:
         _check_expression(path, value, line, value_column)
-    block.examples[param] = (value, line, value_column)
+    block.examples[param] = (value, line, column)
 
 
 def _check_expression(path: Path, value: str, line: int, column: int) -> None:

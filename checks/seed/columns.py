@@ -44,18 +44,25 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
     return {
         "tenants": Source(
             "generate_series(0, %(tenants)s - 1) AS s(n)",
-            {"tenant": tenant_key, "name": "'tenant ' || s.n",
-             "created_at": "%(now)s - interval '400 days' + s.n * interval '1 minute'"},
+            {
+                "tenant": tenant_key,
+                "name": "'tenant ' || s.n",
+                "created_at": "%(now)s - interval '400 days' + s.n * interval '1 minute'",
+            },
         ),
         "runs": Source("_seed_run AS r", _RUNS),
         "attempts": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, r.attempts) AS s(n)"
             " CROSS JOIN LATERAL (SELECT r.created_at + (s.n - 1) * r.span / r.attempts"
             " AS started_at, s.n = r.attempts AND r.status = 'running' AS active) AS a",
-            {**_ATTEMPTS, "lease_expires_at": (
-                f"CASE WHEN NOT a.active THEN a.started_at + {lease}"
-                " WHEN r.lease_expired THEN %(now)s - interval '10 seconds'"
-                f" ELSE %(now)s + {lease} END")},
+            {
+                **_ATTEMPTS,
+                "lease_expires_at": (
+                    f"CASE WHEN NOT a.active THEN a.started_at + {lease}"
+                    " WHEN r.lease_expired THEN %(now)s - interval '10 seconds'"
+                    f" ELSE %(now)s + {lease} END"
+                ),
+            },
         ),
         "checkpoints": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, r.checkpoints) AS s(n)"
@@ -201,12 +208,12 @@ def insert_statement(
             names.append(sql.Identifier(column.name))
             values.append(sql.SQL(source.values[key]))
         elif not (column.nullable or column.default or column.identity):
-            raise AgentDDLError(
-                f"seed: no value for NOT NULL column {table.name}.{column.name} (no default)"
-            )
+            raise AgentDDLError(f"seed: no value for NOT NULL column {table.name}.{column.name} (no default)")
     statement = sql.SQL("INSERT INTO {}.{} ({}) SELECT {} FROM {}").format(
-        sql.Identifier(model.schema), sql.Identifier(table.name),
-        sql.SQL(", ").join(names), sql.SQL(", ").join(values),
+        sql.Identifier(model.schema),
+        sql.Identifier(table.name),
+        sql.SQL(", ").join(names),
+        sql.SQL(", ").join(values),
         sql.SQL(source.from_sql.replace("_seed_run", staging)),
     )
     if grouped and "_seed_run" in source.from_sql:

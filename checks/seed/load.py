@@ -75,29 +75,40 @@ def seed_model(
     (default: only when the session can't switch them off); workers: concurrent loaders
     for the tables under runs (default: the machine's cores, at most 4)."""
     plan = plan_seed(model, events)
-    schema = f"agentddl_seed_{secrets.token_hex(4)}"
+    loaders = workers or max(1, min(MAX_LOADERS, os.cpu_count() or 1))
     started = time.perf_counter()
     try:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            fast = enforce is False or (enforce is None and _is_superuser(conn))
-            _session(conn, fast)
-            now: datetime = conn.execute("SELECT now()").fetchone()[0]  # type: ignore[index]
-            loaders = workers or max(1, min(MAX_LOADERS, os.cpu_count() or 1))
-            load = _Load(dsn, model, f"{schema}._seed_run", fast, loaders, _params(model, plan, now))
-            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-            try:
-                ensure_partitions(conn, model, now - timedelta(seconds=plan.window_days * DAY))
-                conn.execute(staging_statement(model, load.staging), _staging_params(plan, now))
-                rows = _load_parents(conn, load, progress)
-                rows |= _load_children(load, progress)
-            finally:
-                conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+        rows = _load_all(dsn, model, plan, enforce, loaders, progress)
         _vacuum_analyze(dsn, model, loaders)
     except psycopg.Error as error:
         raise AgentDDLError(f"seeding {model.schema} failed: {error}".strip()) from error
     if progress is not None:
         progress("analyze", sum(rows.values()))
     return SeedStats(rows, time.perf_counter() - started)
+
+
+def _load_all(
+    dsn: str,
+    model: SchemaModel,
+    plan: SeedPlan,
+    enforce: bool | None,
+    loaders: int,
+    progress: Progress | None,
+) -> dict[str, int]:
+    """Partitions, the staging table (in a schema of its own, dropped after), every table."""
+    schema = f"agentddl_seed_{secrets.token_hex(4)}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        fast = enforce is False or (enforce is None and _is_superuser(conn))
+        _session(conn, fast)
+        now: datetime = conn.execute("SELECT now()").fetchone()[0]  # type: ignore[index]
+        load = _Load(dsn, model, f"{schema}._seed_run", fast, loaders, _params(model, plan, now))
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        try:
+            ensure_partitions(conn, model, now - timedelta(seconds=plan.window_days * DAY))
+            conn.execute(staging_statement(model, load.staging), _staging_params(plan, now))
+            return _load_parents(conn, load, progress) | _load_children(load, progress)
+        finally:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
 def _session(conn: psycopg.Connection[Any], fast: bool) -> None:
@@ -149,18 +160,27 @@ def _staging_params(plan: SeedPlan, now: datetime) -> Params:
     r = plan.runs
     running = [i for i, status in enumerate(r.status) if status == "running"]
     return {
-        "now": now, "tenant": list(r.tenant), "age": list(r.age_seconds),
-        "span": list(r.span_seconds), "status": list(r.status), "parent": list(r.parent),
-        "attempts": list(r.attempts), "events": list(r.events),
-        "checkpoints": list(r.checkpoints), "operations": list(r.operations),
-        "outbox": list(r.outbox), "expired": running[: plan.expired_leases],
+        "now": now,
+        "tenant": list(r.tenant),
+        "age": list(r.age_seconds),
+        "span": list(r.span_seconds),
+        "status": list(r.status),
+        "parent": list(r.parent),
+        "attempts": list(r.attempts),
+        "events": list(r.events),
+        "checkpoints": list(r.checkpoints),
+        "operations": list(r.operations),
+        "outbox": list(r.outbox),
+        "expired": running[: plan.expired_leases],
     }
 
 
 def _params(model: SchemaModel, plan: SeedPlan, now: datetime) -> Params:
     p = model.profile
     return {
-        "now": now, "tenants": plan.tenants, "lease": p.lease.duration,
+        "now": now,
+        "tenants": plan.tenants,
+        "lease": p.lease.duration,
         "checkpoint_bytes": int(p.volume.checkpoint_bytes),
     }
 
@@ -170,8 +190,11 @@ def _vacuum_analyze(dsn: str, model: SchemaModel, loaders: int) -> None:
 
     def vacuum(table: Table) -> None:
         with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(sql.SQL("VACUUM (ANALYZE) {}.{}").format(
-                sql.Identifier(model.schema), sql.Identifier(table.name)))
+            conn.execute(
+                sql.SQL("VACUUM (ANALYZE) {}.{}").format(
+                    sql.Identifier(model.schema), sql.Identifier(table.name)
+                )
+            )
 
     biggest_first = sorted(model.tables, key=lambda t: t.partitioning is None)
     with ThreadPoolExecutor(max_workers=loaders) as pool:

@@ -32,8 +32,9 @@ def ensure_partitions(conn: psycopg.Connection[Any], model: SchemaModel, since: 
         sql.Identifier(model.schema), sql.Placeholder()
     )
     conn.execute(function, (since,))
-    conn.execute(sql.SQL("SELECT count(*) FROM {}.maintain_partitions()").format(
-        sql.Identifier(model.schema)))
+    conn.execute(
+        sql.SQL("SELECT count(*) FROM {}.maintain_partitions()").format(sql.Identifier(model.schema))
+    )
 
 
 def _partman_create(conn: psycopg.Connection[Any], model: SchemaModel, table: str, since: datetime) -> None:

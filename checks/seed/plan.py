@@ -130,8 +130,16 @@ def _runs(
         for s, a in zip(status, age, strict=True)
     ]
     return RunPlan(
-        tuple(tenant), tuple(age), tuple(span), tuple(status), tuple(parent), tuple(attempts),
-        tuple(event_counts), tuple(checkpoints), tuple(operations), tuple(outbox),
+        tuple(tenant),
+        tuple(age),
+        tuple(span),
+        tuple(status),
+        tuple(parent),
+        tuple(attempts),
+        tuple(event_counts),
+        tuple(checkpoints),
+        tuple(operations),
+        tuple(outbox),
     )
 
 

@@ -1,0 +1,227 @@
+"""The audit's pure parts: query files (errors at file:line:column), index shapes from
+SQL, version-aware plan reading, judging, baselines, markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentddl.checks.audit.baseline import compare
+from agentddl.checks.audit.judge import Thresholds, judge
+from agentddl.checks.audit.paths import AuditPath, model_paths
+from agentddl.checks.audit.plan import Catalog, summarize
+from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.audit.queryfile import load_query_file
+from agentddl.checks.audit.report import markdown
+from agentddl.checks.audit.run import AuditResult
+from agentddl.checks.audit.suggest import index_shape
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import derive
+from agentddl.generator.profile import load_profile
+
+ROOT = Path(__file__).resolve().parents[3]
+MODEL = derive(load_profile(ROOT / "schemas" / "default.yaml"))
+
+
+def _file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "q.sql"
+    path.write_text(text)
+    return path
+
+
+def test_query_file_paths_carry_examples_and_declared_index(tmp_path: Path) -> None:
+    path = _file(
+        tmp_path,
+        "-- name: one(tenant_id)\n-- index: runs_pkey\n"
+        "-- example: tenant_id = @hot_tenant\nSELECT 1 FROM agent.runs WHERE tenant_id = :tenant_id;\n",
+    )
+    (only,) = load_query_file(path)
+    assert (only.name, only.declared, only.table, only.params) == ("one", "runs_pkey", "runs", ("tenant_id",))
+    assert only.example_exprs == {"tenant_id": "@hot_tenant"}
+    assert only.origin == f"{path}:1" and "%(tenant_id)s" in only.sql
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (
+            "-- name: q(k)\nSELECT 1 FROM agent.runs WHERE kind = :k;\n",
+            "1:12: query 'q' has no '-- example: k",
+        ),
+        ("-- name: q(k)\n-- example: k 'x'\nSELECT :k;\n", "2:13: expected '-- example: PARAM = VALUE'"),
+        ("-- name: q(k)\n-- example: k = @nobody\nSELECT :k;\n", "2:17: unknown sample '@nobody'"),
+        ("-- name: q(k)\n-- example: k = 1; DROP TABLE x\nSELECT :k;\n", "2:17: example value"),
+        ("-- name: q(k)\n-- example: k = (SELECT\nSELECT :k;\n", "2:"),
+        (
+            "-- name: q(k)\n-- example: k = 1\n-- example: j = 2\nSELECT :k;\n",
+            "3:13: query 'q' has no parameter 'j'",
+        ),
+        ("-- example: k = 1\n-- name: q(k)\nSELECT :k;\n", "1:1: '-- example:' before any"),
+        ("SELECT 1;\n", "1:1: no '-- name:' query blocks"),
+    ],
+)
+def test_query_file_mistakes_name_file_line_column(tmp_path: Path, text: str, where: str) -> None:
+    path = _file(tmp_path, text)
+    with pytest.raises(AgentDDLError) as caught:
+        load_query_file(path)
+    assert str(caught.value).startswith(f"{path}:{where}") or f"{path}:{where}" in str(caught.value)
+
+
+def test_index_shape_for_queue_and_append_log_shapes() -> None:
+    claim = (
+        "SELECT r.run_id FROM agent.runs AS r WHERE r.status = 'queued' AND r.wake_at <= now() "
+        "ORDER BY r.priority DESC, r.wake_at LIMIT 1"
+    )
+    shape = index_shape(claim, "runs")
+    assert shape is not None and shape.key == ["priority DESC", "wake_at"]
+    assert shape.partial == ["status = 'queued'"]
+    relay = (
+        "SELECT m.id FROM agent.outbox AS m WHERE m.delivered_at IS NULL AND m.available_at <= now() "
+        "ORDER BY m.available_at LIMIT %(n)s"
+    )
+    shape = index_shape(relay, "outbox")
+    assert shape is not None and shape.key == ["available_at"] and shape.partial == ["delivered_at IS NULL"]
+    log = (
+        "SELECT e.seq FROM agent.events AS e WHERE e.tenant_id = %(t)s AND e.run_id = %(r)s "
+        "AND e.seq > %(after)s ORDER BY e.seq LIMIT 100"
+    )
+    shape = index_shape(log, "events")
+    assert shape is not None and shape.key == ["tenant_id", "run_id", "seq"] and not shape.partial
+    window = "SELECT 1 FROM agent.events AS e WHERE e.tenant_id = %(t)s AND e.created_at >= %(a)s"
+    assert index_shape(window, "events").key == ["tenant_id", "created_at"]  # type: ignore[union-attr]
+    assert index_shape(window, "runs") is None
+
+
+def _catalog(version_rows: float = 100_000.0) -> Catalog:
+    return Catalog(
+        schema="agent",
+        rows={"runs": version_rows, "runs_pkey": version_rows},
+        parent={},
+        partitions={},
+        partition_key={},
+        index_table={"runs_pkey": "runs"},
+        index_columns={"runs_pkey": ("tenant_id", "run_id")},
+        unique=frozenset({"runs_pkey"}),
+        constraint_indexes=frozenset({"runs_pkey"}),
+    )
+
+
+def _index_scan(cond: str) -> dict[str, Any]:
+    return {
+        "Plan": {
+            "Node Type": "Index Scan",
+            "Relation Name": "runs",
+            "Index Name": "runs_pkey",
+            "Index Cond": cond,
+            "Plan Rows": 1,
+            "Total Cost": 50.0,
+            "Actual Loops": 1,
+        }
+    }
+
+
+def _path(name: str = "p", declared: str | None = "runs_pkey", sql: str = "SELECT 1") -> AuditPath:
+    return AuditPath(name, sql, (), "runs", declared, "read", "test")
+
+
+@pytest.mark.parametrize(
+    ("version", "codes", "node"),
+    [
+        (18, {"ADA106"}, "Index Scan using runs_pkey (skip scan) on runs"),
+        (17, {"ADA109"}, "Index Scan using runs_pkey on runs"),
+    ],
+)
+def test_a_free_leading_column_reads_as_skip_scan_on_18_and_full_index_before(
+    version: int, codes: set[str], node: str
+) -> None:
+    plan = summarize(_index_scan("(run_id = '9c2b'::uuid)"), _catalog(), version)
+    assert plan.main_node("runs") == node
+    assert {f.code for f in judge(_path(), plan, _catalog(), Thresholds())} == codes
+    selective = summarize(
+        _index_scan("((tenant_id = 'a'::uuid) AND (run_id = 'b'::uuid))"), _catalog(), version
+    )
+    assert judge(_path(), selective, _catalog(), Thresholds()) == []
+
+
+def test_seq_scans_are_judged_by_table_size_and_selectivity() -> None:
+    def seq(rows: float) -> dict[str, Any]:
+        return {
+            "Plan": {"Node Type": "Seq Scan", "Relation Name": "runs", "Plan Rows": rows, "Total Cost": 900.0}
+        }
+
+    def codes(rows: float, size: float = 100_000.0, declared: str | None = None) -> list[str]:
+        catalog = _catalog(size)
+        return [
+            f.code
+            for f in judge(_path(declared=declared), summarize(seq(rows), catalog, 16), catalog, Thresholds())
+        ]
+
+    assert codes(5) == ["ADA101"]
+    assert codes(50_000) == []  # half the table: a sequential scan is the right plan
+    assert codes(5, size=500) == []  # a small table
+    assert codes(50_000, declared="runs_gone_idx") == ["ADA105"]
+
+
+def test_sorts_of_large_inputs_are_findings_unless_presorted() -> None:
+    def sort(kind: str) -> dict[str, Any]:
+        scan = {
+            "Node Type": "Index Scan",
+            "Relation Name": "runs",
+            "Index Name": "runs_pkey",
+            "Index Cond": "(tenant_id = 'a'::uuid)",
+            "Plan Rows": 20_000,
+            "Total Cost": 10.0,
+        }
+        return {
+            "Plan": {
+                "Node Type": kind,
+                "Sort Key": ["created_at DESC"],
+                "Plan Rows": 20_000,
+                "Total Cost": 99.0,
+                "Plans": [scan],
+            }
+        }
+
+    def codes(kind: str) -> set[str]:
+        return {
+            f.code for f in judge(_path(), summarize(sort(kind), _catalog(), 16), _catalog(), Thresholds())
+        }
+
+    assert codes("Sort") == {"ADA102"}
+    assert codes("Incremental Sort") == set()
+
+
+def _result(cost: float, index: str | None) -> AuditResult:
+    by_index = {"Index Name": index, "Index Cond": "(tenant_id = 'a')"} if index else {}
+    node = "Index Scan" if index else "Seq Scan"
+    plan = {
+        "Plan": {"Node Type": node, "Relation Name": "runs", "Plan Rows": 1, "Total Cost": cost, **by_index}
+    }
+    summary = summarize(plan, _catalog(), 16)
+    return AuditResult(16, (PathResult(_path("get"), summary),))
+
+
+def test_baseline_catches_lost_index_and_cost_growth() -> None:
+    baseline = {
+        "baseline": 1,
+        "paths": {
+            "get": {"node": "Index Scan using runs_pkey on runs", "indexes": ["runs_pkey"], "cost": 8.0}
+        },
+    }
+    assert compare(_result(8.0, "runs_pkey"), baseline) == []
+    assert [f.code for f in compare(_result(900.0, None), baseline)] == ["ADA120", "ADA121"]
+    assert [f.code for f in compare(_result(17.0, "runs_pkey"), baseline, growth=2.0)] == ["ADA121"]
+
+
+def test_markdown_headline_and_folded_passing_paths() -> None:
+    text = markdown(_result(8.0, "runs_pkey"))
+    assert text.startswith("### agentddl audit — PostgreSQL 16\n\n✅ every access path is served")
+    assert "<details><summary>1 passing paths</summary>" in text
+
+
+def test_every_declared_index_has_a_path_expecting_it() -> None:
+    """What makes 'drop any declared index -> a named path fails' possible."""
+    declared = {p.declared for p in model_paths(MODEL)}
+    assert {i.name for i in MODEL.indexes} <= declared

@@ -20,6 +20,7 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
+from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
 Row = dict[str, Any]
@@ -62,6 +63,20 @@ class Observer:
             yield
         finally:
             self.conn.execute("RESET ROLE")
+
+    def check_roles(self) -> None:
+        """Every query runs as its production role: the session must be able to SET ROLE
+        to each (a superuser, or a member of the four roles)."""
+        for kind in ("owner", "app", "relay", "readonly"):
+            try:
+                with self.as_role(kind):
+                    pass
+            except psycopg.Error as error:
+                first = (str(error).strip().splitlines() or [""])[0]
+                raise AgentDDLError(
+                    f"prove runs each query as its production role, and cannot SET ROLE "
+                    f"{self.profile.role(kind)}: {first} (connect as a member of the schema's roles)"
+                ) from error
 
     def create_tenants(self, count: int) -> list[Any]:
         """`count` new tenants (or [None]: a single-tenant schema has no tenant to make)."""

@@ -26,6 +26,7 @@ from agentddl.checks.prove.worker import Task, WorkerSetup, serve
 from agentddl.generator.errors import AgentDDLError
 
 GRACE_SECONDS = 30.0  # after stop: how long workers get to answer before they are killed
+MAX_DEATHS = 200  # per run: beyond planned crashes, a worker that cannot start at all
 
 
 @dataclass
@@ -82,7 +83,8 @@ class Pool:
         child.close()
         self.spawned += 1
         if self.setup is not None:  # a replacement joins the current database (its ack is skipped)
-            parent.send(self.setup)
+            with contextlib.suppress(OSError):  # died at once: seen as a death, replaced again
+                parent.send(self.setup)
         return _Slot(process, parent)
 
     def configure(self, setup: WorkerSetup) -> None:
@@ -185,12 +187,20 @@ class _Run:
         self.next_look = started
 
     def replace(self, slot: int, pending: set[int]) -> None:
+        """A worker died: start another in its slot with the scenario's replacement task.
+        A replacement that dies before it runs anything (its interpreter could not even
+        import agentddl) is replaced again, a bounded number of times."""
         self.out.deaths += 1
+        if self.out.deaths > MAX_DEATHS:
+            self.out.failures.append(f"more than {MAX_DEATHS} workers died: giving up on worker {slot}")
+            pending.discard(slot)
+            return
         self.pool.respawn(slot)
         task = self.watch.replacement(slot) if self.watch.replacement else None
         if task is None or self.pool.stop.is_set():
             pending.discard(slot)
-        else:
+            return
+        with contextlib.suppress(OSError):  # dead already: the next wait() sees it and replaces it again
             self.pool.slots[slot].conn.send(task)
 
     def tick(self, pending: set[int]) -> None:

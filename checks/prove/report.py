@@ -41,7 +41,7 @@ def write_text(report: ProveReport, out: TextIO) -> None:
     for scenario in report.scenarios:
         for violation in scenario.violations:
             console.print(f"[red]{scenario.strategy} {scenario.name}: {violation}[/red]")
-    console.print(_totals(report))
+    console.print(_totals(report), soft_wrap=True)
 
 
 def _counts(scenario: ScenarioResult) -> str:
@@ -55,7 +55,7 @@ def _totals(report: ProveReport) -> str:
     held = sum(1 for s in report.scenarios if s.held)
     verdict = "every scenario held" if report.held else f"{len(report.scenarios) - held} scenarios BROKEN"
     verdict += f" ({held}/{len(report.scenarios)})"
-    return f"totals: {words}; {totals['seconds']} s, {throughput} runs/s. {verdict}"
+    return f"totals: {words}\n{totals['seconds']} s, {throughput} runs/s: {verdict}"
 
 
 WRITERS = {"text": write_text, "json": write_json}

@@ -126,6 +126,10 @@ def serve(slot: int, pipe: Connection, stop: Event, go: Event) -> None:
     """The worker process's main loop until the coordinator sends None: a WorkerSetup
     (connect to that database with those queries; acknowledged), a Task (run it; its
     result or failure goes back), or ("release",) (disconnect)."""
+    from agentddl.checks.prove.scenarios import SCENARIOS
+
+    for name in SCENARIOS:  # all now: nothing is read from disk once the work starts
+        importlib.import_module(f"agentddl.checks.prove.scenarios.{name}")
     worker: WorkerContext | None = None
     while True:
         try:

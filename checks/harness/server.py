@@ -66,6 +66,8 @@ class PostgresServer:
             return psycopg.connect(
                 self.admin_dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS
             )
+        except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
+            raise AgentDDLError(f"invalid DSN: {error}") from None
         except psycopg.OperationalError as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise AgentDDLError(

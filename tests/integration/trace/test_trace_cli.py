@@ -103,6 +103,10 @@ def test_an_alembic_revision(
             [str(FIXTURES / "01_create_index.sql"), "--dsn", "postgresql://agentddl@127.0.0.1:1/postgres"],
             "cannot connect to PostgreSQL at 127.0.0.1:1/postgres",
         ),
+        (
+            [str(FIXTURES / "01_create_index.sql"), "--dsn", "nonsense=1"],
+            'invalid DSN: invalid connection option "nonsense"',
+        ),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(

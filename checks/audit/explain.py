@@ -28,6 +28,7 @@ class ExplainRequest:
     role: str | None = None  # SET ROLE to this for the statement
     tenant: object | None = None  # the session's tenant (row-level security)
     analyze: bool = False
+    generic: bool = False  # EXPLAIN (GENERIC_PLAN), 16+: sql has $n placeholders, no params
 
 
 class ExplainError(Exception):
@@ -37,6 +38,8 @@ class ExplainError(Exception):
 def explain(conn: psycopg.Connection[Any], request: ExplainRequest) -> dict[str, Any]:
     """The JSON plan document (EXPLAIN's single top-level object)."""
     options = "ANALYZE, BUFFERS, FORMAT JSON" if request.analyze else "FORMAT JSON"
+    if request.generic:
+        options = "GENERIC_PLAN, FORMAT JSON"
     try:
         with conn.transaction(force_rollback=True):
             conn.execute(sql.SQL("SET LOCAL statement_timeout = {}").format(sql.Literal(STATEMENT_TIMEOUT)))
@@ -45,7 +48,7 @@ def explain(conn: psycopg.Connection[Any], request: ExplainRequest) -> dict[str,
             if request.tenant is not None:
                 conn.execute("SELECT set_config(%s, %s, true)", [TENANT_SETTING, str(request.tenant)])
             cursor = psycopg.ClientCursor(conn)
-            cursor.execute(f"EXPLAIN ({options}) {request.sql}", request.params)
+            cursor.execute(f"EXPLAIN ({options}) {request.sql}", None if request.generic else request.params)
             row = cursor.fetchone()
     except psycopg.Error as error:
         raise ExplainError(

@@ -10,6 +10,7 @@ index has a path that needs it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import aiosql
@@ -35,6 +36,12 @@ class AuditPath:
     examples: dict[str, object] = field(default_factory=dict)  # given values (user files)
     example_exprs: dict[str, str] = field(default_factory=dict)  # SQL expressions (user files)
     plannable: bool = True  # False: catalog work (no plan to judge)
+
+
+def numbered(statement: str) -> str:
+    """%(name)s placeholders as $1, $2, ... (one number per distinct name)."""
+    names: dict[str, int] = {}
+    return re.sub(r"%\((\w+)\)s", lambda m: f"${names.setdefault(m.group(1), len(names) + 1)}", statement)
 
 
 def model_paths(model: SchemaModel) -> list[AuditPath]:

@@ -146,7 +146,9 @@ def _scan(node: dict[str, Any], catalog: Catalog, version: int) -> Scan:
         filter=node.get("Filter", ""),
         executed=node.get("Actual Loops", 1) != 0,
         searches=int(searches) if searches is not None else None,
-        skip_scan=version >= 18 and _leading_free(node, index, catalog),
+        # under ANALYZE, one index search means it read one range after all (e.g. from the
+        # start of a small partial index, stopping at the LIMIT): no skipping happened
+        skip_scan=version >= 18 and _leading_free(node, index, catalog) and searches != 1,
         full_index=version < 18 and _leading_free(node, index, catalog),
         fetched=_fetched(node, catalog),
     )

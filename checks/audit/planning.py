@@ -10,6 +10,7 @@ import psycopg
 from agentddl.checks.audit.examples import Samples
 from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
 from agentddl.checks.audit.facts import read_catalog
+from agentddl.checks.audit.generic import generic_plan_findings
 from agentddl.checks.audit.judge import Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
@@ -70,7 +71,11 @@ class Planner:
                 "fix the query or its -- example: values",
             )
             return PathResult(path, None, (failed,), params)
-        return PathResult(path, summary, tuple(judge(path, summary, catalog, self.limits)), params)
+        findings = judge(path, summary, catalog, self.limits)
+        if analyze and not any(f.is_error for f in findings):  # the full audit, not a re-plan
+            tenant_value = params.get(tenant or "")
+            findings += generic_plan_findings(conn, path, catalog, self.version, self.limits, tenant_value)
+        return PathResult(path, summary, tuple(findings), params)
 
 
 def example_params(

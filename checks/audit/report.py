@@ -76,6 +76,9 @@ RULES = (
         "Before PostgreSQL 18: a B-tree read whole (leading column free).",
     ),
     RuleInfo(
+        "ADA114", "generic-plan-not-served", "warning", "16+: the generic plan reads a large table unindexed."
+    ),
+    RuleInfo(
         "ADA110", "redundant-for-workload", "warning", "Dropping the index leaves every path's plan as good."
     ),
     RuleInfo("ADA111", "unused-index", "warning", "No path's plan and no constraint uses the index."),

@@ -27,6 +27,7 @@ from pglast import ast, enums
 from pglast.stream import RawStream
 
 from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
+from agentddl.checks.audit.paths import numbered
 from agentddl.checks.audit.plan import Catalog, summarize
 from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.generator.model.blocks import quote
@@ -65,7 +66,7 @@ class Suggestion:
 def index_shape(statement: str, table: str) -> IndexShape | None:
     """What the query asks of `table`, or None if it does not read it."""
     try:
-        tree = pglast.parse_sql(_numbered(statement))
+        tree = pglast.parse_sql(numbered(statement))
     except pglast.parser.ParseError:
         return None
     shape, found = IndexShape(), False
@@ -79,11 +80,6 @@ def index_shape(statement: str, table: str) -> IndexShape | None:
                     if column:
                         shape.order.append((column, sort.sortby_dir == enums.SortByDir.SORTBY_DESC))
     return shape if found and shape.key else None
-
-
-def _numbered(statement: str) -> str:
-    names: dict[str, int] = {}
-    return re.sub(r"%\((\w+)\)s", lambda m: f"${names.setdefault(m.group(1), len(names) + 1)}", statement)
 
 
 def _nodes(node: Any) -> Iterator[Any]:

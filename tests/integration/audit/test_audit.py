@@ -178,6 +178,15 @@ def test_plans_on_18_pass_and_a_skip_scan_is_reported_as_one(on_18: Seeded) -> N
     assert "index searches" in skip.findings[0].message
 
 
+def test_generic_plans_are_read_on_16_and_later(on_15: Seeded, on_18: Seeded) -> None:
+    """A partial index a parameter decides serves the custom plan, not the generic one
+    (EXPLAIN (GENERIC_PLAN) is new in 16; 15 can't show it)."""
+    due = on_18.path("due_runs")
+    assert due.passed and due.plan.main_node("runs") == "Index Scan using runs_claim_idx on runs"
+    assert [f.code for f in due.findings] == ["ADA114"]
+    assert on_15.path("due_runs").findings == ()
+
+
 def test_same_paths_on_15_plan_differently_than_on_18(on_15: Seeded, on_18: Seeded) -> None:
     on15 = {f.code for f in on_15.path("run_without_tenant").findings}
     assert on15 & {"ADA101", "ADA109"} and "ADA106" not in on15  # no skip scans before 18

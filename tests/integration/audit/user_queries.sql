@@ -28,3 +28,12 @@ SELECT r.status FROM agent.runs AS r WHERE r.tenant_id = :tenant_id AND r.run_id
 -- (PostgreSQL 18 can skip-scan the primary key; earlier versions scan the table).
 -- example: run_id = @run_id
 SELECT r.status FROM agent.runs AS r WHERE r.run_id = :run_id;
+
+-- name: due_runs(status)
+-- Due runs in one status: with status = 'queued' the custom plan can use the partial
+-- runs_claim_idx; the generic plan of a prepared statement can't (16+ shows it).
+-- example: status = 'queued'
+SELECT r.run_id FROM agent.runs AS r
+WHERE r.status = :status AND r.wake_at <= now()
+ORDER BY r.priority DESC, r.wake_at
+LIMIT 10;

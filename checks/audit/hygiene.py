@@ -20,6 +20,7 @@ from agentddl.checks.findings import Finding
 from agentddl.generator.model import SchemaModel
 
 LOW_DISTINCT = 10  # a full (non-partial) single-column B-tree on fewer distinct values is low-cardinality
+LOW_CARDINALITY_MIN_ROWS = 10_000  # on a smaller table few distinct values is no verdict
 
 _COLUMNS = """
 SELECT c.relname, a.attname, coalesce(s.n_distinct, 0), t.typname
@@ -99,7 +100,8 @@ def _low_cardinality(
     for index, columns in sorted(catalog.index_columns.items()):
         table = catalog.index_table[index]
         partial, method = shape.get(index, (False, "btree"))
-        if len(columns) != 1 or partial or method != "btree" or index in catalog.unique:
+        small = catalog.rows.get(table, 0.0) < LOW_CARDINALITY_MIN_ROWS  # its stats say little
+        if len(columns) != 1 or partial or method != "btree" or index in catalog.unique or small:
             continue
         n_distinct, _ = stats.get((table, columns[0]), (0.0, ""))
         distinct = n_distinct if n_distinct > 0 else -n_distinct * catalog.rows.get(table, 0.0)

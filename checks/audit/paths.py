@@ -35,6 +35,7 @@ class AuditPath:
     role: str | None = None  # production role it runs as
     examples: dict[str, object] = field(default_factory=dict)  # given values (user files)
     example_exprs: dict[str, str] = field(default_factory=dict)  # SQL expressions (user files)
+    example_at: dict[str, str] = field(default_factory=dict)  # param -> "file:line:column"
     plannable: bool = True  # False: catalog work (no plan to judge)
 
 

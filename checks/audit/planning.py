@@ -104,7 +104,8 @@ def _evaluate(conn: psycopg.Connection[Any], path: AuditPath, param: str, expres
             row = conn.execute(f"SELECT ({expression})".encode()).fetchone()
     except psycopg.Error as error:
         raise AgentDDLError(
-            f"{path.origin}: example {param} = {expression}: {str(error).strip().splitlines()[0]}"
+            f"{path.example_at.get(param, path.origin)}: example {param} = {expression}: "
+            + str(error).strip().splitlines()[0]
         ) from error
     assert row is not None
     return row[0]

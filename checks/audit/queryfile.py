@@ -146,6 +146,7 @@ def _path(path: Path, block: _Block, query: object) -> AuditPath:
         kind="user",
         origin=f"{path}:{block.line}",
         example_exprs={p: v for p, (v, _, _) in block.examples.items()},
+        example_at={p: f"{path}:{line}:{column}" for p, (_, line, column) in block.examples.items()},
     )
 
 

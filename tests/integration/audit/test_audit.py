@@ -6,6 +6,7 @@ plans read on 15, 16 and 18 (skip scans on 18); baseline regression; the CLI."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -253,3 +254,14 @@ def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) 
     monkeypatch.delenv("AGENTDDL_DSN", raising=False)
     assert main(["audit", "--existing", "--rows", "10"]) == 2
     assert "--existing needs --dsn" in capsys.readouterr().err
+
+
+def test_an_example_the_server_rejects_is_reported_at_its_line(on_15: Seeded, tmp_path: Path) -> None:
+    from agentddl.checks.audit.queryfile import load_query_file
+    from agentddl.generator.errors import AgentDDLError
+
+    bad = tmp_path / "q.sql"
+    bad.write_text("-- name: q(k)\n-- example: k = (SELECT no_such_column FROM agent.runs LIMIT 1)\nSELECT :k;\n")
+    paths = load_query_file(bad)
+    with pytest.raises(AgentDDLError, match=rf"^{re.escape(str(bad))}:2:13: example k = .*no_such_column"):
+        example_params(on_15.conn, on_15.model, paths, read_samples(on_15.conn, on_15.model))

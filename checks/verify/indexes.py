@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pglast import ast, parse_sql
 from pglast.enums import BoolExprType, NullTestType
 
+from agentddl.checks.verify.sql import not_extension_member
 from agentddl.checks.verify.types import Row
 
 # indnullsnotdistinct exists from 15: read it through to_jsonb so one query serves 14..18.
-INDEXES_SQL = """
+INDEXES_SQL = f"""
 SELECT x.indexrelid AS oid, x.indrelid AS table_oid,
        quote_ident(n.nspname) || '.' || quote_ident(t.relname) AS table_name,
        quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS index_name,
@@ -43,20 +44,23 @@ JOIN pg_class AS i ON i.oid = x.indexrelid
 JOIN pg_class AS t ON t.oid = x.indrelid
 JOIN pg_namespace AS n ON n.oid = t.relnamespace
 JOIN pg_am AS am ON am.oid = i.relam
-WHERE n.nspname = ANY(%(schemas)s)
+WHERE n.nspname = ANY(%(schemas)s) AND {not_extension_member('t')}
 ORDER BY 3, 4
 """
 
 # Foreign keys declared on a table itself (a partition's clone of its parent's FK has
 # conparentid <> 0 and is covered when the parent's is). conpfeqop: the operators the
 # referential actions use to find referencing rows (PK = FK).
-FOREIGN_KEYS_SQL = """
-SELECT con.oid, con.conrelid AS table_oid, con.conname AS name,
+FOREIGN_KEYS_SQL = f"""
+SELECT con.oid, con.conrelid AS table_oid, quote_ident(con.conname) AS name,
        quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name,
        con.conkey::int2[] AS attnums, con.conpfeqop::oid[] AS eq_operators,
        ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
              JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
              ORDER BY k.ord) AS columns,
+       ARRAY(SELECT quote_ident(a.attname) FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
+             JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+             ORDER BY k.ord) AS quoted_columns,
        ARRAY(SELECT a.attcollation FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
              JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
              ORDER BY k.ord) AS collations,
@@ -68,6 +72,7 @@ FROM pg_constraint AS con
 JOIN pg_class AS c ON c.oid = con.conrelid
 JOIN pg_namespace AS n ON n.oid = c.relnamespace
 WHERE con.contype = 'f' AND con.conparentid = 0 AND n.nspname = ANY(%(schemas)s)
+  AND {not_extension_member('c')}
 ORDER BY 4, 3
 """
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.findings import Finding
+from agentddl.checks.verify.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -41,13 +42,13 @@ class ConstraintNotValidated(Rule):
     name = "constraint-not-validated"
     severity = "warning"
     group = "generic"
-    query = """
+    query = f"""
         SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name,
-               con.conname AS name, con.contype::text AS kind
+               quote_ident(con.conname) AS name, con.contype::text AS kind
         FROM pg_constraint AS con
         JOIN pg_class AS c ON c.oid = con.conrelid
         JOIN pg_namespace AS n ON n.oid = c.relnamespace
-        WHERE n.nspname = ANY(%(schemas)s) AND NOT con.convalidated
+        WHERE n.nspname = ANY(%(schemas)s) AND NOT con.convalidated AND {not_extension_member('c')}
           AND con.conislocal AND con.conparentid = 0
         ORDER BY 1, 2
     """

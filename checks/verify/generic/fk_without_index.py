@@ -64,8 +64,8 @@ class FkWithoutIndex(Rule):
                 yield self.finding(
                     f"{fk['table_name']}.{fk['name']}",
                     f"Deleting or updating a referenced row scans {fk['table_name']} for rows with "
-                    f"({', '.join(fk['columns'])}): no index leads with these columns.",
-                    f"CREATE INDEX CONCURRENTLY ON {fk['table_name']} ({', '.join(fk['columns'])})",
+                    f"({', '.join(fk['quoted_columns'])}): no index leads with these columns.",
+                    f"CREATE INDEX CONCURRENTLY ON {fk['table_name']} ({', '.join(fk['quoted_columns'])})",
                 )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from agentddl.checks.findings import Finding, Severity
+from agentddl.checks.verify.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 WARNING_AT = Decimal("0.75")  # of the usable range: time to plan the bigint migration
@@ -50,7 +51,7 @@ class SequenceNearExhaustion(Rule):
     name = "sequence-near-exhaustion"
     severity = "error"
     group = "generic"
-    query = """
+    query = f"""
         WITH fed AS (
             SELECT uses.refobjid AS seq, a.attrelid, a.attnum, a.atttypid
             FROM pg_depend AS uses
@@ -71,7 +72,7 @@ class SequenceNearExhaustion(Rule):
                (SELECT min(CASE f.atttypid WHEN 'int2'::regtype THEN 32767
                                            WHEN 'int4'::regtype THEN 2147483647 END)
                 FROM fed AS f WHERE f.seq = c.oid) AS column_max,
-               (SELECT string_agg(DISTINCT format('%%s.%%s %%s', t.relname, a.attname,
+               (SELECT string_agg(DISTINCT format('%%I.%%I %%s', t.relname, a.attname,
                                                   format_type(a.atttypid, a.atttypmod)), ', ')
                 FROM fed AS f JOIN pg_class AS t ON t.oid = f.attrelid
                 JOIN pg_attribute AS a ON a.attrelid = f.attrelid AND a.attnum = f.attnum
@@ -79,7 +80,7 @@ class SequenceNearExhaustion(Rule):
         FROM pg_sequence AS seq
         JOIN pg_class AS c ON c.oid = seq.seqrelid
         JOIN pg_namespace AS n ON n.oid = c.relnamespace
-        WHERE n.nspname = ANY(%(schemas)s) AND NOT seq.seqcycle
+        WHERE n.nspname = ANY(%(schemas)s) AND NOT seq.seqcycle AND {not_extension_member('c')}
         ORDER BY 1
     """
 

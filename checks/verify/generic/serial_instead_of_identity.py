@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.findings import Finding
+from agentddl.checks.verify.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 # Identity columns on partitioned tables arrived in PostgreSQL 17.
@@ -49,9 +50,9 @@ class SerialInsteadOfIdentity(Rule):
     name = "serial-instead-of-identity"
     severity = "warning"
     group = "generic"
-    query = """
+    query = f"""
         SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name,
-               a.attname AS column_name, c.relkind::text AS kind,
+               quote_ident(a.attname) AS column_name, c.relkind::text AS kind,
                quote_ident(sn.nspname) || '.' || quote_ident(s.relname) AS sequence_name
         FROM pg_depend AS owned
         JOIN pg_class AS s ON s.oid = owned.objid AND s.relkind = 'S'
@@ -61,7 +62,7 @@ class SerialInsteadOfIdentity(Rule):
         JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = owned.refobjsubid
         WHERE owned.classid = 'pg_class'::regclass AND owned.refclassid = 'pg_class'::regclass
           AND owned.deptype = 'a' AND a.attidentity = '' AND NOT c.relispartition
-          AND n.nspname = ANY(%(schemas)s)
+          AND n.nspname = ANY(%(schemas)s) AND {not_extension_member('c')}
           AND EXISTS (SELECT FROM pg_attrdef AS ad
                       JOIN pg_depend AS uses ON uses.classid = 'pg_attrdef'::regclass
                        AND uses.objid = ad.oid AND uses.refclassid = 'pg_class'::regclass

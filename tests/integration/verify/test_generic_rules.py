@@ -71,3 +71,15 @@ def test_a_failed_concurrent_index_build_leaves_an_invalid_index(pg_server_lates
         conn.execute("DELETE FROM s.ops WHERE id = 2")
         conn.execute("REINDEX INDEX CONCURRENTLY s.ops_k_key")
         assert invalid_indexes(conn, "s") == []
+
+
+def test_fixes_run_as_printed_on_names_that_need_quoting(pg_server_latest: PostgresServer) -> None:
+    fixture = FIXTURES / "timestamp-without-time-zone" / "quoted_names.sql"
+    with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA s")
+        conn.execute(fixture.read_text(encoding="utf-8").encode())
+        runnable = [f for f in generic_findings(conn, "s") if f.code in ("ADV101", "ADV110")]
+        assert len(runnable) == 2
+        for finding in runnable:
+            conn.execute(finding.fix.encode())
+        assert {f.code for f in generic_findings(conn, "s")} == {"ADV106", "ADV107"}

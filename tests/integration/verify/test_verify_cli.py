@@ -85,6 +85,8 @@ def test_an_unreachable_database_is_one_line(capsys: Any) -> None:
     assert code == 2 and out == ""
     assert err.startswith("agentddl: cannot connect to PostgreSQL at 127.0.0.1:1/app: ")
     assert err.count("\n") == 1 and "Traceback" not in err
+    code, out, err = verify(capsys, "--dsn", "not a dsn")
+    assert code == 2 and out == "" and err.startswith("agentddl: invalid DSN: ") and err.count("\n") == 1
 
 
 def test_usage_errors_exit_2(capsys: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

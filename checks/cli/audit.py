@@ -80,9 +80,13 @@ def audit(
         update_baseline,
         cost_growth,
     )
-    progress = Console(stderr=True)
-    with progress.status("seeding and auditing...") if output_format == "text" else _nothing():
-        result = run_audit(request)
+    console = Console(stderr=True)
+    with console.status(f"seeding {rows:,} events...") as status:
+
+        def progress(table: str, loaded: int) -> None:
+            status.update(f"seeded {table}: {loaded:,} rows" if table != "analyze" else "auditing...")
+
+        result = run_audit(request, progress)
     render(result, output_format, sys.stdout)  # type: ignore[arg-type]
     if not result.passed:
         failed = result.failed_paths
@@ -91,14 +95,6 @@ def audit(
             if failed
             else "error findings (see above)"
         )
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def register(app: typer.Typer) -> None:

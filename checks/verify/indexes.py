@@ -54,7 +54,7 @@ ORDER BY 3, 4
 FOREIGN_KEYS_SQL = f"""
 SELECT con.oid, con.conrelid AS table_oid, quote_ident(con.conname) AS name,
        quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name,
-       con.conkey::int2[] AS attnums, con.conpfeqop::oid[] AS eq_operators,
+       c.relkind = 'p' AS partitioned, con.conkey::int2[] AS attnums, con.conpfeqop::oid[] AS eq_operators,
        ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
              JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
              ORDER BY k.ord) AS columns,
@@ -74,6 +74,22 @@ JOIN pg_namespace AS n ON n.oid = c.relnamespace
 WHERE con.contype = 'f' AND con.conparentid = 0 AND n.nspname = ANY(%(schemas)s)
   AND {not_extension_member('c')}
 ORDER BY 4, 3
+"""
+
+# The leaf partitions of a partitioned table with a foreign key, and the key's columns in
+# each (by name: a partition attached from an existing table may number them otherwise).
+LEAF_PARTITIONS_SQL = """
+SELECT quote_ident(n.nspname) || '.' || quote_ident(leaf.relname) AS table_name,
+       ARRAY(SELECT la.attnum FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
+             JOIN pg_attribute AS pa ON pa.attrelid = con.conrelid AND pa.attnum = k.attnum
+             JOIN pg_attribute AS la ON la.attrelid = leaf.oid AND la.attname = pa.attname
+             ORDER BY k.ord)::int2[] AS attnums
+FROM pg_constraint AS con
+CROSS JOIN LATERAL pg_partition_tree(con.conrelid) AS tree
+JOIN pg_class AS leaf ON leaf.oid = tree.relid
+JOIN pg_namespace AS n ON n.oid = leaf.relnamespace
+WHERE con.oid = %(fk)s AND tree.isleaf
+ORDER BY 1
 """
 
 

@@ -8,6 +8,7 @@ from agentddl.checks.findings import Finding
 from agentddl.checks.verify.indexes import (
     FOREIGN_KEYS_SQL,
     INDEXES_SQL,
+    LEAF_PARTITIONS_SQL,
     IndexShape,
     indexes_by_table,
     predicate_only_requires_not_null,
@@ -23,8 +24,11 @@ class FkWithoutIndex(Rule):
     key's columns (in any order) as its leading columns, with operator classes that
     know the key's equality operator and the columns' collations. A partial index
     counts only when its predicate is `col IS NOT NULL` on key columns (every row a
-    referential action looks for satisfies it). A partitioned table's key is checked
-    once, on the partitioned table and its partitioned indexes.
+    referential action looks for satisfies it). A partitioned table's key is reported
+    once, on the partitioned table: when it has no covering partitioned index, the
+    partitions without a covering index of their own are named (a warning); when every
+    partition has one, the missing partitioned index is an info (new partitions won't
+    get it).
 
     ## Why is this bad?
     Deleting or re-keying a parent row makes PostgreSQL look for referencing rows
@@ -60,13 +64,48 @@ class FkWithoutIndex(Rule):
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
         indexes = indexes_by_table(fetch(connection, INDEXES_SQL, context.params))
         for fk in fetch(connection, self.query, context.params):
-            if not any(covers_foreign_key(index, fk) for index in indexes.get(fk["table_name"], ())):
-                yield self.finding(
-                    f"{fk['table_name']}.{fk['name']}",
-                    f"Deleting or updating a referenced row scans {fk['table_name']} for rows with "
-                    f"({', '.join(fk['quoted_columns'])}): no index leads with these columns.",
-                    f"CREATE INDEX CONCURRENTLY ON {fk['table_name']} ({', '.join(fk['quoted_columns'])})",
-                )
+            if covered(indexes, fk):
+                continue
+            if not fk["partitioned"]:
+                yield self._unindexed(fk, f"CREATE INDEX CONCURRENTLY ON {fk['table_name']} ({_columns(fk)})")
+                continue
+            # The referential actions scan each partition: per-partition indexes serve them.
+            leaves = fetch(connection, LEAF_PARTITIONS_SQL, {"fk": fk["oid"]})
+            bare = [leaf["table_name"] for leaf in leaves if not covered(indexes, {**fk, **leaf})]
+            yield self._partitioned(fk, bare if leaves else [fk["table_name"]])
+
+    def _unindexed(self, fk: Row, fix: str, where: str = "") -> Finding:
+        return self.finding(
+            f"{fk['table_name']}.{fk['name']}",
+            f"Deleting or updating a referenced row scans {where or fk['table_name']} for rows with "
+            f"({_columns(fk)}): no index leads with these columns.",
+            fix,
+        )
+
+    def _partitioned(self, fk: Row, bare: list[str]) -> Finding:
+        # CREATE INDEX CONCURRENTLY is refused on a partitioned table: build per partition.
+        fix = (
+            f"CREATE INDEX ON ONLY {fk['table_name']} ({_columns(fk)}); then, per partition, "
+            "CREATE INDEX CONCURRENTLY and ALTER INDEX ... ATTACH PARTITION"
+        )
+        if bare:
+            return self._unindexed(fk, fix, ", ".join(bare))
+        return self.finding(
+            f"{fk['table_name']}.{fk['name']}",
+            f"Every partition of {fk['table_name']} has an index for ({_columns(fk)}), the partitioned "
+            "table has none: a partition created later gets no such index.",
+            fix,
+            "info",
+        )
+
+
+def _columns(fk: Row) -> str:
+    return ", ".join(fk["quoted_columns"])
+
+
+def covered(indexes: dict[str, list[IndexShape]], fk: Row) -> bool:
+    """Whether an index of the foreign key's table (`fk["table_name"]`) covers it."""
+    return any(covers_foreign_key(index, fk) for index in indexes.get(fk["table_name"], ()))
 
 
 def covers_foreign_key(index: IndexShape, fk: Row) -> bool:

@@ -40,6 +40,15 @@ def _blank_copy_data(text: str) -> str:
     return text
 
 
+def copy_data(text: str, statement_end: int) -> str:
+    """The data lines psql sends for the `COPY ... FROM STDIN` statement ending at
+    `statement_end`: from the line after it up to the `\\.` line (or the end of the file)."""
+    newline = text.find("\n", statement_end)
+    start = len(text) if newline == -1 else newline + 1
+    end = _END_OF_DATA.search(text, start)
+    return text[start : end.start() if end is not None else len(text)]
+
+
 def _replace_variables(text: str) -> str:
     try:
         tokens = pglast.parser.scan(text)  # offsets are in characters

@@ -116,7 +116,7 @@ class Tracer:
         start = time.monotonic()
         tx.overhead += start - mark
         timed = Timed(trace, start, start, overhead_at_start=tx.overhead)
-        error = _execute(conn, statement.sql)
+        error = _execute(conn, statement)
         timed.end = time.monotonic()
         tx.pending.append(timed)
         self.timed.append(timed)
@@ -159,7 +159,7 @@ class Tracer:
         before = snapshot.take(conn, shared_scans=True)
         trace = self._new_trace(statement, before, in_transaction=False)
         start = time.monotonic()
-        error = _execute(conn, statement.sql)
+        error = _execute(conn, statement)
         timed = Timed(trace, start, time.monotonic())
         timed.released = timed.end
         self.timed.append(timed)
@@ -249,10 +249,27 @@ class Tracer:
         ]
 
 
-def _execute(conn: Conn, sql: str) -> str | None:
-    """Run one statement; its error as 'SQLSTATE: message', or None."""
+def run_statement(conn: Conn, statement: PlannedStatement) -> None:
+    """Run one migration statement as psql would: a COPY from or to the client through
+    the COPY protocol (psql sends the data lines that follow it in the script)."""
+    if statement.copy_data is None and not statement.copies_to_client:
+        conn.execute(statement.sql.encode())
+        return
+    with conn.cursor() as cursor, cursor.copy(statement.sql.encode()) as copy:
+        if statement.copy_data is not None:
+            copy.write(statement.copy_data.encode())
+        else:
+            for _block in copy:  # psql would print it; nothing here needs it
+                pass
+
+
+def _execute(conn: Conn, what: PlannedStatement | str) -> str | None:
+    """Run one statement (or COMMIT / ROLLBACK); its error as 'SQLSTATE: message', or None."""
     try:
-        conn.execute(sql.encode())
+        if isinstance(what, str):
+            conn.execute(what.encode())
+        else:
+            run_statement(conn, what)
     except psycopg.Error as error:
         message = error.diag.message_primary or str(error).strip().splitlines()[0]
         return f"{error.sqlstate or 'ERROR'}: {message}"

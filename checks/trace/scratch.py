@@ -14,7 +14,8 @@ import psycopg
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.install import install_schema
 from agentddl.checks.seed.load import seed_model
-from agentddl.checks.trace.source import load_migrations
+from agentddl.checks.trace.execute import run_statement
+from agentddl.checks.trace.source import PlannedStatement, load_migrations
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
@@ -57,16 +58,16 @@ def _install(dsn: str, model: SchemaModel | None, schema_files: list[Path], vers
                 ) from None
         for migration in load_migrations(schema_files, version):
             for statement in migration.statements:
-                _run_setup(conn, statement.file, statement.line, statement.sql)
+                _run_setup(conn, statement)
             if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                 conn.execute("COMMIT")
 
 
-def _run_setup(conn: psycopg.Connection[Any], file: str, line: int, sql: str) -> None:
+def _run_setup(conn: psycopg.Connection[Any], statement: PlannedStatement) -> None:
     try:
-        conn.execute(sql.encode())
+        run_statement(conn, statement)
     except psycopg.Error as error:
         first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
         raise AgentDDLError(
-            f"{file}:{line}: the schema SQL failed on the scratch database: {first}"
+            f"{statement.file}:{statement.line}: the schema SQL failed on the scratch database: {first}"
         ) from None

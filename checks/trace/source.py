@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pglast import ast, enums
 
-from agentddl.checks.lint import alembic_offline
+from agentddl.checks.lint import alembic_offline, psql_script
 from agentddl.checks.lint.rules.concurrently_in_transaction import no_transaction_block
 from agentddl.checks.lint.walk import walk
 from agentddl.generator.errors import AgentDDLError
@@ -34,6 +34,13 @@ class PlannedStatement:
     in_block: bool  # inside BEGIN..COMMIT or the runner's implicit transaction
     control: Control | None  # BEGIN / COMMIT / ROLLBACK, else None
     needs_autocommit: bool  # PostgreSQL refuses it inside a transaction block (CONCURRENTLY, ...)
+    copy_data: str | None = None  # COPY ... FROM STDIN: the data lines psql sends after it
+
+    @property
+    def copies_to_client(self) -> bool:
+        """COPY ... TO STDOUT: psql prints what it gets; the tracer reads it and drops it."""
+        node = self.node
+        return isinstance(node, ast.CopyStmt) and not node.is_from and _to_client(node)
 
 
 @dataclass(frozen=True)
@@ -133,9 +140,21 @@ def _statements(
                 in_block=statement.in_transaction_block,
                 control=_control(statement.node),
                 needs_autocommit=no_transaction_block(statement.node, pg_version) is not None,
+                copy_data=_copy_data(statement.node, migration.text, statement.offset + len(statement.sql)),
             )
         )
     return planned
+
+
+def _copy_data(node: Any, text: str, statement_end: int) -> str | None:
+    """The data lines a COPY ... FROM STDIN reads from the script, else None."""
+    if isinstance(node, ast.CopyStmt) and node.is_from and _to_client(node):
+        return psql_script.copy_data(text, statement_end)
+    return None
+
+
+def _to_client(node: ast.CopyStmt) -> bool:
+    return node.filename is None and not node.is_program
 
 
 def _control(node: Any) -> Control | None:

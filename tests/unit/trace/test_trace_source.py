@@ -75,3 +75,20 @@ def test_mistakes_name_the_file(tmp_path: Path) -> None:
     bad.write_text("SELECT 1;\nCREATE TABL x ();\n", encoding="utf-8")
     with pytest.raises(AgentDDLError, match=r"bad.sql:2:\d+: syntax error"):
         load_migrations([bad], 16)
+
+
+def test_copy_from_stdin_carries_its_data_lines(tmp_path: Path) -> None:
+    path = tmp_path / "copy.sql"
+    path.write_text(
+        "COPY t (a, b) FROM stdin;\n1\tone\n2\t\\N\n\\.\nCOPY t TO STDOUT;\nCOPY t FROM '/srv/t.csv';\n"
+        "COPY t FROM stdin;\n3\tlast, no end marker\n",
+        encoding="utf-8",
+    )
+    (migration,) = load_migrations([path], 16)
+    shape = [(s.line, s.copy_data, s.copies_to_client) for s in migration.statements]
+    assert shape == [
+        (1, "1\tone\n2\t\\N\n", False),
+        (5, None, True),
+        (6, None, False),  # a server-side file: the server reads it
+        (7, "3\tlast, no end marker\n", False),
+    ]

@@ -166,9 +166,8 @@ def test_rows_seed_the_profile_schema(
 ) -> None:
     from profiles import ROOT
 
-    profile = (
-        ROOT / "schemas" / "examples" / ("newest-engine.yaml" if trace_server.version >= 18 else "old-engine.yaml")
-    )
+    name = "newest-engine.yaml" if trace_server.version >= 18 else "old-engine.yaml"
+    profile = ROOT / "schemas" / "examples" / name
     migration = FIXTURES / "profile" / "attempt_count_bigint.sql"
     args = [str(migration), "--profile", str(profile), "--rows", "2000", "--dsn", trace_server.admin_dsn]
     code, report = run_json(capsys, *args)

@@ -113,6 +113,7 @@ def _load_all(
 
 def _session(conn: psycopg.Connection[Any], fast: bool) -> None:
     conn.execute("SET synchronous_commit = off")
+    conn.execute("SET work_mem = '128MB'")  # the time-ordered events sort stays in memory
     if fast:
         conn.execute("SET session_replication_role = replica")
 

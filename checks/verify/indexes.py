@@ -23,7 +23,8 @@ INDEXES_SQL = f"""
 SELECT x.indexrelid AS oid, x.indrelid AS table_oid,
        quote_ident(n.nspname) || '.' || quote_ident(t.relname) AS table_name,
        quote_ident(n.nspname) || '.' || quote_ident(i.relname) AS index_name,
-       am.amname AS method, x.indisunique AS is_unique, x.indisvalid AS is_valid,
+       am.amname AS method, x.indisunique AS is_unique, x.indisprimary AS is_primary,
+       x.indisvalid AS is_valid,
        coalesce((to_jsonb(x) ->> 'indnullsnotdistinct')::boolean, false) AS nulls_not_distinct,
        x.indnkeyatts AS key_count, x.indkey::int2[] AS attnums,
        x.indclass::oid[] AS opclasses, x.indcollation::oid[] AS collations,
@@ -33,8 +34,8 @@ SELECT x.indexrelid AS oid, x.indrelid AS table_oid,
        ARRAY(SELECT pg_get_indexdef(x.indexrelid, k, true)
              FROM generate_series(1, x.indnatts) AS k) AS column_defs,
        coalesce(pg_get_expr(x.indpred, x.indrelid, true), '') AS predicate,
-       EXISTS (SELECT FROM pg_constraint AS con WHERE con.conindid = x.indexrelid
-               AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x')) AS backs_constraint,
+       (SELECT quote_ident(con.conname) FROM pg_constraint AS con WHERE con.conindid = x.indexrelid
+        AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u', 'x')) AS constraint_name,
        EXISTS (SELECT FROM pg_stat_progress_create_index AS p
                WHERE p.index_relid = x.indexrelid) AS being_built,
        EXISTS (SELECT FROM pg_inherits AS inh WHERE inh.inhrelid = x.indexrelid) AS attached,
@@ -92,6 +93,9 @@ WHERE con.oid = %(fk)s AND tree.isleaf
 ORDER BY 1
 """
 
+Keys = tuple[tuple[int, int, int, int, str], ...]  # (attnum, opclass, collation, option, deparse)
+_DESC_AND_NULLS_FIRST = 0b11  # pg_index.indoption bits INDOPTION_DESC | INDOPTION_NULLS_FIRST
+
 
 @dataclass(frozen=True)
 class IndexShape:
@@ -103,25 +107,41 @@ class IndexShape:
     unique: bool
     nulls_not_distinct: bool
     valid: bool
-    backs_constraint: bool
+    primary: bool
+    constraint: str | None  # the PRIMARY KEY, UNIQUE or EXCLUDE constraint it backs
     attached: bool  # a partition's index attached to its parent's (reported on the parent)
-    keys: tuple[tuple[int, int, int, int, str], ...]  # (attnum, opclass, collation, option, deparse)
+    keys: Keys
     include: frozenset[str]  # INCLUDE columns
     predicate: str
     definition: str
     opfamilies: tuple[int, ...]
 
     @property
+    def backs_constraint(self) -> bool:
+        return self.constraint is not None
+
+    @property
     def key_names(self) -> frozenset[str]:
         return frozenset(key[4] for key in self.keys)
 
+    @property
+    def scan_orders(self) -> tuple[Keys, ...]:
+        """The key orders a scan of the index reads: a B-tree is read forwards or
+        backwards, so (a DESC NULLS FIRST) reads as (a) too: the same index for every
+        query."""
+        if self.method != "btree":
+            return (self.keys,)
+        backwards = tuple((*key[:3], key[3] ^ _DESC_AND_NULLS_FIRST, key[4]) for key in self.keys)
+        return (self.keys, backwards)
+
     def same_definition(self, other: IndexShape) -> bool:
-        """Same keys, method, predicate, INCLUDE, uniqueness: interchangeable."""
-        return self._definition == other._definition
+        """Same method, keys (read in either direction), predicate, INCLUDE, uniqueness:
+        interchangeable."""
+        return self._definition == other._definition and other.keys in self.scan_orders
 
     @property
     def _definition(self) -> tuple[object, ...]:
-        return (self.method, self.unique, self.nulls_not_distinct, self.keys, self.include, self.predicate)
+        return (self.method, self.unique, self.nulls_not_distinct, self.include, self.predicate)
 
 
 def index_shape(row: Row) -> IndexShape:
@@ -143,7 +163,8 @@ def index_shape(row: Row) -> IndexShape:
         unique=row["is_unique"],
         nulls_not_distinct=row["nulls_not_distinct"],
         valid=row["is_valid"],
-        backs_constraint=row["backs_constraint"],
+        primary=row["is_primary"],
+        constraint=row["constraint_name"],
         attached=row["attached"],
         keys=keys,
         include=frozenset(row["column_defs"][count:]),
@@ -162,11 +183,12 @@ def indexes_by_table(rows: Sequence[Row]) -> dict[str, list[IndexShape]]:
 
 def covers_prefix(short: IndexShape, wide: IndexShape) -> bool:
     """`short`'s keys are the leading keys of `wide` (same column or expression, operator
-    class, collation and order), on the same predicate, with `short`'s INCLUDE columns
-    somewhere in `wide`: every scan `short` serves, `wide` serves too."""
+    class, collation and order, read in either direction), on the same predicate, with
+    `short`'s INCLUDE columns somewhere in `wide`: every scan `short` serves, `wide`
+    serves too."""
     if short.method != "btree" or wide.method != "btree" or short.predicate != wide.predicate:
         return False
-    if len(short.keys) > len(wide.keys) or wide.keys[: len(short.keys)] != short.keys:
+    if len(short.keys) > len(wide.keys) or wide.keys[: len(short.keys)] not in short.scan_orders:
         return False
     return short.include <= (wide.key_names | wide.include)
 

@@ -15,9 +15,12 @@ class DuplicateIndex(Rule):
     ## What it does
     Reports an index whose method, key columns and expressions (with operator
     classes, collations and sort order), INCLUDE columns, predicate and uniqueness
-    are all those of another index on the same table. The one kept is the one that
-    backs a constraint, else the first by name. A partition's indexes attached to
-    its parent's are reported once, on the parent.
+    are all those of another index on the same table. Sort order counts only up to
+    direction: a B-tree is read backwards as well as forwards, so `(a DESC)` (that is
+    `DESC NULLS FIRST`) duplicates `(a)`, while `(a NULLS FIRST)` does not. The one
+    kept is the primary key, else one that backs a constraint, else the first by
+    name; dropping a constraint's copy means dropping the constraint. A partition's
+    indexes attached to its parent's are reported once, on the parent.
 
     ## Why is this bad?
     Every insert and every non-HOT update writes both, vacuum scans both, the buffer
@@ -52,14 +55,25 @@ class DuplicateIndex(Rule):
                     duplicate.name,
                     f"{duplicate.name} is the same index as {kept.name}: every write to "
                     f"{duplicate.table} maintains it for no read it serves.",
-                    f"DROP INDEX CONCURRENTLY {duplicate.name}",
+                    drop_fix(duplicate),
                 )
 
 
+def drop_fix(index: IndexShape) -> str:
+    """How to drop `index`: its constraint, when it backs one (DROP INDEX is refused)."""
+    if index.constraint is None:
+        return f"DROP INDEX CONCURRENTLY {index.name}"
+    return (
+        f"ALTER TABLE {index.table} DROP CONSTRAINT {index.constraint} "
+        "(foreign keys that use its index must be moved to the other one first)"
+    )
+
+
 def duplicates(indexes: Sequence[IndexShape]) -> Iterator[tuple[IndexShape, IndexShape]]:
-    """(duplicate, kept) pairs; constraint-backing indexes are kept first."""
+    """(duplicate, kept) pairs; the primary key is kept first, then constraint-backing
+    indexes, then the first by name."""
     kept: list[IndexShape] = []
-    for index in sorted(indexes, key=lambda i: (not i.backs_constraint, i.name)):
+    for index in sorted(indexes, key=lambda i: (not i.primary, not i.backs_constraint, i.name)):
         same = next((k for k in kept if k.same_definition(index)), None)
         if same is None:
             kept.append(index)

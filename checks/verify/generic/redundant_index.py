@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.findings import Finding
+from agentddl.checks.verify.generic.duplicate_index import duplicates
 from agentddl.checks.verify.indexes import INDEXES_SQL, IndexShape, covers_prefix, indexes_by_table
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
@@ -17,8 +18,10 @@ class RedundantIndex(Rule):
     table starts with the same keys (same column or expression, operator class,
     collation and sort order, position by position), has the same predicate, and
     holds its INCLUDE columns. Unique indexes and indexes backing a constraint are
-    never reported: the wider index does not enforce their uniqueness. Indexes with
-    identical definitions are left to `duplicate-index`.
+    never reported: the wider index does not enforce their uniqueness. Key order counts
+    up to direction (a B-tree is read backwards too: `(a DESC)` leads `(a, b)`).
+    Indexes with identical definitions are left to `duplicate-index`, and an index
+    it reports is not reported here again.
 
     ## Why is this bad?
     Every scan the narrow index serves, the wide one serves as well (a B-tree is
@@ -60,15 +63,18 @@ class RedundantIndex(Rule):
 
 
 def redundant(indexes: Sequence[IndexShape]) -> Iterator[tuple[IndexShape, IndexShape]]:
-    """(narrow, wide) pairs: narrow is not unique, wide is valid and serves its scans."""
+    """(narrow, wide) pairs: narrow is not unique, wide is valid and serves its scans.
+    Duplicates are duplicate-index's: neither side of a pair is one."""
+    copies = {duplicate.name for duplicate, _ in duplicates(indexes)}
     for narrow in indexes:
-        if narrow.unique or narrow.backs_constraint or narrow.attached:
+        if narrow.unique or narrow.backs_constraint or narrow.attached or narrow.name in copies:
             continue
         wide = next(
             (
                 w
                 for w in indexes
-                if w is not narrow and w.valid and not w.same_definition(narrow) and covers_prefix(narrow, w)
+                if w is not narrow and w.valid and w.name not in copies
+                and not w.same_definition(narrow) and covers_prefix(narrow, w)
             ),
             None,
         )

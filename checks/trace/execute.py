@@ -172,7 +172,7 @@ class Tracer:
         seen = {
             (oid, mode)
             for oid, mode, granted in self.watcher.locks_between(timed.start, timed.end)
-            if granted
+            if granted and not _dropped_index(oid, before, after)
         }
         scanned = snapshot.scanned(
             before.scans, snapshot.shared_scans_after(conn, self.version, before.scans)
@@ -274,6 +274,14 @@ def _execute(conn: Conn, what: PlannedStatement | str) -> str | None:
         message = error.diag.message_primary or str(error).strip().splitlines()[0]
         return f"{error.sqlstate or 'ERROR'}: {message}"
     return None
+
+
+def _dropped_index(oid: int, before: snapshot.Snapshot, after: snapshot.Snapshot) -> bool:
+    """An index a concurrent statement dropped (DROP INDEX CONCURRENTLY, REINDEX
+    CONCURRENTLY's old copy): its final ACCESS EXCLUSIVE lock is taken once the index is
+    dead, invisible to every query, so nobody waits for it; it is not reported."""
+    old = before.relations.get(oid)
+    return old is not None and old.kind in ("i", "I") and oid not in after.relations
 
 
 def _blocks(modes: list[str]) -> tuple[str, ...]:

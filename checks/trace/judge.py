@@ -115,8 +115,10 @@ class _Seen:
 
 
 def _rewrite(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    """A rewrite while writers are locked out (REINDEX CONCURRENTLY rewrites an index too,
+    under a lock that blocks nobody: no finding)."""
     rewritten = [r for r in seen.trace.rewritten if r in seen.existing]
-    if rewritten:
+    if rewritten and seen.write_blocking:
         size = sum(seen.trace.sizes.get(r, 0) for r in rewritten)
         yield seen.finding(
             "table-rewrite",

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from trace_blockers import Blocker, holding
 
+from agentddl.checks.findings import Finding
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.trace.run import TraceOptions, trace_migrations
-from agentddl.checks.trace.types import StatementTrace
+from agentddl.checks.trace.types import StatementTrace, TraceResult
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
 SCHEMA = FIXTURES / "schema.sql"
@@ -50,18 +51,26 @@ def fixture_files() -> list[Path]:
     return sorted(p for p in FIXTURES.glob("[0-9]*.sql"))
 
 
-def trace_fixture(server: PostgresServer, fixture: Fixture) -> list[StatementTrace]:
+def trace_fixture(server: PostgresServer, fixture: Fixture) -> TraceResult:
     blockers = fixture.blockers
     options = TraceOptions(
         schema_files=[SCHEMA], alongside=(lambda dsn: holding(dsn, blockers)) if blockers else None
     )
-    return trace_migrations(server, [fixture.path], options).statements
+    return trace_migrations(server, [fixture.path], options)
 
 
-def check(trace: StatementTrace, kind: str, args: list[str]) -> None:
+def codes_at(findings: list[Finding], trace: StatementTrace) -> list[str]:
+    """The codes of the findings about this statement (their message starts file:line:)."""
+    return sorted(f.code for f in findings if f.message.startswith(f"{trace.file}:{trace.line}: "))
+
+
+def check(trace: StatementTrace, kind: str, args: list[str], findings: list[Finding]) -> None:
     modes = {lock.relation: lock.mode for lock in trace.locks}
     where = f"line {trace.line}: {trace.sql!r}"
-    if kind == "lock":
+    if kind == "findings":  # exactly these codes about this statement ("none": no finding)
+        expected = [] if args == ["none"] else sorted(args)
+        assert codes_at(findings, trace) == expected, f"{where}: {codes_at(findings, trace)}"
+    elif kind == "lock":
         assert modes.get(args[0]) == args[1], f"{where}: locks {modes}"
     elif kind == "no-lock":  # nothing at all on it (the tracer's own reads lock nothing either)
         assert args[0] not in modes, f"{where}: locks {modes}"
@@ -91,14 +100,15 @@ def check(trace: StatementTrace, kind: str, args: list[str]) -> None:
 @pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
 def test_trace_matches_the_documented_behaviour(trace_server: PostgresServer, path: Path) -> None:
     fixture = parse(path)
-    traces = {t.line: t for t in trace_fixture(trace_server, fixture)}
+    result = trace_fixture(trace_server, fixture)
+    traces = {t.line: t for t in result.statements}
     for line, checks in fixture.expectations.items():
         if checks == [("not-run", [])]:
             assert line not in traces, f"{path.name}:{line} ran after the migration failed"
             continue
         assert line in traces, f"{path.name}:{line} was not traced (traced: {sorted(traces)})"
         for kind, args in checks:
-            check(traces[line], kind, args)
+            check(traces[line], kind, args, result.findings)
         if not any(kind == "error" for kind, _ in checks):
             assert traces[line].error is None, traces[line].error
 

@@ -32,6 +32,16 @@ def test_a_rewrite_of_an_existing_table() -> None:
     assert finding.message.startswith("m.sql:3: rewrote public.orders, public.orders_pkey (8192 bytes here)")
 
 
+def test_a_rewrite_that_locks_no_writer_out_is_no_finding() -> None:
+    t = trace(  # REINDEX CONCURRENTLY: a new copy of the index, built under SHARE UPDATE EXCLUSIVE
+        locks=[(name, "ShareUpdateExclusiveLock") for name in ("public.orders", "public.orders_pkey")],
+        strongest_lock="ShareUpdateExclusiveLock",
+        rewritten=["public.orders_pkey"],
+        scanned=["public.orders"],
+    )
+    assert names(t) == []
+
+
 def test_what_the_migration_created_never_counts() -> None:
     t = trace(
         locks=[("public.fresh", "AccessExclusiveLock")],

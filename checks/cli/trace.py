@@ -115,7 +115,13 @@ def run(
     model = options.model
     version = pg_version or (model.profile.engine.version if model is not None else None)
     load_migrations(migrations, version or 18)  # a bad file fails before a server starts
-    wanted = version if dsn is None and version in find_installations() else None
+    # --pg-version is what the user asked for: a missing major is an error, not another one;
+    # the profile's engine.version is only a preference.
+    if dsn is not None and pg_version is not None:
+        raise AgentDDLError("--pg-version starts an embedded server: not with --dsn (or AGENTDDL_DSN)")
+    wanted = pg_version if pg_version is not None else (version if version in find_installations() else None)
+    if dsn is not None:
+        wanted = None
     with open_server(dsn, version=wanted) as server:
         try:
             result = trace_migrations(server, migrations, options)

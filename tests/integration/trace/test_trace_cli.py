@@ -104,6 +104,10 @@ def test_an_alembic_revision(
             "cannot connect to PostgreSQL at 127.0.0.1:1/postgres",
         ),
         (
+            [str(FIXTURES / "01_create_index.sql"), "--pg-version", "18", "--dsn", "postgresql://h/db"],
+            "--pg-version starts an embedded server: not with --dsn",
+        ),
+        (
             [str(FIXTURES / "01_create_index.sql"), "--dsn", "nonsense=1"],
             'invalid DSN: invalid connection option "nonsense"',
         ),
@@ -115,6 +119,15 @@ def test_usage_errors_are_one_line_exit_2(
     assert main(["trace", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_pg_version_that_is_not_installed_is_an_error_not_another_major(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)
+    assert main(["trace", str(FIXTURES / "01_create_index.sql"), "--empty", "--pg-version", "9"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no PostgreSQL 9 found" in err and len(err.splitlines()) == 1
 
 
 def test_rows_need_a_profile(trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]) -> None:

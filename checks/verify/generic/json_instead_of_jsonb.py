@@ -13,7 +13,7 @@ class JsonInsteadOfJsonb(Rule):
     """A column of type `json` rather than `jsonb`.
 
     ## What it does
-    Reports columns of type `json` (and arrays of it).
+    Reports columns of type `json` (and arrays of it, and domains over either).
 
     ## Why is this bad?
     `json` stores the text as written and re-parses it on every access; it has no

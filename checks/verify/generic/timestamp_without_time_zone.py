@@ -14,7 +14,8 @@ class TimestampWithoutTimeZone(Rule):
 
     ## What it does
     Reports columns of type `timestamp` / `timestamp without time zone` (and arrays
-    of it) on tables and partitioned tables.
+    of it, and domains over either) on tables and partitioned tables. Views and
+    materialized views are not reported: their columns follow the tables they read.
 
     ## Why is this bad?
     A `timestamp` is a wall-clock reading with no zone: `now()` is stored in the

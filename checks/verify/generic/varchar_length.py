@@ -13,8 +13,8 @@ class VarcharLength(Rule):
     """A `varchar(n)` column (a length limit in the type).
 
     ## What it does
-    Reports columns of type `character varying(n)` (and arrays of it). Unbounded
-    `varchar` and `text` are not reported.
+    Reports columns of type `character varying(n)` (and arrays of it, and domains
+    over either). Unbounded `varchar` and `text` are not reported.
 
     ## Why is this bad?
     The limit is part of the type: lowering it rewrites or rescans the table under

@@ -163,27 +163,36 @@ class Tracer:
         timed = Timed(trace, start, time.monotonic())
         timed.released = timed.end
         self.timed.append(timed)
-        if error is not None:
-            trace.error = error
-            self._fill_waits(timed)
-            self.failed = True
-            return
         after = snapshot.take(conn)
         seen = {
             (oid, mode)
             for oid, mode, granted in self.watcher.locks_between(timed.start, timed.end)
             if granted and not _dropped_index(oid, before, after)
         }
+        self._remember(before, after)
+        if error is None:
+            self._fill(trace, timed, before, after, self._bare_scans(conn, before, seen))
+        else:  # a failed CONCURRENTLY leaves its index behind, invalid (docs: CREATE INDEX)
+            trace.error = error
+            trace.left_invalid = sorted(
+                self._names[oid]
+                for oid in snapshot.invalid_indexes(conn)
+                if oid not in before.relations and oid in self._names  # pg_toast ones: not named
+            )
+            self._fill_waits(timed)
+            self.failed = True
+        trace.locks = self._named(seen)
+        trace.strongest_lock = self._strongest(seen)
+        trace.lock_held_ms = trace.duration_ms if trace.strongest_lock else 0.0
+
+    def _bare_scans(self, conn: Conn, before: snapshot.Snapshot, seen: set[tuple[int, str]]) -> list[int]:
+        """Tables a bare statement read in full, from the shared counters."""
         scanned = snapshot.scanned(
             before.scans, snapshot.shared_scans_after(conn, self.version, before.scans)
         )
         if self.shared_with_workload:  # the shared counters count the workload's scans too
             scanned = [oid for oid in scanned if oid in {locked for locked, _mode in seen}]
-        self._remember(before, after)
-        self._fill(trace, timed, before, after, scanned)
-        trace.locks = self._named(seen)
-        trace.strongest_lock = self._strongest(seen)
-        trace.lock_held_ms = trace.duration_ms if trace.strongest_lock else 0.0
+        return scanned
 
     # -- filling in a trace -------------------------------------------------------------
 

@@ -35,7 +35,8 @@ RULES = (
         "ADT101",
         "table-rewrite",
         "error",
-        "The statement rewrote a table or index that existed before the migration (its relfilenode changed).",
+        "The statement rewrote a table or index that existed before the migration (its relfilenode "
+        "changed) while holding a lock that blocks writes.",
     ),
     Rule(
         "ADT102",
@@ -65,7 +66,8 @@ RULES = (
         "ADT106",
         "statement-failed",
         "error",
-        "The statement failed on the scratch database (e.g. lock_timeout fired); the migration stops there.",
+        "The statement failed on the scratch database (e.g. lock_timeout fired); the migration stops there "
+        "(a failed CONCURRENTLY build leaves an invalid index, named in the message).",
     ),
 )
 _RULE = {r.name: r for r in RULES}
@@ -182,10 +184,16 @@ def _workload_blocked(seen: _Seen, limits: Limits) -> Iterator[Finding]:
 
 
 def _failed(seen: _Seen, limits: Limits) -> Iterator[Finding]:
-    if seen.trace.error is not None:
-        yield seen.finding(
-            "statement-failed",
-            seen.first_locked(),
-            f"failed: {seen.trace.error}; the migration stops here and its transaction rolls back.",
-            "Retry with backoff when it is a lock timeout; fix the statement otherwise.",
+    if seen.trace.error is None:
+        return
+    message = f"failed: {seen.trace.error}; the migration stops here and its transaction rolls back."
+    fix = "Retry with backoff when it is a lock timeout; fix the statement otherwise."
+    if seen.trace.left_invalid:  # docs, CREATE INDEX: "Building Indexes Concurrently"
+        left = ", ".join(seen.trace.left_invalid)
+        message = (
+            f"failed: {seen.trace.error}; it left the invalid index {left} behind: no query uses it, "
+            "every write still maintains it, and a retry with IF NOT EXISTS would keep it as it is."
         )
+        fix = f"DROP INDEX CONCURRENTLY {left}, fix the cause (e.g. duplicate rows), then build it again."
+    obj = seen.trace.left_invalid[0] if seen.trace.left_invalid else seen.first_locked()
+    yield seen.finding("statement-failed", obj, message, fix)

@@ -42,6 +42,7 @@ WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.granted
 SETTINGS_SQL = """
 SELECT name, setting::int FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout')
 """
+INVALID_INDEXES_SQL = "SELECT indexrelid::int8 FROM pg_index WHERE NOT indisvalid"
 XACT_SCANS_SQL = "SELECT relid::int8, seq_scan, seq_tup_read FROM pg_stat_xact_user_tables"
 SHARED_SCANS_SQL = "SELECT relid::int8, seq_scan, seq_tup_read FROM pg_stat_user_tables"
 STATS_WAIT_SECONDS = 1.5  # PostgreSQL 14's collector: at most this long for counters to arrive
@@ -87,6 +88,11 @@ def sizes(dsn: str) -> dict[str, int]:
 def own_locks(conn: Conn) -> list[tuple[int, str]]:
     """(relation oid, mode) of every relation lock the session holds in this database."""
     return [(oid, mode) for oid, mode in conn.execute(OWN_LOCKS_SQL).fetchall()]
+
+
+def invalid_indexes(conn: Conn) -> list[int]:
+    """Oids of the indexes marked invalid (a failed CREATE INDEX / REINDEX CONCURRENTLY)."""
+    return [oid for (oid,) in conn.execute(INVALID_INDEXES_SQL).fetchall()]
 
 
 def prepare_shared_scans(conn: Conn, version: int) -> None:

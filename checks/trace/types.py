@@ -37,6 +37,7 @@ class StatementTrace:
     lock_timeout_ms: int = 0
     statement_timeout_ms: int = 0
     error: str | None = None  # SQLSTATE and message when the statement failed
+    left_invalid: list[str] = field(default_factory=list)  # invalid indexes its failure left behind
     sizes: dict[str, int] = field(default_factory=dict)  # bytes before it ran, of what it rewrote or scanned
 
     def as_json(self, with_load: bool) -> dict[str, Any]:
@@ -59,6 +60,8 @@ class StatementTrace:
             data["blocked_ms"] = round(self.blocked_ms or 0.0, 1)
         if self.error is not None:
             data["error"] = self.error
+        if self.left_invalid:
+            data["left_invalid"] = self.left_invalid
         return data
 
 

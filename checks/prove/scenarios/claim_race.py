@@ -5,11 +5,14 @@ Observed: each worker journals every claim and every step's effect (the work a c
 entitles it to); the coordinator samples the attempts table for two active attempts of
 one run while the race runs, and reads the attempts' history afterwards. The lease is
 long here, so no claim can legitimately expire: a second claim of a run is a double claim.
+Then the invariant itself, not only the claim queries that keep it: while a worker holds
+a run, a second active attempt inserted as the app role must be refused by the database.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from typing import Any
 
@@ -20,6 +23,7 @@ from agentddl.checks.prove import steps
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, overlapping_attempts
 from agentddl.checks.prove.worker import WorkerContext
+from agentddl.generator.errors import AgentDDLError
 
 NAME = "claim_race"
 LEASE_SECONDS = 120  # nothing expires during the race: every extra claim is a double one
@@ -33,36 +37,80 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     tasks = {s: ctx.task("drain", lease=LEASE_SECONDS, tenant=ctx.tenant_of_slot(s)) for s in ctx.slots}
     dispatch = ctx.dispatch(tasks, ctx.drain_watch())
     sampler.stop()
+    counts = _observe(ctx, len(runs), dispatch.seconds)
+    counts["sampled_double_active"] = sampler.seen
+    counts["second_active_attempt_accepted"] = _second_active_attempt(ctx)
+    return ctx.result(counts, MUST_BE_ZERO, dispatch)
+
+
+MUST_BE_ZERO = {
+    "double_claims": "runs claimed more than once",
+    "duplicate_effects": "steps done twice (two claims worked one run)",
+    "overlapping_attempts": "runs with two live attempts at once (attempts history)",
+    "sampled_double_active": "samples that caught a run with two active attempts",
+    "lost_runs": "runs never completed (skipped or lost)",
+    "second_active_attempt_accepted": "a second active attempt of a held run the database accepted",
+    "errors": "named queries that raised",
+}
+
+
+def _observe(ctx: ScenarioContext, runs: int, seconds: float) -> dict[str, Any]:
     journal = ctx.journal()
     claims = Counter(line["run"] for line in journal if line["kind"] == "claimed")
     effects = Counter((line["run"], line["seq"]) for line in journal if line["kind"] == "effect")
-    final = ctx.observer.runs(NAME)
-    completed = sum(1 for r in final if r["status"] == "succeeded")
-    counts = {
-        "runs": len(runs),
+    completed = sum(1 for r in ctx.observer.runs(NAME) if r["status"] == "succeeded")
+    return {
+        "runs": runs,
         "workers": len(ctx.slots),
         "runs_completed": completed,
         "claims": sum(claims.values()),
         "double_claims": sum(1 for n in claims.values() if n > 1),
         "duplicate_effects": sum(n - 1 for n in effects.values()),
         "overlapping_attempts": overlapping_attempts(ctx.observer.attempts(NAME)),
-        "sampled_double_active": sampler.seen,
-        "lost_runs": len(runs) - completed,
+        "lost_runs": runs - completed,
         "errors": errors(journal),
-        "runs_per_second": round(completed / dispatch.seconds, 1) if dispatch.seconds else 0.0,
+        "runs_per_second": round(completed / seconds, 1) if seconds else 0.0,
     }
-    return ctx.result(
-        counts,
-        {
-            "double_claims": "runs claimed more than once",
-            "duplicate_effects": "steps done twice (two claims worked one run)",
-            "overlapping_attempts": "runs with two live attempts at once (attempts history)",
-            "sampled_double_active": "samples that caught a run with two active attempts",
-            "lost_runs": "runs never completed (skipped or lost)",
-            "errors": "named queries that raised",
-        },
-        dispatch,
+
+
+def _second_active_attempt(ctx: ScenarioContext) -> int:
+    """1 if the database took a second active attempt for a run a worker holds (raw SQL
+    as the app role, rolled back either way); 0 if it refused it."""
+    tenant = ctx.tenants[0]
+    ctx.observer.start_runs(NAME, [(tenant, {"held": True})])
+    held = ctx.dispatch({ctx.slots[0]: ctx.task("hold", lease=LEASE_SECONDS, tenant=tenant)})
+    claim = next((r["claim"] for r in held.all_results() if r.get("claim")), None)
+    if claim is None:
+        raise AgentDDLError("claim_race: no worker could claim the run held for the invariant check")
+    insert, values = _intruder(ctx, claim)
+    observer = ctx.observer
+    with observer.as_role("app"):
+        observer.conn.execute("SELECT set_config('agentddl.tenant', %s, false)", [str(tenant)])
+        try:
+            with observer.conn.transaction(force_rollback=True):
+                observer.conn.execute(insert, values)
+        except psycopg.errors.UniqueViolation:
+            return 0
+        finally:
+            observer.conn.execute("SELECT set_config('agentddl.tenant', '', false)")
+    return 1
+
+
+def _intruder(ctx: ScenarioContext, claim: dict[str, Any]) -> tuple[sql.Composed, list[Any]]:
+    """A second active attempt of the claimed run (the next attempt number, so only the
+    one-active-attempt rule can refuse it)."""
+    column = ctx.model.profile.tenancy.column
+    values = {**({column: claim[column]} if column else {}), "run_id": claim["run_id"]}
+    values |= {"attempt_no": claim["attempt_no"] + 1, "fencing_token": claim["fencing_token"]}
+    insert = sql.SQL(
+        "INSERT INTO {} ({}, worker_id, lease_token_hash, lease_expires_at) "
+        "VALUES ({}, 'intruder', sha256('intruder'::bytea), now() + interval '1 minute')"
+    ).format(
+        ctx.observer.table("attempts"),
+        sql.SQL(", ").join(sql.Identifier(c) for c in values),
+        sql.SQL(", ").join(sql.Placeholder() * len(values)),
     )
+    return insert, list(values.values())
 
 
 class DoubleActiveSampler:
@@ -93,3 +141,13 @@ class DoubleActiveSampler:
 
 def work_drain(w: WorkerContext, tenant: Any) -> dict[str, int]:
     return steps.drain(w, tenant, STEPS)
+
+
+def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
+    """Claim one run and keep it (its attempt stays active)."""
+    deadline = time.monotonic() + 30
+    claim = steps.claim_next(w, tenant)
+    while claim is None and time.monotonic() < deadline:
+        steps.pause(0.02)
+        claim = steps.claim_next(w, tenant)
+    return {"claim": claim}

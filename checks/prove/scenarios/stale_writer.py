@@ -5,9 +5,12 @@ transition from the version it read, checkpoint 2, event 2, a new operation, the
 of the operation B took over, a heartbeat, completion. Every one must be refused (by the
 version or fencing check), and B's work afterwards must go through untouched.
 
-Observed: what each stale write returned (a row = accepted), B's own writes and
-read-backs (its checkpoint is the latest, its events follow A's, its operation result
-is recorded), and the rows in the database carrying A's fencing token past step 1.
+Observed: what each stale write returned (a row = accepted; a constraint's refusal is a
+rejection too), and B's own writes and read-backs afterwards (its checkpoint is the
+latest, its events follow A's, its operation result is recorded).
+
+Not a stale write: A recording the result of an operation B has *not* taken over yet.
+A did that effect; the record is what keeps B from doing it a second time.
 """
 
 from __future__ import annotations
@@ -139,6 +142,8 @@ def work_stale_writes(w: WorkerContext, claims: list[Row]) -> dict[str, Any]:
             try:
                 accepted = bool(write())
                 w.conn.commit()
+            except psycopg.errors.IntegrityError:  # refused by a constraint: rejected too
+                accepted = False
             except psycopg.Error as error:
                 steps.failed(w, what, error)
                 accepted = False

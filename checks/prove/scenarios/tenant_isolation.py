@@ -41,10 +41,9 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     ctx.observer.start_runs(NAME, [(t, {}) for t in (a, b, c) for _ in range(RUNS_PER_TENANT)])
     populate = _populate(ctx, [a, b, c])
     ctx.observer.start_runs(NAME, [(a, {"prober": True})] + ([(b, {"queued": True})] if ctx.rls else []))
+    targets = _targets(ctx, b, _lease_tokens(populate))
     before = _digest(ctx, b)
-    probe = ctx.dispatch(
-        {ctx.slots[0]: ctx.task("probe", lease=HOLD_SECONDS, a=a, b=b, targets=_targets(ctx, b))}
-    )
+    probe = ctx.dispatch({ctx.slots[0]: ctx.task("probe", lease=HOLD_SECONDS, a=a, b=b, targets=targets)})
     journal = ctx.journal()
     counts: dict[str, Any] = {
         "probes": sum(1 for line in journal if line["kind"] == "probe"),
@@ -86,8 +85,24 @@ def _populate(ctx: ScenarioContext, tenants: list[Any]) -> Any:
     )
 
 
-def _targets(ctx: ScenarioContext, tenant: Any) -> list[Row]:
-    """B's rows as an attacker who guessed every key would name them."""
+def _lease_tokens(populate: Any) -> dict[str, str]:
+    return {run: token for result in populate.all_results() for run, token in result["tokens"].items()}
+
+
+def _targets(ctx: ScenarioContext, tenant: Any, tokens: dict[str, str]) -> list[Row]:
+    """B's rows as an attacker who learned every key and token would name them; B's first
+    run is made the parent of its second (so a leaking child_runs has something to show)."""
+    found = _target_rows(ctx, tenant)
+    running = [t for t in found if t["status"] == "running"]
+    if len(running) >= 2:
+        ctx.observer.rows(
+            sql.SQL("UPDATE {} SET parent_run_id = %s WHERE run_id = %s").format(ctx.observer.table("runs")),
+            [running[0]["run_id"], running[1]["run_id"]],
+        )
+    return [{**t, "lease_token": tokens.get(str(t["run_id"]))} for t in found]
+
+
+def _target_rows(ctx: ScenarioContext, tenant: Any) -> list[Row]:
     column = sql.Identifier(ctx.model.profile.tenancy.column or "")
     return ctx.observer.rows(
         sql.SQL(
@@ -96,7 +111,7 @@ def _targets(ctx: ScenarioContext, tenant: Any) -> list[Row]:
             "WHERE o.{col} = r.{col} AND o.run_id = r.run_id LIMIT 1) AS key, "
             "(SELECT m.message_id FROM {outbox} AS m "
             "WHERE m.{col} = r.{col} AND m.run_id = r.run_id LIMIT 1) AS message_id "
-            "FROM {runs} AS r WHERE r.{col} = %s AND {mine}"
+            "FROM {runs} AS r WHERE r.{col} = %s AND {mine} ORDER BY r.created_at, r.run_id"
         ).format(
             ops=ctx.observer.table("operations"),
             outbox=ctx.observer.table("outbox"),
@@ -191,15 +206,16 @@ def _delete_tenant(ctx: ScenarioContext, tenant: Any, others: tuple[Any, ...]) -
     return sum(before), mismatches + changed
 
 
-def work_populate(w: WorkerContext, tenants: list[Any]) -> dict[str, int]:
-    held = 0
+def work_populate(w: WorkerContext, tenants: list[Any]) -> dict[str, Any]:
+    tokens = {}
     while not w.stop.is_set():
         claims = [steps.claim_next(w, t) for t in tenants]
         for claim in (c for c in claims if c is not None):
-            held += _give_history(w, claim)
+            if _give_history(w, claim):
+                tokens[str(claim["run_id"])] = claim["lease_token"]
         if not any(claims):
             steps.pause(0.02)
-    return {"held": held}
+    return {"tokens": tokens}
 
 
 def _give_history(w: WorkerContext, claim: Row) -> int:

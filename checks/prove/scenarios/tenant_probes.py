@@ -1,6 +1,7 @@
 """The probes of the tenant-isolation scenario: every named query a tenant-A session can
-aim at tenant B's rows, each with the test that says it leaked (returned B's rows, or
-changed them)."""
+aim at tenant B's rows (with B's keys, fencing and lease tokens), each with the test that
+says it leaked: it returned B's rows, or changed them. A write the database refuses (a
+foreign key to another tenant's run, row-level security's WITH CHECK) is no leak."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.prove import steps
 from agentddl.checks.prove.worker import Row, WorkerContext
 
 Probe = tuple[str, Callable[[], bool]]
-TARGETS_PROBED = 2
+REFUSED = (psycopg.errors.IntegrityError, psycopg.errors.InsufficientPrivilege)
 
 
 def probes(w: WorkerContext, a: Any, b: Any, targets: list[Row], own: Row | None) -> list[Probe]:
@@ -22,16 +24,26 @@ def probes(w: WorkerContext, a: Any, b: Any, targets: list[Row], own: Row | None
     scopes = [("", w.scope(a))] + ([("[tenant=B]", w.scope(b))] if w.rls else [])
     found: list[Probe] = []
     for label, scope in scopes:
-        for target in [t for t in targets if t["status"] == "running"][:TARGETS_PROBED]:
+        for target in [t for t in targets if t["status"] == "running"]:
             found += [(f"{name}{label}", probe) for name, probe in _run_probes(w, a, scope, target)]
         found += [(f"{name}{label}", probe) for name, probe in _global_probes(w, a, scope)]
+    found += [
+        (f"mark_delivered:{t['message_id']}", _relay_probe(w, a, t)) for t in targets if t["message_id"]
+    ]
     if own is not None:
         found += [
-            (f"own_key_namespace:{t['key']}", _own_namespace(w, own, t["key"]))
-            for t in targets[:1]
-            if t["key"]
+            (f"own_key_namespace:{t['key']}", _own_namespace(w, own, t["key"])) for t in targets if t["key"]
         ]
     return found
+
+
+def answered(call: Callable[[], Any]) -> bool:
+    """A row (or rows) came back; a refusal by the database is no answer."""
+    try:
+        result = call()
+    except REFUSED:
+        return False
+    return bool(result) if isinstance(result, list) else result is not None
 
 
 def _run_probes(w: WorkerContext, a: Any, scope: dict[str, Any], t: Row) -> list[Probe]:
@@ -39,122 +51,89 @@ def _run_probes(w: WorkerContext, a: Any, scope: dict[str, Any], t: Row) -> list
     run = {**scope, "run_id": t["run_id"]}
     history = {**run, "run_created_at": t["run_created_at"]}
     fenced = {**run, "fencing_token": t["fencing_token"]}
+    leased = {**fenced, "lease_token": t["lease_token"] or "unknown"}
 
-    def call(name: str, **params: Any) -> Any:
-        return rt.call(name, **params)
+    def call(name: str, **params: Any) -> Callable[[], bool]:
+        return lambda: answered(lambda: rt.call(name, **params))
 
     return [
-        ("get_run", lambda: call("get_run", **run) is not None),
-        ("latest_checkpoint", lambda: call("latest_checkpoint", **history) is not None),
-        ("run_events", lambda: bool(call("run_events", **history, after_seq=0, limit=10))),
-        ("run_operations", lambda: bool(call("run_operations", **run))),
-        (
-            "transition_run",
-            lambda: (
-                call("transition_run", **run, expected_version=t["version"], to_status="cancelled")
-                is not None
-            ),
-        ),
-        (
-            "save_checkpoint",
-            lambda: (
-                call(
-                    "save_checkpoint",
-                    **fenced,
-                    seq=50,
-                    parent_seq=None,
-                    state_schema_version=1,
-                    next_nodes=[],
-                    completed_nodes=[],
-                    payload=Jsonb({}),
-                    payload_ref=None,
-                    payload_bytes=None,
-                    payload_sha256=None,
-                )
-                is not None
-            ),
-        ),
-        (
-            "append_event",
-            lambda: (
-                call(
-                    "append_event",
-                    **fenced,
-                    seq=50,
-                    kind="probe",
-                    actor="system",
-                    policy_version=None,
-                    payload=Jsonb({}),
-                )
-                is not None
-            ),
-        ),
-        (
-            "reserve_operation",
-            lambda: (
-                call(
-                    "reserve_operation",
-                    **fenced,
-                    idempotency_key=f"probe-{t['run_id']}",
-                    input_hash=b"\2" * 32,
-                )
-                is not None
-            ),
-        ),
-        (
-            "complete_operation",
-            lambda: (
-                call(
-                    "complete_operation",
-                    **scope,
-                    idempotency_key=t["key"],
-                    run_id=t["run_id"],
-                    fencing_token=t["fencing_token"],
-                    status="failed",
-                    result=None,
-                )
-                is not None
-            ),
-        ),
-    ]
+        ("get_run", call("get_run", **run)),
+        ("child_runs", call("child_runs", **scope, parent_run_id=t["run_id"])),
+        ("latest_checkpoint", call("latest_checkpoint", **history)),
+        ("run_events", call("run_events", **history, after_seq=0, limit=10)),
+        ("run_operations", call("run_operations", **run)),
+        ("transition_run", call(
+            "transition_run", **run, expected_version=t["version"], to_status="cancelled"
+        )),
+        ("heartbeat", call("heartbeat", **leased, lease_seconds=60)),
+        ("complete_attempt", call("complete_attempt", **leased, result=Jsonb({}))),
+        ("fail_attempt", call("fail_attempt", **leased, error="probe", retryable=True, backoff_seconds=1)),
+        ("interrupt_attempt", call("interrupt_attempt", **leased, reason="probe")),
+        ("save_checkpoint", call("save_checkpoint", **fenced, **_checkpoint())),
+        ("append_event", call(
+            "append_event", **fenced, seq=50, kind="probe", actor="system", policy_version=None,
+            payload=Jsonb({}),
+        )),
+        ("reserve_operation", call(
+            "reserve_operation", **fenced, idempotency_key=f"probe-{t['run_id']}", input_hash=b"\2" * 32
+        )),
+        ("complete_operation", call(
+            "complete_operation", **scope, idempotency_key=t["key"], run_id=t["run_id"],
+            fencing_token=t["fencing_token"], status="failed", result=None,
+        )),
+        ("enqueue_outbox", call("enqueue_outbox", **run, topic="probe", payload=Jsonb({}))),
+        ("start_run", call(
+            "start_run", **scope, run_key="probe", parent_run_id=t["run_id"], kind="probe",
+            input=Jsonb({}), priority=0, trace_id=None,
+        )),
+    ]  # fmt: skip
+
+
+def _checkpoint() -> dict[str, Any]:
+    return {
+        "seq": 50,
+        "parent_seq": None,
+        "state_schema_version": 1,
+        "next_nodes": [],
+        "completed_nodes": [],
+        "payload": Jsonb({}),
+        "payload_ref": None,
+        "payload_bytes": None,
+        "payload_sha256": None,
+    }
 
 
 def _global_probes(w: WorkerContext, a: Any, scope: dict[str, Any]) -> list[Probe]:
     rt = w.runtime(a)
     column = w.tenant_column or ""
     now = datetime.now(UTC)
+    window = {"window_start": now - timedelta(hours=1), "window_end": now + timedelta(hours=1)}
 
     def foreign(rows: list[Row]) -> bool:
         return any(row[column] != a for row in rows)
 
     found: list[Probe] = [
         ("events_since", lambda: foreign(rt.call("events_since", **scope, after_id=0, limit=10000))),
-        (
-            "events_in_window",
-            lambda: foreign(
-                rt.call(
-                    "events_in_window",
-                    **scope,
-                    window_start=now - timedelta(hours=1),
-                    window_end=now + timedelta(hours=1),
-                )
-            ),
-        ),
+        ("events_in_window", lambda: foreign(rt.call("events_in_window", **scope, **window))),
     ]
-    if w.rls:
-        found.append(
-            (
-                "claim_run",
-                lambda: (
-                    rt.call(
-                        "claim_run", **scope, worker_id="probe", lease_token=w.new_token(), lease_seconds=60
-                    )
-                    not in (None,)
-                    and scope[column] != a
-                ),
-            )
-        )
+    if w.rls and scope[column] != a:  # claim_run is tenant-scoped only under row-level security
+        found.append(("claim_run", lambda: answered(lambda: rt.call(
+            "claim_run", **scope, worker_id="probe", lease_token=w.new_token(), lease_seconds=60
+        ))))  # fmt: skip
     return found
+
+
+def _relay_probe(w: WorkerContext, a: Any, t: Row) -> Callable[[], bool]:
+    """The relay claims B's message; acknowledging it in A's name must change nothing.
+    (The relay itself works across tenants: naming B's tenant is its job, not a leak.)"""
+
+    def probe() -> bool:
+        relay = w.runtime(None)
+        relay.call("relay_claim", relay_id="probe-relay", claim_seconds=60, batch_size=10000)
+        acked = relay.call("mark_delivered", **w.scope(a), message_id=t["message_id"], relay_id="probe-relay")
+        return bool(acked)
+
+    return probe
 
 
 def _own_namespace(w: WorkerContext, own: Row, key: str) -> Callable[[], bool]:

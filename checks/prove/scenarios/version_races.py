@@ -138,8 +138,8 @@ def work_race(w: WorkerContext, tenant: Any, runs: list[tuple[str, int]], to: st
 
 
 def work_forbidden(w: WorkerContext, tenant: Any, runs: list[tuple[str, int, str]]) -> dict[str, int]:
-    """Move each run to its status (allowed), then try to run it again from there
-    (cancelled -> running, waiting -> running is allowed only via queued): no row."""
+    """Move each run to its status (allowed), then try cancelled -> running through
+    transition_run: no row, or the database's refusal (the trigger), never a row."""
     rt = w.runtime(tenant)
     scope = w.scope(tenant)
     for run_id, version, status in runs:
@@ -148,15 +148,21 @@ def work_forbidden(w: WorkerContext, tenant: Any, runs: list[tuple[str, int, str
                 "transition_run", **scope, run_id=run_id, expected_version=version, to_status=status
             )
             w.conn.commit()
-            w.journal.write("prepared", run=run_id, moved=moved is not None)
-            if moved is None or status != "cancelled":
-                continue
-            again = rt.call(
-                "transition_run", **scope, run_id=run_id, expected_version=moved, to_status="running"
-            )
-            w.conn.commit()
         except psycopg.Error as error:
             steps.failed(w, "transition_run", error)
             continue
-        w.journal.write("forbidden", run=run_id, accepted=again is not None)
+        w.journal.write("prepared", run=run_id, moved=moved is not None)
+        if moved is not None and status == "cancelled":
+            w.journal.write("forbidden", run=run_id, accepted=_runs_again(w, tenant, run_id, moved))
     return {}
+
+
+def _runs_again(w: WorkerContext, tenant: Any, run_id: str, version: int) -> bool:
+    try:
+        again = w.runtime(tenant).call(
+            "transition_run", **w.scope(tenant), run_id=run_id, expected_version=version, to_status="running"
+        )
+        w.conn.commit()
+    except psycopg.errors.IntegrityError:  # check_violation from the transition trigger: refused
+        return False
+    return again is not None

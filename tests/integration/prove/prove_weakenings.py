@@ -116,10 +116,17 @@ NO_TENANT = (
     Edit("run_operations", "o.tenant_id = :tenant_id AND ", ANY_TENANT),
     Edit("save_checkpoint", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
     Edit("append_event", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("heartbeat", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
 )
 RLS_TABLES = ("tenants", "runs", "attempts", "checkpoints", "events", "operations", "outbox")
 
 WEAKENINGS = (
+    Weakening(
+        "one-active-attempt index dropped",
+        "claim_race",
+        ("second_active_attempt_accepted",),
+        (NO_ONE_ACTIVE,),
+    ),
     Weakening(
         "leases expire only after a day (a reaper someone must run)",
         "crash_mid_step",
@@ -193,6 +200,12 @@ WEAKENINGS = (
         "tenant_isolation",
         ("probe_leaks",),
         edits=NO_TENANT,
+    ),
+    Weakening(
+        "outbox messages no longer tied to a run of their tenant",
+        "tenant_isolation",
+        ("probe_leaks",),
+        ("ALTER TABLE {schema}.outbox DROP CONSTRAINT outbox_run_fkey",),
     ),
     Weakening(
         "tenant deletion restricted where the profile says cascade",

@@ -67,7 +67,7 @@ class PostgresServer:
                 self.admin_dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS
             )
         except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
-            raise AgentDDLError(f"invalid DSN: {error}") from None
+            raise AgentDDLError(f"invalid DSN: {str(error).strip()}") from None  # libpq ends it with \n
         except psycopg.OperationalError as error:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise AgentDDLError(

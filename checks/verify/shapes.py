@@ -45,6 +45,11 @@ _QUERIES: dict[str, str] = {
                -- validity is reported on its own, not as a different definition
                regexp_replace(pg_get_constraintdef(con.oid, true), ' NOT VALID$', '') AS definition,
                con.convalidated AS valid,
+               -- a foreign key is enforced by internal triggers (on both tables, and on each
+               -- partition's clone of it): ALTER TABLE ... DISABLE TRIGGER ALL turns it off
+               NOT EXISTS (SELECT FROM pg_trigger AS tg JOIN pg_constraint AS own ON own.oid = tg.tgconstraint
+                           WHERE (own.oid = con.oid OR own.conparentid = con.oid)
+                             AND tg.tgenabled = 'D') AS enforced,
                format('ALTER TABLE %%I ADD CONSTRAINT %%I %%s', c.relname, con.conname,
                       pg_get_constraintdef(con.oid)) AS ddl
         FROM pg_constraint AS con JOIN pg_class AS c ON c.oid = con.conrelid

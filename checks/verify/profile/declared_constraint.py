@@ -15,7 +15,9 @@ class DeclaredConstraint(DeclaredObjectsRule):
     the same server) with the live constraint of the same name: its kind and its
     definition as PostgreSQL deparses it from the catalog (columns, referenced table
     and columns, actions, deferrability, the CHECK expression after normalization).
-    A live constraint that is `NOT VALID` is reported as not validated.
+    A live constraint that is `NOT VALID` is reported as not validated, and a foreign
+    key whose internal triggers are disabled (`ALTER TABLE ... DISABLE TRIGGER ALL`,
+    on either table or on a partition) as not enforced: PostgreSQL no longer checks it.
 
     ## Why is this bad?
     The invariants of a durable runtime live in these constraints: tenant-scoped
@@ -48,5 +50,10 @@ class DeclaredConstraint(DeclaredObjectsRule):
     def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
         if mismatch.problem == "not validated":
             return f"ALTER TABLE {schema}.{mismatch.table} VALIDATE CONSTRAINT {mismatch.name}"
+        if mismatch.problem == "differs from the profile: enforced false (declared: true)":
+            return (
+                f"ALTER TABLE {schema}.{mismatch.table} ENABLE TRIGGER ALL (and on the table it "
+                "references), then look for rows written meanwhile that break it"
+            )
         ddl = declared.ddl["constraints"].get(mismatch.name, "")
         return f"{ddl} in schema {schema} (CHECK and FOREIGN KEY: NOT VALID, then VALIDATE)"

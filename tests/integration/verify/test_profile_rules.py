@@ -134,6 +134,28 @@ def test_a_disabled_trigger_and_a_missing_retention_path_are_reported(default: A
     assert "purge_finished_runs" in retention["agent.runs"]
 
 
+def test_foreign_keys_whose_triggers_are_disabled_are_reported(default: Any) -> None:
+    # DISABLE TRIGGER ALL also disables the internal triggers that enforce foreign keys:
+    # on the referencing table, on the referenced one, on one partition of a partitioned one
+    findings = default.after("""
+        ALTER TABLE agent.attempts DISABLE TRIGGER ALL;
+        ALTER TABLE agent.runs DISABLE TRIGGER ALL;
+        ALTER TABLE agent.runs ENABLE TRIGGER USER;
+    """)
+    constraints = {f.object: f for f in findings if f.code == "ADV122"}
+    assert {"agent.attempts_run_fkey", "agent.operations_run_fkey", "agent.runs_parent_run_fkey"} <= set(
+        constraints
+    )
+    assert "enforced false (declared: true)" in constraints["agent.attempts_run_fkey"].message
+    assert "ENABLE TRIGGER ALL" in constraints["agent.attempts_run_fkey"].fix
+    partition = default.connection.execute(
+        "SELECT c.relname FROM pg_inherits JOIN pg_class AS c ON c.oid = inhrelid"
+        " WHERE inhparent = 'agent.events'::regclass LIMIT 1"
+    ).fetchone()[0]
+    findings = default.after(f"ALTER TABLE agent.{partition} DISABLE TRIGGER ALL")
+    assert "enforced false" in named(findings, "ADV122")["agent.events_run_fkey"]
+
+
 def test_row_level_security_off_where_the_profile_asks_for_it(
     install: Any, profile_major: int | None
 ) -> None:

@@ -50,6 +50,7 @@ def read_catalog(conn: psycopg.Connection[Any], schema: str) -> Catalog:
 
     rows: dict[str, float] = {}
     partitions: dict[str, int] = {}
+    leaves: dict[str, list[str]] = {}
     for name, kind, count, parent in relations:  # an index's size is its entries
         rows[name] = rows.get(name, 0.0) + float(count)
         if parent:
@@ -57,6 +58,8 @@ def read_catalog(conn: psycopg.Connection[Any], schema: str) -> Catalog:
             rows[top] = rows.get(top, 0.0) + float(count)
             if kind in ("r", "p"):
                 partitions[top] = partitions.get(top, 0) + 1
+            if kind == "r":
+                leaves.setdefault(top, []).append(name)
     indexes = conn.execute(_INDEXES, params).fetchall()
     roots = {index: root(index) for index, *_ in indexes}
     return Catalog(
@@ -70,4 +73,5 @@ def read_catalog(conn: psycopg.Connection[Any], schema: str) -> Catalog:
         unique=frozenset(roots[i] for i, _, u, _, _, _ in indexes if u),
         constraint_indexes=frozenset(roots[i] for i, _, _, _, b, _ in indexes if b),
         lossy=frozenset(roots[i] for i, _, _, lossy, _, _ in indexes if lossy),
+        leaves={table: tuple(sorted(names)) for table, names in leaves.items()},
     )

@@ -10,6 +10,7 @@ starts with the declared key) serves it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agentddl.checks.audit.paths import AuditPath
@@ -25,40 +26,58 @@ class Thresholds:
 
 
 def judge(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> list[Finding]:
-    findings = [f for scan in plan.scans if (f := _seq_scan(path, scan, catalog, limits))]
-    findings += [f for scan in plan.scans if (f := _unselective(path, scan, catalog, limits))]
+    findings = _seq_scans(path, plan, catalog, limits)
+    findings += _first_per_table(f for s in plan.scans if (f := _unselective(path, s, catalog, limits)))
     findings += _sorts(path, plan, catalog, limits)
     findings += _pruning(path, plan, catalog)
-    findings += [
-        _skip_scan(path, s)
-        for s in plan.scans
-        if s.skip_scan and s.executed and catalog.rows.get(s.index or "", 0.0) >= limits.large_rows
-    ]  # small partial: fine
-    findings += [
-        _full_index(path, s, catalog, limits)
-        for s in plan.scans
-        if s.full_index and s.executed and catalog.rows.get(s.index or "", 0.0) >= limits.large_rows
-    ]  # small partial: fine
+    big = [s for s in plan.scans if s.executed and catalog.rows.get(s.index or "", 0.0) >= limits.large_rows]
+    findings += _first_per_table(_skip_scan(path, s) for s in big if s.skip_scan)  # small partial: fine
+    findings += _first_per_table(_full_index(path, s, catalog, limits) for s in big if s.full_index)
     declared = _declared(path, plan, catalog, limits)
     return findings + ([declared] if declared else [])
 
 
-def _seq_scan(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding | None:
-    if scan.node != "Seq Scan" or not scan.executed:
-        return None
-    size = catalog.rows.get(scan.relation, 0.0)
-    if size < limits.large_rows or scan.rows > limits.selective * size:
-        return None
-    where = f" (partition {scan.relation})" if scan.relation != scan.table else ""
-    return Finding(
-        "ADA101",
-        "seq-scan-on-large-table",
-        "error",
-        path.name,
-        f"{path.name} reads {catalog.schema}.{scan.table}{where}, {size:,.0f} rows, by a sequential "
-        f"scan to find ~{scan.rows:,.0f}: its cost grows with the table.",
-        "add an index leading with the path's equality columns (see the suggestion)",
-    )
+def _first_per_table(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per rule and message head: the same node on every partition is one."""
+    seen: dict[tuple[str, str], Finding] = {}
+    for f in findings:
+        seen.setdefault((f.code, f.message.split(":")[0]), f)
+    return list(seen.values())
+
+
+def _seq_scans(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> list[Finding]:
+    """One ADA101 per table read by sequential scans of its large relations (a table, or
+    any of its partitions) for a small share of their rows."""
+    by_table: dict[str, list[Scan]] = {}
+    for scan in plan.scans:
+        size = catalog.rows.get(scan.relation, 0.0)
+        if (
+            scan.node == "Seq Scan"
+            and scan.executed
+            and size >= limits.large_rows
+            and (scan.rows <= limits.selective * size)
+        ):
+            by_table.setdefault(scan.table, []).append(scan)
+    findings = []
+    for table, scans in by_table.items():
+        size = sum(catalog.rows.get(s.relation, 0.0) for s in scans)
+        where = (
+            f" ({len(scans)} of {catalog.partitions[table]} partitions)"
+            if table in catalog.partitions
+            else ""
+        )
+        findings.append(
+            Finding(
+                "ADA101",
+                "seq-scan-on-large-table",
+                "error",
+                path.name,
+                f"{path.name} reads {catalog.schema}.{table}{where}, {size:,.0f} rows, by sequential "
+                f"scan to find ~{sum(s.rows for s in scans):,.0f}: its cost grows with the table.",
+                "add an index leading with the path's equality columns (see the suggestion)",
+            )
+        )
+    return findings
 
 
 def _unselective(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding | None:

@@ -34,6 +34,7 @@ class Catalog:
     unique: frozenset[str] = frozenset()  # root indexes that enforce uniqueness
     constraint_indexes: frozenset[str] = frozenset()  # root indexes backing a PK/unique/exclusion
     lossy: frozenset[str] = frozenset()  # root indexes whose bitmaps are page ranges (BRIN)
+    leaves: dict[str, tuple[str, ...]] = field(default_factory=dict)  # partitioned table -> leaf tables
 
     def root(self, name: str) -> str:
         return self.parent.get(name, name)

@@ -158,15 +158,19 @@ def suggest(
     schema = planner.model.schema
     where = f" WHERE {' AND '.join(shape.partial)}" if shape.partial else ""
     columns = ", ".join(quote(c.split()[0]) + (" DESC" if c.endswith(" DESC") else "") for c in shape.key)
-    body = f"ON {quote(schema)}.{quote(table)} ({columns}){where}"
+
+    def on(target: str) -> str:
+        return f"ON {quote(schema)}.{quote(target)} ({columns}){where}"
+
     partitioned = table in catalog.partitions
-    ddl = f"CREATE INDEX {'' if partitioned else 'CONCURRENTLY '}{body}"
-    reason = _reason(shape)
-    if not hypopg or partitioned or result.plan is None:
-        return Suggestion(result.path.name, table, ddl, reason, None)
-    return _verify(
-        conn, planner, result, catalog, Suggestion(result.path.name, table, ddl, reason, None), body
-    )
+    # a partitioned parent takes a plain CREATE INDEX (each partition can be built
+    # CONCURRENTLY first and attached); hypopg indexes each leaf partition instead
+    ddl = f"CREATE INDEX {'' if partitioned else 'CONCURRENTLY '}{on(table)}"
+    base = Suggestion(result.path.name, table, ddl, _reason(shape), None)
+    if not hypopg or result.plan is None:
+        return base
+    targets = catalog.leaves.get(table, ()) if partitioned else (table,)
+    return _verify(conn, planner, result, catalog, base, [on(t) for t in targets])
 
 
 def _failing_table(result: PathResult) -> str | None:
@@ -197,14 +201,15 @@ def _verify(
     result: PathResult,
     catalog: Catalog,
     base: Suggestion,
-    body: str,
+    bodies: list[str],
 ) -> Suggestion:
     path = result.path
     with conn.transaction(force_rollback=True):
         conn.execute("CREATE EXTENSION IF NOT EXISTS hypopg")
-        row = conn.execute(
-            "SELECT indexname FROM hypopg_create_index(%s)", [f"CREATE INDEX {body}"]
-        ).fetchone()
+        names = set()
+        for body in bodies:
+            row = conn.execute("SELECT indexname FROM hypopg_create_index(%s)", [f"CREATE INDEX {body}"])
+            names.add(str(row.fetchone()[0]))  # type: ignore[index]
         try:
             tenant = planner.model.profile.tenancy.column
             request = ExplainRequest(path.sql, result.params, path.role, result.params.get(tenant or ""))
@@ -213,8 +218,8 @@ def _verify(
             return base
         finally:
             conn.execute("SELECT hypopg_reset()")
-    assert row is not None and result.plan is not None
-    used = any(s.index == row[0] for s in plan.scans)
+    assert result.plan is not None
+    used = any(s.index in names for s in plan.scans)
     return Suggestion(
         base.path,
         base.table,

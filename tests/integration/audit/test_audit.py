@@ -154,7 +154,12 @@ def _planner(seeded: Seeded) -> Any:
 def test_user_queries_get_findings_and_a_suggestion_hypopg_proves(on_15: Seeded) -> None:
     assert on_15.server.has_extension("hypopg"), "make test installs postgresql-15-hypopg"
     result = on_15.result
-    assert set(result.failed_paths) == {"run_by_trace", "recent_failures", "run_without_tenant"}
+    assert set(result.failed_paths) == {
+        "run_by_trace",
+        "recent_failures",
+        "run_without_tenant",
+        "events_of_kind_at_step",
+    }
     assert on_15.path("tenant_run").passed
     assert "ADA101" in {f.code for f in on_15.path("run_by_trace").findings}
     suggestions = {s.path: s for s in result.suggestions}
@@ -162,6 +167,8 @@ def test_user_queries_get_findings_and_a_suggestion_hypopg_proves(on_15: Seeded)
     assert queue.ddl == (
         "CREATE INDEX CONCURRENTLY ON agent.runs (kind, finished_at DESC) WHERE status = 'failed'"
     )
+    # events is partitioned: one hypothetical index per partition, the parent's DDL
+    assert suggestions["events_of_kind_at_step"].ddl == "CREATE INDEX ON agent.events (kind, seq)"
     for s in suggestions.values():
         assert s.verified is True, s
         assert s.cost_after is not None and s.cost_before is not None and s.cost_after < s.cost_before / 5
@@ -261,7 +268,9 @@ def test_an_example_the_server_rejects_is_reported_at_its_line(on_15: Seeded, tm
     from agentddl.generator.errors import AgentDDLError
 
     bad = tmp_path / "q.sql"
-    bad.write_text("-- name: q(k)\n-- example: k = (SELECT no_such_column FROM agent.runs LIMIT 1)\nSELECT :k;\n")
+    bad.write_text(
+        "-- name: q(k)\n-- example: k = (SELECT no_such_column FROM agent.runs LIMIT 1)\nSELECT :k;\n"
+    )
     paths = load_query_file(bad)
     with pytest.raises(AgentDDLError, match=rf"^{re.escape(str(bad))}:2:13: example k = .*no_such_column"):
         example_params(on_15.conn, on_15.model, paths, read_samples(on_15.conn, on_15.model))

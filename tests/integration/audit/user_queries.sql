@@ -37,3 +37,10 @@ SELECT r.run_id FROM agent.runs AS r
 WHERE r.status = :status AND r.wake_at <= now()
 ORDER BY r.priority DESC, r.wake_at
 LIMIT 10;
+
+-- name: events_of_kind_at_step(kind, seq)
+-- One kind of event at one step across every run: nothing indexes (kind, seq), and
+-- events is partitioned, so hypopg gets a hypothetical index on every partition.
+-- example: kind = 'llm'
+-- example: seq = 7
+SELECT e.run_id, e.created_at FROM agent.events AS e WHERE e.kind = :kind AND e.seq = :seq;

@@ -4,7 +4,8 @@ findings part) and markdown (a pull-request comment).
 JSON keys (stable): the shared reporter's {"tool": "audit", "findings", "summary"} plus
     "server_version", "passed", "seconds", "seed" (rows per table, rows_per_second,
     seconds; absent with no seeding), "paths": [{"name", "origin", "kind", "table",
-    "declared", "passed", "node", "cost", "rows", "indexes", "actual_ms", "findings"}],
+    "declared", "passed", "node", "cost", "rows", "indexes", "actual_ms", "buffers",
+    "findings"}],
     "suggestions": [{"path", "table", "ddl", "reason", "verified", "cost_before",
     "cost_after", "node_after"}]
 """
@@ -140,6 +141,7 @@ def _path_dict(r: PathResult) -> dict[str, Any]:
         "rows": plan.rows if plan else None,
         "indexes": sorted(plan.indexes) if plan else [],
         "actual_ms": plan.actual_ms if plan else None,
+        "buffers": plan.buffers if plan else None,
         "findings": [f.code for f in r.findings],
     }
 

@@ -42,6 +42,11 @@ def test_a_rewrite_that_locks_no_writer_out_is_no_finding() -> None:
     assert names(t) == []
 
 
+def test_a_rewrite_whose_locks_were_too_quick_to_see_counts() -> None:
+    t = trace(rewritten=["public.orders"])  # VACUUM FULL on a small table, between two samples
+    assert names(t) == ["table-rewrite"]
+
+
 def test_what_the_migration_created_never_counts() -> None:
     t = trace(
         locks=[("public.fresh", "AccessExclusiveLock")],

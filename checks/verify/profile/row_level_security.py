@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from agentddl.checks.findings import Finding
 from agentddl.checks.verify.declared import live_shapes, mismatches, reference_of
-from agentddl.checks.verify.types import Connection, Rule, VerifyContext
+from agentddl.checks.verify.shapes import Shapes
+from agentddl.checks.verify.types import Connection, Rule, VerifyContext, fetch
 
 
 class RowLevelSecurity(Rule):
@@ -18,7 +20,10 @@ class RowLevelSecurity(Rule):
     (command, permissive or restrictive, roles, USING and WITH CHECK expressions as
     PostgreSQL deparses them) with the reference installation of the profile's
     schema.sql. Where the profile does not ask for it, a table with row-level
-    security on is reported too: the app role would see no rows.
+    security on is reported too: the app role would see no rows. A policy the profile
+    does not declare is reported (a permissive one is ORed with the tenant policy and
+    widens it), and so is a role the tenant policies restrict that is `SUPERUSER` or
+    `BYPASSRLS` (policies never apply to it).
 
     ## Why is this bad?
     With row-level security off, the tenant isolation the profile promises rests
@@ -49,18 +54,65 @@ class RowLevelSecurity(Rule):
         live = live_shapes(connection, context)
         schema = context.schemas[0]
         for table, shape in sorted(declared.objects["tables"].items()):
-            wanted, found = dict(shape), dict(live.get("tables", table) or ())
-            if found and wanted["row_security"] != found["row_security"]:
-                on = bool(wanted["row_security"])
-                yield self.finding(
-                    f"{schema}.{table}",
-                    f"row-level security on {schema}.{table} is {'off' if on else 'on'}; "
-                    f"the profile has it {'on' if on else 'off'}.",
-                    f"ALTER TABLE {schema}.{table} {'ENABLE' if on else 'DISABLE'} ROW LEVEL SECURITY",
-                )
+            yield from self._switches(f"{schema}.{table}", dict(shape), dict(live.get("tables", table) or ()))
         for mismatch in mismatches("policies", declared, live):
             yield self.finding(
                 f"{schema}.{mismatch.table}.{mismatch.name}",
-                f"policy {mismatch.name} on {schema}.{mismatch.table} is {mismatch.problem}.",
+                f"policy {mismatch.name} on {schema}.{mismatch.table}: {mismatch.problem}.",
                 "re-create the policy from the profile's schema.sql (the <table>_rls block)",
             )
+        yield from self._undeclared_policies(schema, declared, live)
+        yield from self._bypassing_roles(connection, declared)
+
+    def _switches(self, table: str, wanted: dict[str, Any], found: dict[str, Any]) -> Iterator[Finding]:
+        """ENABLE / FORCE ROW LEVEL SECURITY as the profile has them (FORCE: the owner too)."""
+        for switch, words, off in _SWITCHES:
+            if found and wanted[switch] != found[switch]:
+                on = bool(wanted[switch])
+                yield self.finding(
+                    table,
+                    f"{words.lower()} on {table} is {'off' if on else 'on'}; "
+                    f"the profile has it {'on' if on else 'off'}.",
+                    f"ALTER TABLE {table} {words if on else off}",
+                )
+
+    def _undeclared_policies(self, schema: str, declared: Shapes, live: Shapes) -> Iterator[Finding]:
+        """Policies the profile doesn't declare: a permissive one is ORed with the declared
+        ones (it widens what a role sees), a restrictive one hides rows the runtime needs."""
+        tables = set(declared.objects["tables"])
+        for name, shape in sorted(live.objects.get("policies", {}).items()):
+            table = live.tables_of["policies"][name]
+            if table not in tables or declared.get("policies", name) is not None:
+                continue
+            permissive = dict(shape)["permissive"]
+            effect = (
+                "widens what its roles see (permissive policies are ORed)"
+                if permissive
+                else "hides rows the runtime's queries expect (restrictive)"
+            )
+            yield self.finding(
+                f"{schema}.{table}.{name}",
+                f"policy {name} on {schema}.{table} is not in the profile: it {effect}.",
+                f"DROP POLICY {name} ON {schema}.{table}",
+            )
+
+    def _bypassing_roles(self, connection: Connection, declared: Shapes) -> Iterator[Finding]:
+        """Roles the declared policies restrict that skip row-level security altogether."""
+        policies = [dict(shape) for shape in declared.objects.get("policies", {}).values()]
+        restricted = sorted({role for p in policies if p["using"] not in ("", "true") for role in p["roles"]})
+        for row in fetch(connection, _ROLE_BYPASS_SQL, {"roles": restricted}):
+            attribute = "SUPERUSER" if row["superuser"] else "BYPASSRLS"
+            yield self.finding(
+                row["role"],
+                f"role {row['role']} is {attribute}: the tenant policies that restrict it are skipped.",
+                f"ALTER ROLE {row['role']} NO{attribute}",
+            )
+
+
+_SWITCHES = (  # (shape field, the clause that turns it on, the one that turns it off)
+    ("row_security", "ENABLE ROW LEVEL SECURITY", "DISABLE ROW LEVEL SECURITY"),
+    ("force_row_security", "FORCE ROW LEVEL SECURITY", "NO FORCE ROW LEVEL SECURITY"),
+)
+_ROLE_BYPASS_SQL = """
+    SELECT quote_ident(rolname) AS role, rolsuper AS superuser
+    FROM pg_roles WHERE rolname = ANY(%(roles)s) AND (rolsuper OR rolbypassrls) ORDER BY 1"""

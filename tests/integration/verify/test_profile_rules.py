@@ -167,6 +167,21 @@ def test_row_level_security_off_where_the_profile_asks_for_it(
     assert set(named(findings, "ADV127")) == {"agent.runs", "agent.outbox.outbox_tenant_isolation"}
 
 
+def test_what_defeats_the_tenant_policies_is_reported(install: Any, profile_major: int | None) -> None:
+    rls = installed(install, "newest-engine", profile_major)
+    findings = rls.after("""
+        CREATE POLICY everyone ON agent.runs USING (true);
+        CREATE POLICY only_mine ON agent.outbox AS RESTRICTIVE USING (false);
+        ALTER TABLE agent.events FORCE ROW LEVEL SECURITY;
+        ALTER ROLE agent_app BYPASSRLS;
+    """)
+    found = named(findings, "ADV127")
+    assert set(found) == {"agent.runs.everyone", "agent.outbox.only_mine", "agent.events", "agent_app"}
+    assert "widens what its roles see" in found["agent.runs.everyone"]
+    assert "force row level security on agent.events is on" in found["agent.events"]
+    assert "BYPASSRLS" in found["agent_app"]
+
+
 def test_row_level_security_on_where_the_profile_has_none(default: Any) -> None:
     findings = default.after("ALTER TABLE agent.events ENABLE ROW LEVEL SECURITY")
     assert "is on; the profile has it off" in named(findings, "ADV127")["agent.events"]

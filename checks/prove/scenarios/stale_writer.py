@@ -21,7 +21,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.prove import steps
-from agentddl.checks.prove.pool import Watch
+from agentddl.checks.prove.pool import Dispatch, Watch
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import Row, WorkerContext
@@ -38,28 +38,30 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     stale, fresh = ctx.slots[:half], ctx.slots[half:]
     held = _phase(ctx, stale, "hold", tenant, until=lambda: ctx.observer.live_queued(NAME) == 0)
     taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=lambda: _taken(ctx) >= count)
-    a_claims = [c for r in held.values() for res in r for c in res["claims"]]
-    b_claims = [c for r in taken.values() for res in r for c in res["claims"]]
+    a_claims = [c for result in held.all_results() for c in result["claims"]]
+    b_claims = [c for result in taken.all_results() for c in result["claims"]]
     writes = ctx.dispatch({s: ctx.task("stale_writes", claims=_share(a_claims, stale, s)) for s in stale})
     finish = ctx.dispatch({s: ctx.task("finish", claims=_share(b_claims, fresh, s)) for s in fresh})
+    counts = _observe(ctx, count, len(b_claims))
+    counts["worker_failures"] = sum(len(d.failures) for d in (held, taken, writes, finish))
+    return ctx.result(counts, MUST_BE_ZERO)
+
+
+def _observe(ctx: ScenarioContext, count: int, takeovers: int) -> dict[str, Any]:
     journal = ctx.journal()
-    counts = {
+    writes = [line for line in journal if line["kind"] == "stale_write"]
+    return {
         "runs": count,
-        "takeovers": len(b_claims),
-        "not_taken_over": count - len(b_claims),
-        "stale_writes_attempted": sum(1 for line in journal if line["kind"] == "stale_write"),
-        "stale_writes_accepted": sum(
-            1 for line in journal if line["kind"] == "stale_write" and line["accepted"]
-        ),
+        "takeovers": takeovers,
+        "not_taken_over": count - takeovers,
+        "stale_writes_attempted": len(writes),
+        "stale_writes_accepted": sum(1 for line in writes if line["accepted"]),
         "newer_state_damaged": sum(
             1 for line in journal if line["kind"] == "finished" and not line["intact"]
         ),
         "runs_completed": sum(1 for r in ctx.observer.runs(NAME) if r["status"] == "succeeded"),
         "errors": errors(journal),
     }
-    failures = writes.failures + finish.failures
-    counts["worker_failures"] = len(failures)
-    return ctx.result(counts, MUST_BE_ZERO | {"worker_failures": "workers that failed"})
 
 
 MUST_BE_ZERO = {
@@ -67,16 +69,17 @@ MUST_BE_ZERO = {
     "stale_writes_accepted": "writes of a taken-over worker that were accepted",
     "newer_state_damaged": "runs where the newer attempt's writes or read-backs failed",
     "errors": "named queries that raised",
+    "worker_failures": "workers that failed",
 }
 
 
 def _phase(
     ctx: ScenarioContext, slots: list[int], action: str, tenant: Any, until: Any, lease: int | None = None
-) -> dict[int, list[dict[str, Any]]]:
+) -> Dispatch:
     watch = Watch(
         finished=until, progress=lambda: ctx.observer.progress(NAME), stall_seconds=ctx.options.stall_seconds
     )
-    return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch).results
+    return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch)
 
 
 def _taken(ctx: ScenarioContext) -> int:

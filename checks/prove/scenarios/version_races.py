@@ -47,50 +47,54 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
         )
         for s in ctx.slots
     }
-    dispatch = ctx.dispatch(tasks, Watch(timeout=120.0 + len(targets)))
-    journal = ctx.journal()
-    wins = Counter(line["run"] for line in journal if line["kind"] == "transition" and line["won"])
-    raced = {str(r["run_id"]) for r in runs}
-    final = [r for r in ctx.observer.runs(NAME) if str(r["run_id"]) in raced]
+    race = ctx.dispatch(tasks, Watch(timeout=120.0 + len(targets)))
+    counts = _race_counts(ctx, {t for t, _ in targets})
     to_move = [(str(r["run_id"]), r["version"], r["input"]["forbidden"]) for r in moved]
     forbidden = ctx.dispatch({ctx.slots[0]: ctx.task("forbidden", tenant=tenant, runs=to_move)})
-    raw_attempted, raw_accepted = _raw_forbidden(ctx, tenant, ctx.observer.runs(NAME))
-    journal = ctx.journal()
-    counts = {
-        "runs": len(runs),
+    counts |= _forbidden_counts(ctx, tenant, len(to_move))
+    counts["worker_failures"] = len(race.failures + forbidden.failures)
+    return ctx.result(counts, MUST_BE_ZERO)
+
+
+MUST_BE_ZERO = {
+    "stale_writes_accepted": "transitions from a version another transition had already moved on",
+    "runs_without_winner": "runs where no transition won",
+    "unclear_conflicts": "losers that re-read and did not find a newer version",
+    "versions_not_bumped_once": "runs whose version is not exactly one past the raced one",
+    "forbidden_accepted": "forbidden transitions the database accepted",
+    "forbidden_unprepared": "runs the forbidden transitions start from that could not be moved there",
+    "errors": "named queries that raised",
+    "worker_failures": "workers that failed",
+}
+
+
+def _race_counts(ctx: ScenarioContext, raced: set[str]) -> dict[str, Any]:
+    lines = [line for line in ctx.journal() if line["kind"] == "transition"]
+    wins = Counter(line["run"] for line in lines if line["won"])
+    final = [r for r in ctx.observer.runs(NAME) if str(r["run_id"]) in raced]
+    return {
+        "runs": len(raced),
         "contenders": len(ctx.slots),
         "transitions_won": sum(wins.values()),
         "stale_writes_accepted": sum(n - 1 for n in wins.values()),
-        "runs_without_winner": sum(1 for r in runs if not wins[str(r["run_id"])]),
-        "unclear_conflicts": sum(
-            1
-            for line in journal
-            if line["kind"] == "transition" and not line["won"] and not line["newer_seen"]
-        ),
+        "runs_without_winner": sum(1 for run in raced if not wins[run]),
+        "unclear_conflicts": sum(1 for line in lines if not line["won"] and not line["newer_seen"]),
         "versions_not_bumped_once": sum(1 for r in final if r["version"] != 2),
-        "forbidden_moves_prepared": sum(
-            1 for line in journal if line["kind"] == "prepared" and line["moved"]
-        ),
-        "forbidden_attempted": raw_attempted + sum(1 for line in journal if line["kind"] == "forbidden"),
-        "forbidden_accepted": raw_accepted
-        + sum(1 for line in journal if line["kind"] == "forbidden" and line["accepted"]),
-        "errors": errors(journal),
-        "worker_failures": len(dispatch.failures + forbidden.failures),
     }
-    counts["forbidden_unprepared"] = len(to_move) - int(counts["forbidden_moves_prepared"])
-    return ctx.result(
-        counts,
-        {
-            "stale_writes_accepted": "transitions from a version another transition had already moved on",
-            "runs_without_winner": "runs where no transition won",
-            "unclear_conflicts": "losers that re-read and did not find a newer version",
-            "versions_not_bumped_once": "runs whose version is not exactly one past the raced one",
-            "forbidden_accepted": "forbidden transitions the database accepted",
-            "forbidden_unprepared": "runs the forbidden transitions start from that could not be moved there",
-            "errors": "named queries that raised",
-            "worker_failures": "workers that failed",
-        },
-    )
+
+
+def _forbidden_counts(ctx: ScenarioContext, tenant: Any, wanted: int) -> dict[str, Any]:
+    journal = ctx.journal()
+    raw_attempted, raw_accepted = _raw_forbidden(ctx, tenant, ctx.observer.runs(NAME))
+    tried = [line for line in journal if line["kind"] == "forbidden"]
+    prepared = sum(1 for line in journal if line["kind"] == "prepared" and line["moved"])
+    return {
+        "forbidden_moves_prepared": prepared,
+        "forbidden_unprepared": wanted - prepared,
+        "forbidden_attempted": raw_attempted + len(tried),
+        "forbidden_accepted": raw_accepted + sum(1 for line in tried if line["accepted"]),
+        "errors": errors(journal),
+    }
 
 
 def _raw_forbidden(ctx: ScenarioContext, tenant: Any, final: list[dict[str, Any]]) -> tuple[int, int]:

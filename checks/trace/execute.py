@@ -126,7 +126,7 @@ class Tracer:
         after = snapshot.take(conn)
         held = set(snapshot.own_locks(conn))
         self._remember(before, after)
-        self._fill(trace, timed, before, after, snapshot.scanned(before.scans, after.scans))
+        self._fill(conn, timed, before, after, snapshot.scanned(before.scans, after.scans))
         trace.locks = self._named(held)
         trace.strongest_lock = self._strongest(held - tx.locks)
         tx.locks |= held
@@ -171,7 +171,7 @@ class Tracer:
         }
         self._remember(before, after)
         if error is None:
-            self._fill(trace, timed, before, after, self._bare_scans(conn, before, seen))
+            self._fill(conn, timed, before, after, self._bare_scans(conn, before, seen))
         else:  # a failed CONCURRENTLY leaves its index behind, invalid (docs: CREATE INDEX)
             trace.error = error
             trace.left_invalid = sorted(
@@ -214,15 +214,12 @@ class Tracer:
             self._toast.update(oid for oid, rel in snap.relations.items() if rel.kind == "t")
 
     def _fill(
-        self,
-        trace: StatementTrace,
-        timed: Timed,
-        before: snapshot.Snapshot,
-        after: snapshot.Snapshot,
-        scans: list[int],
+        self, conn: Conn, timed: Timed, before: snapshot.Snapshot, after: snapshot.Snapshot, scans: list[int]
     ) -> None:
-        trace.duration_ms = (timed.end - timed.start) * 1000
+        """What a statement that succeeded did: rewrites, scans, new relations, waits."""
+        trace = timed.trace
         trace.rewritten = snapshot.rewritten(before, after)
+        trace.emptied = snapshot.emptied(conn, after, trace.rewritten)
         trace.scanned = sorted(self._names[oid] for oid in scans if oid in self._names)
         trace.created = sorted(
             rel.name for oid, rel in after.relations.items() if oid not in before.relations

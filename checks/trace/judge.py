@@ -39,6 +39,12 @@ RULES = (
         "changed) while holding a lock that blocks writes.",
     ),
     Rule(
+        "ADT107",
+        "table-emptied",
+        "error",
+        "The statement left a table that existed before the migration with no rows (TRUNCATE).",
+    ),
+    Rule(
         "ADT102",
         "scan-under-write-lock",
         "warning",
@@ -75,7 +81,7 @@ _RULE = {r.name: r for r in RULES}
 
 def judge(traces: list[StatementTrace], existing: set[str], limits: Limits) -> list[Finding]:
     """Every finding of every statement, in statement order."""
-    rules = (_rewrite, _scan_under_write_lock, _long_write_lock, _no_lock_timeout, _workload_blocked, _failed)
+    rules = (_rewrite, _emptied, _scan_under_write_lock, _long_write_lock, _no_lock_timeout, _workload_blocked, _failed)
     return [f for trace in traces for rule in rules for f in rule(_Seen(trace, existing), limits)]
 
 
@@ -121,6 +127,8 @@ def _rewrite(seen: _Seen, limits: Limits) -> Iterator[Finding]:
     under a lock that blocks nobody: no finding). A bare statement too quick for the
     watcher to see its locks counts: nothing shows the rewrite was harmless."""
     rewritten = [r for r in seen.trace.rewritten if r in seen.existing]
+    if seen.trace.emptied:
+        return  # TRUNCATE: new, empty files, nothing copied (table-emptied says what happened)
     if rewritten and (seen.write_blocking or not seen.trace.locks):
         size = sum(seen.trace.sizes.get(r, 0) for r in rewritten)
         yield seen.finding(
@@ -130,6 +138,19 @@ def _rewrite(seen: _Seen, limits: Limits) -> Iterator[Finding]:
             f"under {seen.trace.strongest_lock or 'an exclusive lock'}.",
             "Avoid the rewrite (a new column + batched backfill + swap; a non-volatile default) "
             "or schedule it in a maintenance window.",
+        )
+
+
+def _emptied(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    emptied = [r for r in seen.trace.emptied if r in seen.existing]
+    if emptied:
+        size = sum(seen.trace.sizes.get(r, 0) for r in emptied)
+        yield seen.finding(
+            "table-emptied",
+            emptied[0],
+            f"emptied {', '.join(emptied)} ({size} bytes here): every row is gone, and the code "
+            "running during the deploy reads and writes it.",
+            "Delete in batches what must go; drop a table only in a release after nothing uses it.",
         )
 
 

@@ -2,7 +2,7 @@
 the findings through the shared live-findings reporters (checks/report.py).
 
 JSON keys (stable): tool, server_version, statements[{file, line, sql, in_transaction,
-locks[{relation, mode, blocks}], waited_for[{relation, mode}], rewritten, scanned,
+locks[{relation, mode, blocks}], waited_for[{relation, mode}], rewritten, emptied, scanned,
 duration_ms, strongest_lock, lock_held_ms, lock_timeout_ms, statement_timeout_ms,
 blocked_ms (with --load), error (when it failed), left_invalid (the invalid indexes a
 failed CONCURRENTLY left)}], load{before_qps, during_qps,

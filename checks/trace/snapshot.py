@@ -131,6 +131,22 @@ def rewritten(before: Snapshot, after: Snapshot) -> list[str]:
     )
 
 
+def emptied(conn: Conn, after: Snapshot, rewritten_names: list[str]) -> list[str]:
+    """The rewritten tables whose new storage holds nothing (TRUNCATE gives a table new,
+    empty files). Read on the migrating session, which already holds a lock on each."""
+    tables = {
+        oid: rel.name
+        for oid, rel in after.relations.items()
+        if rel.name in rewritten_names and rel.kind in ("r", "m")
+    }
+    if not tables:
+        return []
+    empty = conn.execute(
+        "SELECT oid::int8 FROM unnest(%s::oid[]) AS oid WHERE pg_relation_size(oid) = 0", [list(tables)]
+    ).fetchall()
+    return sorted(tables[oid] for (oid,) in empty)
+
+
 def scanned(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]]) -> list[int]:
     """Tables whose sequential-scan counter went up (index builds and validations count)."""
     return sorted(oid for oid, (seq, _read) in after.items() if seq > before.get(oid, (0, 0))[0])

@@ -28,6 +28,7 @@ class StatementTrace:
     locks: list[HeldLock] = field(default_factory=list)
     waited_for: list[HeldLock] = field(default_factory=list)  # locks it queued for, not granted
     rewritten: list[str] = field(default_factory=list)
+    emptied: list[str] = field(default_factory=list)  # rewritten tables left with no rows (TRUNCATE)
     scanned: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)  # relations new in this statement's transaction
     duration_ms: float = 0.0
@@ -49,6 +50,7 @@ class StatementTrace:
             "locks": [{"relation": k.relation, "mode": k.mode, "blocks": list(k.blocks)} for k in self.locks],
             "waited_for": [{"relation": k.relation, "mode": k.mode} for k in self.waited_for],
             "rewritten": self.rewritten,
+            "emptied": self.emptied,
             "scanned": self.scanned,
             "duration_ms": round(self.duration_ms, 1),
             "strongest_lock": self.strongest_lock,

@@ -54,6 +54,7 @@ def test_json_keys() -> None:
         "locks",
         "waited_for",
         "rewritten",
+        "emptied",
         "scanned",
         "duration_ms",
         "strongest_lock",
@@ -94,5 +95,5 @@ def test_text_lists_locks_on_existing_relations_and_the_findings() -> None:
 def test_sarif_has_every_rule() -> None:
     log = json.loads(rendered(result(with_load=True), "sarif"))
     rules = {r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
-    assert rules == {f"ADT10{n}" for n in range(1, 7)}
+    assert rules == {f"ADT10{n}" for n in range(1, 8)}
     assert {r["ruleId"] for r in log["runs"][0]["results"]} == {"ADT102", "ADT104", "ADT105"}

@@ -20,23 +20,25 @@ _QUERIES: dict[str, str] = {
                coalesce(array_to_string(c.reloptions, ','), ''), coalesce(obj_description(c.oid), ''),
                coalesce(array_to_string(c.relacl, ','), ''), c.relrowsecurity
         FROM pg_class c
-        WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r','p','S','v','m')""",
+        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
+          AND c.relkind IN ('r','p','S','v','m')""",
     "columns": """
         SELECT c.relname || '.' || a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
                coalesce(pg_get_expr(d.adbin, d.adrelid), ''), a.attidentity::text,
                a.attcompression::text, coalesce(col_description(c.oid, a.attnum), '')
         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-        WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r','p')
+        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace AND c.relkind IN ('r','p')
           AND a.attnum > 0 AND NOT a.attisdropped AND NOT c.relispartition""",
     "constraints": """
         SELECT con.conname, c.relname, con.contype::text, pg_get_constraintdef(con.oid), con.convalidated
         FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
-        WHERE c.relnamespace = %(schema)s::regnamespace AND NOT c.relispartition AND con.conparentid = 0""",
+        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
+          AND NOT c.relispartition AND con.conparentid = 0""",
     "indexes": """
         SELECT i.relname, t.relname, pg_get_indexdef(i.oid), x.indisunique, x.indisvalid
         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-        WHERE t.relnamespace = %(schema)s::regnamespace AND NOT t.relispartition""",
+        WHERE t.relnamespace = quote_ident(%(schema)s)::regnamespace AND NOT t.relispartition""",
     # Structure, for compare_with_model: key columns in order (DESC marked, expressions as
     # "(expression)"), method, partial or not; constraint columns and referenced columns.
     "index_keys": """
@@ -49,7 +51,7 @@ _QUERIES: dict[str, str] = {
                      WHERE k.n <= x.indnkeyatts ORDER BY k.n)
         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
         JOIN pg_am am ON am.oid = i.relam
-        WHERE t.relnamespace = %(schema)s::regnamespace AND NOT t.relispartition""",
+        WHERE t.relnamespace = quote_ident(%(schema)s)::regnamespace AND NOT t.relispartition""",
     "constraint_keys": """
         SELECT con.conname, c.relname, con.contype::text,
                ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, n)
@@ -62,19 +64,21 @@ _QUERIES: dict[str, str] = {
                con.confdeltype::text
         FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
         LEFT JOIN pg_class r ON r.oid = con.confrelid
-        WHERE c.relnamespace = %(schema)s::regnamespace AND NOT c.relispartition AND con.conparentid = 0
+        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
+          AND NOT c.relispartition AND con.conparentid = 0
           AND con.contype IN ('p', 'u', 'f')""",
     "triggers": """
         SELECT tg.tgname, pg_get_triggerdef(tg.oid) FROM pg_trigger tg JOIN pg_class c ON c.oid = tg.tgrelid
-        WHERE c.relnamespace = %(schema)s::regnamespace AND NOT tg.tgisinternal AND tg.tgparentid = 0""",
+        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
+          AND NOT tg.tgisinternal AND tg.tgparentid = 0""",
     "functions": """
         SELECT p.proname, pg_get_function_identity_arguments(p.oid), md5(p.prosrc)
-        FROM pg_proc p WHERE p.pronamespace = %(schema)s::regnamespace""",
+        FROM pg_proc p WHERE p.pronamespace = quote_ident(%(schema)s)::regnamespace""",
     "policies": """
         SELECT pol.polname, c.relname, coalesce(pg_get_expr(pol.polqual, pol.polrelid), ''),
                pol.polroles::regrole[]::text
         FROM pg_policy pol JOIN pg_class c ON c.oid = pol.polrelid
-        WHERE c.relnamespace = %(schema)s::regnamespace""",
+        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace""",
 }
 
 

@@ -21,7 +21,7 @@ from agentddl.checks.verify.types import Connection, fetch, session_settings
 Shape = tuple[tuple[str, Any], ...]  # (field, value) pairs, in query order
 PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
 
-_OWN = "c.relnamespace = %(schema)s::regnamespace AND NOT c.relispartition"
+_OWN = "c.relnamespace = quote_ident(%(schema)s)::regnamespace AND NOT c.relispartition"
 _QUERIES: dict[str, str] = {
     "indexes": f"""
         SELECT i.relname AS name, c.relname AS table_name, am.amname AS method, x.indisunique AS unique,
@@ -96,7 +96,7 @@ _QUERIES: dict[str, str] = {
                p.prosecdef AS security_definer, p.provolatile::text AS volatility,
                coalesce(array_to_string(p.proconfig, ', '), '') AS settings, p.prosrc AS body
         FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang
-        WHERE p.pronamespace = %(schema)s::regnamespace
+        WHERE p.pronamespace = quote_ident(%(schema)s)::regnamespace
           AND NOT EXISTS (SELECT FROM pg_depend AS d WHERE d.classid = 'pg_proc'::regclass
                           AND d.objid = p.oid AND d.deptype = 'e')""",
 }
@@ -113,7 +113,7 @@ _FUNCTION_PRIVILEGES = """
            CASE WHEN has_function_privilege(r.oid, p.oid, 'EXECUTE') THEN ARRAY['EXECUTE']
                 ELSE ARRAY[]::text[] END AS granted
     FROM pg_proc AS p CROSS JOIN pg_roles AS r
-    WHERE p.pronamespace = %(schema)s::regnamespace AND r.rolname = ANY(%(roles)s)"""
+    WHERE p.pronamespace = quote_ident(%(schema)s)::regnamespace AND r.rolname = ANY(%(roles)s)"""
 
 
 @dataclass(frozen=True)

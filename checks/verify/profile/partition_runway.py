@@ -17,7 +17,8 @@ BOUNDS_SQL = """
           FROM pg_inherits AS inh
           JOIN pg_class AS parent ON parent.oid = inh.inhparent
           JOIN pg_class AS child ON child.oid = inh.inhrelid
-          WHERE parent.relnamespace = %(schema)s::regnamespace AND parent.relname = %(table)s) AS child
+          WHERE parent.relnamespace = quote_ident(%(schema)s)::regnamespace
+            AND parent.relname = %(table)s) AS child
     WHERE b IS NOT NULL
     ORDER BY 2
 """

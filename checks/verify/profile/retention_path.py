@@ -17,10 +17,11 @@ TABLES_SQL = """
            ARRAY(SELECT i.relname::text FROM pg_index AS x JOIN pg_class AS i ON i.oid = x.indexrelid
                  WHERE x.indrelid = c.oid AND x.indisvalid) AS valid_index_names
     FROM pg_class AS c
-    WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+    WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
+      AND c.relkind IN ('r', 'p') AND NOT c.relispartition
 """
 FUNCTION_SQL = """
-    SELECT EXISTS (SELECT FROM pg_proc WHERE pronamespace = %(schema)s::regnamespace
+    SELECT EXISTS (SELECT FROM pg_proc WHERE pronamespace = quote_ident(%(schema)s)::regnamespace
                    AND proname = 'maintain_partitions') AS builtin,
            to_regclass('partman.part_config') IS NOT NULL AS partman
 """

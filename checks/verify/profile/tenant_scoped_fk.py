@@ -59,7 +59,8 @@ class TenantScopedFk(Rule):
         JOIN pg_class AS c ON c.oid = con.conrelid
         JOIN pg_class AS r ON r.oid = con.confrelid
         WHERE con.contype = 'f' AND con.conparentid = 0
-          AND c.relnamespace = ANY(%(schemas)s::regnamespace[]) AND r.relnamespace = c.relnamespace
+          AND c.relnamespace IN (SELECT oid FROM pg_namespace WHERE nspname = ANY(%(schemas)s))
+          AND r.relnamespace = c.relnamespace
         ORDER BY 1, 2
     """
 

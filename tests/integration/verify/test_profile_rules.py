@@ -198,6 +198,11 @@ def test_a_renamed_schema_verifies_against_the_profile(default: Any) -> None:
     assert all("body <" in f.message for f in findings)
 
 
+def test_a_schema_name_that_needs_quoting_verifies_against_the_profile(default: Any) -> None:
+    findings = default.after('ALTER SCHEMA agent RENAME TO "Agent Live"', group=None, schema="Agent Live")
+    assert {f.code for f in findings} == {"ADV129"} and len(findings) == 2
+
+
 def test_a_neutered_trigger_function_is_reported(default: Any) -> None:
     findings = default.after("""
         CREATE OR REPLACE FUNCTION agent.forbid_update() RETURNS trigger

@@ -81,7 +81,15 @@ _RULE = {r.name: r for r in RULES}
 
 def judge(traces: list[StatementTrace], existing: set[str], limits: Limits) -> list[Finding]:
     """Every finding of every statement, in statement order."""
-    rules = (_rewrite, _emptied, _scan_under_write_lock, _long_write_lock, _no_lock_timeout, _workload_blocked, _failed)
+    rules = (
+        _rewrite,
+        _emptied,
+        _scan_under_write_lock,
+        _long_write_lock,
+        _no_lock_timeout,
+        _workload_blocked,
+        _failed,
+    )
     return [f for trace in traces for rule in rules for f in rule(_Seen(trace, existing), limits)]
 
 

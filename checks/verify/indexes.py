@@ -51,7 +51,8 @@ ORDER BY 3, 4
 
 # Foreign keys declared on a table itself (a partition's clone of its parent's FK has
 # conparentid <> 0 and is covered when the parent's is). conpfeqop: the operators the
-# referential actions use to find referencing rows (PK = FK).
+# referential actions use to find referencing rows (PK = FK); eq_families: the B-tree and
+# hash operator families in which each is the equality.
 FOREIGN_KEYS_SQL = f"""
 SELECT con.oid, con.conrelid AS table_oid, quote_ident(con.conname) AS name,
        quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name,
@@ -66,8 +67,9 @@ SELECT con.oid, con.conrelid AS table_oid, quote_ident(con.conname) AS name,
              JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
              ORDER BY k.ord) AS collations,
        ARRAY(SELECT ARRAY(SELECT amop.amopfamily FROM pg_amop AS amop
-                          WHERE amop.amopopr = k.op AND amop.amopstrategy = 3
-                          AND amop.amopmethod = (SELECT oid FROM pg_am WHERE amname = 'btree'))::text
+                          JOIN pg_am AS am ON am.oid = amop.amopmethod
+                          WHERE amop.amopopr = k.op
+                            AND (am.amname, amop.amopstrategy) IN (('btree', 3), ('hash', 1)))::text
              FROM unnest(con.conpfeqop) WITH ORDINALITY AS k (op, ord) ORDER BY k.ord) AS eq_families
 FROM pg_constraint AS con
 JOIN pg_class AS c ON c.oid = con.conrelid

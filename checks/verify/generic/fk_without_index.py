@@ -22,7 +22,8 @@ class FkWithoutIndex(Rule):
     ## What it does
     Reports a foreign key when no valid B-tree index on the referencing table has the
     key's columns (in any order) as its leading columns, with operator classes that
-    know the key's equality operator and the columns' collations. A partial index
+    know the key's equality operator and the columns' collations (for a one-column
+    key, a hash index on the column serves as well). A partial index
     counts only when its predicate is `col IS NOT NULL` on key columns (every row a
     referential action looks for satisfies it). A partitioned table's key is reported
     once, on the partitioned table: when it has no covering partitioned index, the
@@ -112,7 +113,9 @@ def covers_foreign_key(index: IndexShape, fk: Row) -> bool:
     """Whether `index` finds a foreign key's referencing rows by all its columns."""
     width = len(fk["attnums"])
     leading = index.keys[:width]
-    if index.method != "btree" or not index.valid or len(leading) < width:
+    # a hash index has one key and answers `=`: enough for a one-column key
+    searchable = index.method == "btree" or (index.method == "hash" and width == 1)
+    if not searchable or not index.valid or len(leading) < width:
         return False
     if {key[0] for key in leading} != set(fk["attnums"]):
         return False

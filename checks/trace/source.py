@@ -4,7 +4,8 @@ SQL files are split by the linter's walker (psql scripts, goose/dbmate up sectio
 BEGIN/COMMIT blocks), Alembic revisions are rendered by the linter's offline mode (what
 `alembic upgrade --sql` prints, with each statement mapped back to its `op.*` line).
 Statements inside DO blocks run as part of the DO; Alembic's own alembic_version
-bookkeeping is left out (the scratch database has no version table).
+bookkeeping is left out, in revisions and in `alembic upgrade --sql` output alike (the
+scratch database has no version table, and a one-row write locks nothing that matters).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Literal
 from pglast import ast, enums
 
 from agentddl.checks.lint import alembic_offline, psql_script
+from agentddl.checks.lint.batching import BOOKKEEPING_TABLES
 from agentddl.checks.lint.rules.concurrently_in_transaction import no_transaction_block
 from agentddl.checks.lint.walk import walk
 from agentddl.generator.errors import AgentDDLError
@@ -123,8 +125,8 @@ def _statements(
         raise AgentDDLError(f"{file}:{line}:{column}: {migration.syntax_error.message}")
     planned = []
     for statement, _context in migration.steps:
-        if statement.in_do_block:
-            continue  # runs as part of its DO block
+        if statement.in_do_block or _bookkeeping(statement.node):
+            continue  # runs as part of its DO block; the migration tool's version table
         line = statement.line
         if runner == "alembic":
             line = markers.get(statement.line, 0)
@@ -144,6 +146,13 @@ def _statements(
             )
         )
     return planned
+
+
+def _bookkeeping(node: Any) -> bool:
+    """CREATE TABLE / INSERT / UPDATE / DELETE of a migration tool's version table."""
+    if not isinstance(node, (ast.CreateStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)):
+        return False
+    return node.relation is not None and node.relation.relname in BOOKKEEPING_TABLES
 
 
 def _copy_data(node: Any, text: str, statement_end: int) -> str | None:

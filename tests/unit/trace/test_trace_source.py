@@ -92,3 +92,15 @@ def test_copy_from_stdin_carries_its_data_lines(tmp_path: Path) -> None:
         (6, None, False),  # a server-side file: the server reads it
         (7, "3\tlast, no end marker\n", False),
     ]
+
+
+def test_alembic_offline_output_leaves_its_version_table_out(tmp_path: Path) -> None:
+    path = tmp_path / "upgrade.sql"  # what `alembic upgrade 0001:0002 --sql` prints
+    path.write_text(
+        "BEGIN;\n\n-- Running upgrade 0001 -> 0002\n\nCREATE INDEX t_a_idx ON t (a);\n\n"
+        "UPDATE alembic_version SET version_num='0002' WHERE alembic_version.version_num = '0001';\n\n"
+        "COMMIT;\n",
+        encoding="utf-8",
+    )
+    (migration,) = load_migrations([path], 16)
+    assert [(s.line, s.control) for s in migration.statements] == [(1, "begin"), (5, None), (9, "commit")]

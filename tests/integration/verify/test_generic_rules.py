@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -83,3 +84,19 @@ def test_fixes_run_as_printed_on_names_that_need_quoting(pg_server_latest: Postg
         for finding in runnable:
             conn.execute(finding.fix.encode())
         assert {f.code for f in generic_findings(conn, "s")} == {"ADV106", "ADV107"}
+
+
+def test_not_enforced_constraints_are_reported_with_a_fix_that_runs(pg_servers: Any) -> None:
+    # NOT ENFORCED (18+) is also not validated: VALIDATE CONSTRAINT would be refused
+    with pg_servers.get(18).scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("""
+            CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY);
+            CREATE TABLE s.t (id int PRIMARY KEY, n int, pid int REFERENCES s.p NOT ENFORCED,
+                CONSTRAINT t_n_check CHECK (n > 0) NOT ENFORCED);
+            CREATE INDEX ON s.t (pid);
+        """)
+        findings = {f.object: f for f in generic_findings(conn, "s")}
+        assert set(findings) == {"s.t.t_n_check", "s.t.t_pid_fkey"}
+        assert all("NOT ENFORCED" in f.message for f in findings.values())
+        conn.execute(findings["s.t.t_pid_fkey"].fix.encode())
+        assert set(f.object for f in generic_findings(conn, "s")) == {"s.t.t_n_check"}

@@ -10,12 +10,10 @@ import pytest
 
 from agentddl.checks.prove import Pool
 
-WORKERS = 3
-
 
 @pytest.fixture(scope="session")
 def prove_pool() -> Iterator[Pool]:
-    pool = Pool(WORKERS)
+    pool = Pool(3)
     try:
         yield pool
     finally:

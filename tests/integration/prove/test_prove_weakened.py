@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from conftest import WORKERS
 from profiles import example_profiles, with_strategy, with_version
 from prove_weakenings import CLAIM_GUARDS_OFF, RLS_OFF, WEAKENINGS, Weakening
 
@@ -19,7 +18,7 @@ from agentddl.generator.profile import LockStrategy, Profile
 PROFILES = example_profiles()
 # A short stall is safe here: it can only end a weakened run sooner, and what is left
 # unfinished then counts against the weakened schema, never for it.
-OPTIONS = ProveOptions(workers=WORKERS, runs=30, lease_seconds=1, stall=3.0)
+OPTIONS = ProveOptions(runs=30, lease_seconds=1, stall=3.0)  # workers: the pool's
 # Where a broken race shows in some races only: enough of them that missing every one
 # is far less likely than one in a million.
 SCALE = {"version_races": replace(OPTIONS, runs=400)}
@@ -27,7 +26,9 @@ SCALE = {"version_races": replace(OPTIONS, runs=400)}
 
 def assert_broken(server: PostgresServer, pool: Pool, profile: Profile, weakening: Weakening) -> None:
     profile = with_version(profile, server.version)
-    options = replace(SCALE.get(weakening.scenario, OPTIONS), scenarios=(weakening.scenario,))
+    options = replace(
+        SCALE.get(weakening.scenario, OPTIONS), workers=pool.size, scenarios=(weakening.scenario,)
+    )
     with server.scratch_database() as dsn:
         queries = weakening.install(derive(profile), dsn)
         report = prove(profile, options=options, dsn=dsn, existing=True, queries_text=queries, pool=pool)

@@ -13,8 +13,10 @@ class UnloggedTable(Rule):
     """An `UNLOGGED` table (or partition) in a schema of durable state.
 
     ## What it does
-    Reports tables, partitioned tables and partitions whose persistence is
-    `UNLOGGED`.
+    Reports tables and partitions (where rows live) whose persistence is
+    `UNLOGGED`. A partitioned table's own mark is not reported: it holds no rows,
+    and before 18 (which refuses unlogged partitioned tables) its partitions do not
+    inherit it; each unlogged partition is reported instead.
 
     ## Why is this bad?
     An unlogged table is not written to the WAL: after a crash or an unclean
@@ -44,7 +46,7 @@ class UnloggedTable(Rule):
     query = f"""
         SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name
         FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
-        WHERE n.nspname = ANY(%(schemas)s) AND c.relkind IN ('r', 'p') AND c.relpersistence = 'u'
+        WHERE n.nspname = ANY(%(schemas)s) AND c.relkind = 'r' AND c.relpersistence = 'u'
           AND {not_extension_member('c')}
         ORDER BY 1
     """

@@ -100,3 +100,15 @@ def test_not_enforced_constraints_are_reported_with_a_fix_that_runs(pg_servers: 
         assert all("NOT ENFORCED" in f.message for f in findings.values())
         conn.execute(findings["s.t.t_pid_fkey"].fix.encode())
         assert set(f.object for f in generic_findings(conn, "s")) == {"s.t.t_n_check"}
+
+
+def test_an_unlogged_mark_on_a_partitioned_table_is_not_reported(pg_servers: Any) -> None:
+    # Before 18, CREATE UNLOGGED TABLE ... PARTITION BY marks the parent only: its
+    # partitions are logged, and no row is lost in a crash.
+    with pg_servers.get(15).scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("""
+            CREATE SCHEMA s;
+            CREATE UNLOGGED TABLE s.p (id int, at date, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);
+            CREATE TABLE s.p_2026 PARTITION OF s.p FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+        """)
+        assert generic_findings(conn, "s") == []

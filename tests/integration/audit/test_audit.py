@@ -274,3 +274,24 @@ def test_an_example_the_server_rejects_is_reported_at_its_line(on_15: Seeded, tm
     paths = load_query_file(bad)
     with pytest.raises(AgentDDLError, match=rf"^{re.escape(str(bad))}:2:13: example k = .*no_such_column"):
         example_params(on_15.conn, on_15.model, paths, read_samples(on_15.conn, on_15.model))
+
+
+def test_hygiene_flags_low_cardinality_json_unused_and_workload_redundant_indexes(on_15: Seeded) -> None:
+    conn = on_15.conn
+    with conn.transaction(force_rollback=True):
+        conn.execute("CREATE INDEX runs_status_idx ON agent.runs (status)")
+        conn.execute("CREATE INDEX runs_input_idx ON agent.runs (input)")
+        twin = "(tenant_id, parent_run_id) WHERE parent_run_id IS NOT NULL"
+        conn.execute(f"CREATE INDEX runs_parent_dup_idx ON agent.runs {twin}")
+        conn.execute("ANALYZE agent.runs")
+        result = audit_database(conn, on_15.model, on_15.paths, AuditOptions(analyze=False))
+    found = {(f.code, f.object) for f in result.hygiene}
+    assert ("ADA112", "agent.runs_status_idx") in found  # six statuses
+    assert ("ADA113", "agent.runs_input_idx") in found  # a whole jsonb document
+    assert ("ADA111", "agent.runs_input_idx") in found, found  # no path reads it (status has users: due_runs)
+    # the undeclared twin can go without any path noticing; the declared one is the
+    # model's (dropping it is ADA105 for child_runs); verify's catalog rule sees both
+    assert ("ADA110", "agent.runs_parent_dup_idx") in found
+    assert ("ADA110", "agent.runs_parent_idx") not in found
+    assert any(code == "ADV102" for code, _ in found), found
+    assert not {f for f in found if f[0] == "ADA110" and f[1] == "agent.runs_claim_idx"}

@@ -225,3 +225,28 @@ def test_every_declared_index_has_a_path_expecting_it() -> None:
     """What makes 'drop any declared index -> a named path fails' possible."""
     declared = {p.declared for p in model_paths(MODEL)}
     assert {i.name for i in MODEL.indexes} <= declared
+
+
+def test_text_json_and_sarif_reports() -> None:
+    import io
+    import json
+
+    from agentddl.checks.audit.report import RULES, render
+
+    base = _result(900.0, None).paths[0]  # a sequential scan of a 100,000-row table: fails
+    assert base.plan is not None
+    judged = PathResult(base.path, base.plan, tuple(judge(base.path, base.plan, _catalog(), Thresholds())))
+    result = AuditResult(16, (judged,))
+    out = io.StringIO()
+    render(result, "text", out)
+    assert "access paths on PostgreSQL 16" in out.getvalue() and "FAIL" in out.getvalue()
+    out = io.StringIO()
+    render(result, "json", out)
+    doc = json.loads(out.getvalue())
+    assert doc["passed"] is False and doc["paths"][0]["node"] == "Seq Scan on runs"
+    out = io.StringIO()
+    render(result, "sarif", out)
+    run = json.loads(out.getvalue())["runs"][0]
+    assert len(run["tool"]["driver"]["rules"]) >= len(RULES)
+    assert [r["ruleId"] for r in run["results"]] == ["ADA101"]
+    assert run["results"][0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "get"

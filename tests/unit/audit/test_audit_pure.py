@@ -248,5 +248,5 @@ def test_text_json_and_sarif_reports() -> None:
     render(result, "sarif", out)
     run = json.loads(out.getvalue())["runs"][0]
     assert len(run["tool"]["driver"]["rules"]) >= len(RULES)
-    assert [r["ruleId"] for r in run["results"]] == ["ADA101"]
+    assert [r["ruleId"] for r in run["results"]] == ["ADA101", "ADA104"]  # errors first
     assert run["results"][0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "get"

@@ -5,23 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch, session_settings
+from agentddl.checks.verify.partitions import BOUNDS_SQL, bounds_and_instants
+from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 from agentddl.generator.model import Table
 
-# Bounds are read back as text: fixed settings make the text -> timestamptz round trip exact.
-BOUNDS_SQL = """
-    SELECT child.relname AS partition, b[1]::timestamptz AS lower_bound, b[2]::timestamptz AS upper_bound
-    FROM (SELECT child.relname,
-                 regexp_match(pg_get_expr(child.relpartbound, child.oid),
-                              'FROM \\(''([^'']+)''\\) TO \\(''([^'']+)''\\)') AS b
-          FROM pg_inherits AS inh
-          JOIN pg_class AS parent ON parent.oid = inh.inhparent
-          JOIN pg_class AS child ON child.oid = inh.inhrelid
-          WHERE parent.relnamespace = quote_ident(%(schema)s)::regnamespace
-            AND parent.relname = %(table)s) AS child
-    WHERE b IS NOT NULL
-    ORDER BY 2
-"""
 HORIZON_SQL = """
     SELECT now() AS now,
            date_trunc(%(unit)s, now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
@@ -89,9 +76,7 @@ def _first_gap(connection: Connection, schema: str, table: Table) -> object | No
     assert table.partitioning is not None
     part = table.partitioning
     params = {"schema": schema, "table": table.name, "unit": part.granularity, "runway": part.runway}
-    with session_settings(connection, {"TimeZone": "UTC", "DateStyle": "ISO, YMD"}):
-        bounds: list[Row] = fetch(connection, BOUNDS_SQL, params)
-        window = fetch(connection, HORIZON_SQL, params)[0]
+    bounds, window = bounds_and_instants(connection, params, HORIZON_SQL)
     cursor, horizon = window["now"], window["horizon"]
     for row in bounds:
         if row["lower_bound"] <= cursor < row["upper_bound"]:

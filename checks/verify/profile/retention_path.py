@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.verify.profile.partition_runway import BOUNDS_SQL
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch, session_settings
+from agentddl.checks.verify.partitions import bounds_and_instants
+from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
 from agentddl.generator.model import SchemaModel, Table
 
 TABLES_SQL = """
@@ -116,9 +116,8 @@ class RetentionPath(Rule):
         part = table.partitioning
         params = {"schema": schema, "table": table.name, "unit": part.granularity}
         params["keep"] = str(part.retention_seconds)
-        with session_settings(connection, {"TimeZone": "UTC", "DateStyle": "ISO, YMD"}):
-            bounds = fetch(connection, BOUNDS_SQL, params)
-            cutoff = fetch(connection, CUTOFF_SQL, params)[0]["cutoff"]
+        bounds, instants = bounds_and_instants(connection, params, CUTOFF_SQL)
+        cutoff = instants["cutoff"]
         for row in bounds:
             if row["upper_bound"] <= cutoff:
                 yield self.finding(

@@ -5,6 +5,9 @@ never does: inserting the runs a scenario drives, counting what happened (attemp
 overlapped, rows per table) and retiring what a broken scenario left behind. Everything
 prove writes is marked: runs have kind PROVE_KIND, tenants are named PROVE_TENANT_PREFIX...,
 so `cleanup` removes exactly that and nothing of anyone else's.
+
+The session works as the schema's owner role (its grants cover every table, and row-level
+security lets it see every tenant), whoever connected; `as_role` switches for a block.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ class Observer:
         self.conn: psycopg.Connection[Row] = psycopg.connect(
             dsn, autocommit=True, row_factory=dict_row, application_name="agentddl-prove-coordinator"
         )
+        self._home = sql.SQL("SET ROLE {}").format(sql.Identifier(self.profile.role("owner")))
+        self.check_roles()
 
     def close(self) -> None:
         self.conn.close()
@@ -62,21 +67,34 @@ class Observer:
         try:
             yield
         finally:
-            self.conn.execute("RESET ROLE")
+            self.conn.execute(self._home)
 
     def check_roles(self) -> None:
         """Every query runs as its production role: the session must be able to SET ROLE
         to each (a superuser, or a member of the four roles)."""
-        for kind in ("owner", "app", "relay", "readonly"):
+        for kind in ("app", "relay", "readonly", "owner"):  # the owner last: the session stays it
             try:
                 with self.as_role(kind):
                     pass
             except psycopg.Error as error:
+                self.conn.close()
                 first = (str(error).strip().splitlines() or [""])[0]
                 raise AgentDDLError(
                     f"prove runs each query as its production role, and cannot SET ROLE "
                     f"{self.profile.role(kind)}: {first} (connect as a member of the schema's roles)"
                 ) from error
+
+    def refuse_live(self, what: tuple[tuple[str, str, str], ...]) -> None:
+        """Refuse a database where prove's workers would touch someone's live rows."""
+        for table, condition, name in what:
+            found = self.one(
+                sql.SQL("SELECT count(*) AS n FROM {} WHERE {}").format(self.table(table), sql.SQL(condition))
+            )
+            if found["n"]:
+                raise AgentDDLError(
+                    f"{found['n']} {name} in {self.model.schema}.{table}: prove's workers would claim or "
+                    "relay them; stop your workers and relay and drain first, or prove a copy"
+                )
 
     def create_tenants(self, count: int) -> list[Any]:
         """`count` new tenants (or [None]: a single-tenant schema has no tenant to make)."""

@@ -117,7 +117,6 @@ def prove_model(
     with tempfile.TemporaryDirectory(prefix="agentddl-prove-") as journal_dir:
         observer = Observer(dsn, model)
         try:
-            observer.check_roles()
             pool.configure(WorkerSetup(dsn, model, text, journal_dir, options.lease_seconds, options.seed))
             # under row-level security each worker serves one tenant: every tenant needs a worker
             tenants = observer.create_tenants(min(TENANTS, options.workers))

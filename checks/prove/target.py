@@ -92,17 +92,9 @@ def _existing(model: SchemaModel, dsn: str) -> str:
     observer = Observer(dsn, model)
     try:
         observer.cleanup()  # what an interrupted earlier prove left
+        observer.refuse_live(LIVE_ROWS)
+    except AgentDDLError as error:
+        raise AgentDDLError(f"{describe_dsn(dsn)}: {error}") from error
     finally:
         observer.close()
-    with _connect(dsn) as conn:
-        for table, condition, what in LIVE_ROWS:
-            statement = sql.SQL("SELECT count(*) FROM {} WHERE {}").format(
-                sql.Identifier(model.schema, table), sql.SQL(condition)
-            )
-            count = conn.execute(statement).fetchone()
-            if count and count[0]:
-                raise AgentDDLError(
-                    f"{describe_dsn(dsn)}: {count[0]} {what} in {model.schema}.{table}: prove's workers "
-                    "would claim or relay them; stop your workers and relay and drain first, or prove a copy"
-                )
     return dsn

@@ -4,12 +4,15 @@ behind in a database (nothing of its own, nothing of anyone else's touched)."""
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 
 import psycopg
 import pytest
 from profiles import ROOT, example_profiles
 from prove_weakenings import WEAKENINGS
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.harness import PostgresServer
@@ -95,3 +98,36 @@ def test_existing_refuses_a_database_with_live_runs(
     assert (code, second) == (2, 2)
     assert "1 live runs in agent.runs" in err and "prove a copy" in err
     assert "already has a schema 'agent'" in err
+
+
+def test_existing_as_a_member_of_the_roles_not_a_superuser(
+    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """prove works as the schema's roles: a login that may not assume them is told so
+    (exit 2); once it is a member of the four, it proves the schema it does not own."""
+    login = f"prover_{secrets.token_hex(4)}"
+    with pg_server_latest.scratch_database() as dsn:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            install_schema(admin, derive(example_profiles()["default"]))
+            admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(login)))
+        as_login = make_conninfo(dsn, user=login)
+        argv = [
+            "prove",
+            "--profile",
+            PROFILE,
+            "--dsn",
+            as_login,
+            "--existing",
+            *SMALL,
+            "--scenario",
+            "version_races",
+        ]
+        refused = main(argv)
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            for role in ("agent_owner", "agent_app", "agent_relay", "agent_readonly"):
+                admin.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(role), sql.Identifier(login)))
+        proven = main(argv)
+    with psycopg.connect(pg_server_latest.admin_dsn, autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(login)))
+    assert (refused, proven) == (2, 0)
+    assert "cannot SET ROLE agent_app" in capsys.readouterr().err

@@ -31,6 +31,7 @@ PROVE_KIND = "agentddl.prove"
 PROVE_TENANT_PREFIX = "agentddl-prove "
 TERMINAL = ("succeeded", "failed", "cancelled")
 CHILD_TABLES = ("attempts", "checkpoints", "events", "operations", "outbox")
+ATTEMPTS = 1000  # max_attempts of prove's runs
 
 
 class Observer:
@@ -120,9 +121,11 @@ class Observer:
 
     def start_runs(self, scenario: str, plans: Iterable[tuple[Any, dict[str, Any]]]) -> list[Row]:
         """Insert one queued run per (tenant, input) (set-up, not the runtime: one statement
-        a batch), each marked with the scenario; returns their keys in order."""
+        a batch), each marked with the scenario; returns their keys in order. The attempt
+        budget is large: a lease a slow machine lets lapse now and then is a takeover to
+        prove, not a run to fail once the profile's max_attempts are spent."""
         columns = [sql.Identifier(c) for c in ([self.tenant_column] if self.tenant_column else [])]
-        columns += [sql.Identifier("kind"), sql.Identifier("run_key"), sql.Identifier("input")]
+        columns += [sql.Identifier(c) for c in ("kind", "run_key", "input", "max_attempts")]
         insert = sql.SQL("INSERT INTO {} ({}) VALUES ({}) RETURNING *").format(
             self.table("runs"),
             sql.SQL(", ").join(columns),
@@ -132,7 +135,7 @@ class Observer:
         for n, (tenant, plan) in enumerate(plans):
             body = json.dumps({"scenario": scenario, "n": n, **plan})
             key = (tenant,) if self.tenant_column else ()
-            rows.append((*key, PROVE_KIND, f"{scenario}-{n}-{uuid.uuid4().hex[:8]}", body))
+            rows.append((*key, PROVE_KIND, f"{scenario}-{n}-{uuid.uuid4().hex[:8]}", body, ATTEMPTS))
         with self.conn.cursor() as cursor:
             cursor.executemany(insert, rows, returning=True)
             found = []

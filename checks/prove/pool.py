@@ -8,7 +8,8 @@ several schemas (strategies, weakened variants) starts the processes once.
 watches: a dead worker (SIGKILL) is counted and replaced by a new process, which gets
 the scenario's replacement task; `finished()` true sets the stop event the workers'
 loops check; `progress()` unchanged for `stall_seconds` means nothing moves any more
-(stuck runs): stop too, and say so.
+(stuck runs): stop too, and say so. The stall clock restarts when a replacement worker
+is up, so a slow machine's slow process start is never mistaken for a stuck run.
 """
 
 from __future__ import annotations
@@ -145,7 +146,10 @@ class Pool:
                 run.replace(slot, pending)
             return
         kind, body = message
-        if kind in ("configured", "released"):
+        if kind == "configured":  # a replacement is up: nothing could move while it started
+            run.last_change = time.monotonic()
+            return
+        if kind == "released":
             return
         if kind == "ready":
             ready.add(slot)

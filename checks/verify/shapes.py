@@ -101,19 +101,42 @@ _QUERIES: dict[str, str] = {
                           AND d.objid = p.oid AND d.deptype = 'e')""",
 }
 SCHEMA_PLACEHOLDER = "<schema>"
+# Privileges by (role, object); an object is a table's name, or `FUNCTION f(args)`,
+# `SEQUENCE s`, `SCHEMA` (the schema itself). Column grants (GRANT UPDATE (col) ...) are
+# privileges of their own, `UPDATE (col, ...)`: has_table_privilege ignores them.
 _TABLE_PRIVILEGES = f"""
     SELECT c.relname AS object, r.rolname AS role,
            ARRAY(SELECT p FROM unnest(%(privileges)s::text[]) AS p
-                 WHERE has_table_privilege(r.oid, c.oid, p) ORDER BY p) AS granted
+                 WHERE has_table_privilege(r.oid, c.oid, p)
+                 UNION ALL
+                 SELECT p || ' (' || string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) || ')'
+                 FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']) AS p
+                 JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                 WHERE NOT has_table_privilege(r.oid, c.oid, p)
+                   AND has_column_privilege(r.oid, c.oid, a.attnum, p)
+                 GROUP BY p ORDER BY 1) AS granted
     FROM pg_class AS c CROSS JOIN pg_roles AS r
     WHERE {_OWN} AND c.relkind IN ('r', 'p') AND r.rolname = ANY(%(roles)s)"""
+_SEQUENCE_PRIVILEGES = f"""
+    SELECT 'SEQUENCE ' || c.relname AS object, r.rolname AS role,
+           ARRAY(SELECT p FROM unnest(ARRAY['SELECT', 'UPDATE', 'USAGE']) AS p
+                 WHERE has_sequence_privilege(r.oid, c.oid, p) ORDER BY p) AS granted
+    FROM pg_class AS c CROSS JOIN pg_roles AS r
+    WHERE {_OWN} AND c.relkind = 'S' AND r.rolname = ANY(%(roles)s)"""
+_SCHEMA_PRIVILEGES = """
+    SELECT 'SCHEMA' AS object, r.rolname AS role,
+           ARRAY(SELECT p FROM unnest(ARRAY['CREATE', 'USAGE']) AS p
+                 WHERE has_schema_privilege(r.oid, quote_ident(%(schema)s)::regnamespace, p) ORDER BY p)
+             AS granted
+    FROM pg_roles AS r WHERE r.rolname = ANY(%(roles)s)"""
 _FUNCTION_PRIVILEGES = """
-    SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS object,
+    SELECT 'FUNCTION ' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS object,
            r.rolname AS role,
            CASE WHEN has_function_privilege(r.oid, p.oid, 'EXECUTE') THEN ARRAY['EXECUTE']
                 ELSE ARRAY[]::text[] END AS granted
     FROM pg_proc AS p CROSS JOIN pg_roles AS r
     WHERE p.pronamespace = quote_ident(%(schema)s)::regnamespace AND r.rolname = ANY(%(roles)s)"""
+_PRIVILEGE_QUERIES = (_TABLE_PRIVILEGES, _SEQUENCE_PRIVILEGES, _SCHEMA_PRIVILEGES, _FUNCTION_PRIVILEGES)
 
 
 @dataclass(frozen=True)
@@ -138,7 +161,8 @@ def search_path(connection: Connection, schema: str) -> AbstractContextManager[N
 
 
 def read_shapes(connection: Connection, schema: str, roles: list[str]) -> Shapes:
-    """Every declared object of `schema`, and what `roles` may do to its tables and functions."""
+    """Every declared object of `schema`, and what `roles` may do to it and its tables,
+    sequences and functions."""
     shapes = Shapes(schema)
     params = {"schema": schema, "roles": roles, "privileges": list(PRIVILEGES)}
     with search_path(connection, schema):
@@ -151,7 +175,7 @@ def read_shapes(connection: Connection, schema: str, roles: list[str]) -> Shapes
             shapes.tables_of[kind] = {row["name"]: row["table_name"] for row in rows}
             shapes.valid[kind] = {row["name"]: row.get("valid", True) for row in rows}
             shapes.ddl[kind] = {row["name"]: row.get("ddl", "") for row in rows}
-        for query in (_TABLE_PRIVILEGES, _FUNCTION_PRIVILEGES):
+        for query in _PRIVILEGE_QUERIES:
             for row in fetch(connection, query, params):
                 shapes.privileges[(row["role"], row["object"])] = frozenset(row["granted"])
     return shapes

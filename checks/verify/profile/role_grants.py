@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from agentddl.checks.findings import Finding
 from agentddl.checks.verify.declared import live_shapes, reference_of
@@ -13,10 +14,12 @@ class RoleGrants(Rule):
     """A role of the profile may do more, or less, than the profile grants it.
 
     ## What it does
-    For each of the profile's roles (owner, app, relay, read-only) and each table
-    and function of the schema, compares the role's effective privileges
-    (`has_table_privilege` / `has_function_privilege`: direct grants, grants to
-    PUBLIC and to roles it inherits from) with those the same role has on the
+    For each of the profile's roles (owner, app, relay, read-only) and the schema
+    itself, each table (and its columns), sequence and function of the schema,
+    compares the role's effective privileges (`has_table_privilege`,
+    `has_column_privilege`, `has_sequence_privilege`, `has_schema_privilege`,
+    `has_function_privilege`: direct grants, grants to PUBLIC and to roles it
+    inherits from) with those the same role has on the
     reference installation of the profile's schema.sql. The app role's grants on
     events (INSERT and SELECT only) are one such line.
 
@@ -60,28 +63,52 @@ class RoleGrants(Rule):
             if role not in live_roles or (role, obj) not in live:
                 continue
             found = live[(role, obj)]
-            yield from self._differences(role, f"{schema}.{obj}", found, wanted, obj in append_only)
+            yield from self._differences(role, _target(schema, obj), found, wanted, obj in append_only)
 
     def _differences(
-        self, role: str, obj: str, found: frozenset[str], wanted: frozenset[str], append_only: bool
+        self, role: str, target: _Target, found: frozenset[str], wanted: frozenset[str], append_only: bool
     ) -> Iterator[Finding]:
-        kind = "FUNCTION " if obj.endswith(")") else ""
         if found - wanted:
             extra = ", ".join(sorted(found - wanted))
-            rewrites = append_only and bool((found - wanted) & {"UPDATE", "DELETE", "TRUNCATE"})
+            rewrites = append_only and any(p.split(" ")[0] in _REWRITING for p in found - wanted)
             consequence = ": it can rewrite history the profile keeps append-only" if rewrites else ""
             yield self.finding(
-                obj,
-                f"{role} may {extra} {obj}{consequence}; the profile grants it {_list(wanted)}.",
-                f"REVOKE {extra} ON {kind}{obj} FROM {role} (and from PUBLIC or roles it inherits from)",
+                target.name,
+                f"{role} may {extra} {target.shown}{consequence}; the profile grants it {_list(wanted)}.",
+                f"REVOKE {extra} ON {target.sql} FROM {role} (and from PUBLIC or roles it inherits from)",
             )
         if wanted - found:
             missing = ", ".join(sorted(wanted - found))
             yield self.finding(
-                obj,
-                f"{role} lacks {missing} on {obj}: the runtime's queries as {role} fail.",
-                f"GRANT {missing} ON {kind}{obj} TO {role}",
+                target.name,
+                f"{role} lacks {missing} on {target.shown}: the runtime's queries as {role} fail.",
+                f"GRANT {missing} ON {target.sql} TO {role}",
             )
+
+
+_REWRITING = frozenset({"UPDATE", "DELETE", "TRUNCATE"})
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A privilege's object as findings name it: the finding's object, in a message, in SQL."""
+
+    name: str
+    shown: str
+    sql: str
+
+
+def _target(schema: str, key: str) -> _Target:
+    """The target of a key of `Shapes.privileges`: a table, `FUNCTION f(...)`,
+    `SEQUENCE s` or `SCHEMA`."""
+    kind, _, rest = key.partition(" ")
+    if key == "SCHEMA":
+        return _Target(schema, f"schema {schema}", f"SCHEMA {schema}")
+    if kind == "FUNCTION":
+        return _Target(f"{schema}.{rest}", f"{schema}.{rest}", f"FUNCTION {schema}.{rest}")
+    if kind == "SEQUENCE":
+        return _Target(f"{schema}.{rest}", f"sequence {schema}.{rest}", f"SEQUENCE {schema}.{rest}")
+    return _Target(f"{schema}.{key}", f"{schema}.{key}", f"{schema}.{key}")
 
 
 def _list(privileges: frozenset[str]) -> str:

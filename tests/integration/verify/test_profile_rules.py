@@ -122,6 +122,23 @@ def test_grants_beyond_or_short_of_the_profile_are_reported(default: Any) -> Non
     assert len(messages) == 3
 
 
+def test_column_sequence_and_schema_grants_beyond_the_profile_are_reported(default: Any) -> None:
+    findings = default.after("""
+        GRANT UPDATE (payload) ON agent.events TO agent_app;
+        GRANT UPDATE ON ALL SEQUENCES IN SCHEMA agent TO agent_readonly;
+        GRANT CREATE ON SCHEMA agent TO agent_app;
+    """)
+    messages = [f.message for f in findings if f.code == "ADV126"]
+    assert any(
+        m.startswith("agent_app may UPDATE (payload) agent.events: it can rewrite history") for m in messages
+    )
+    assert any(m.startswith("agent_readonly may UPDATE sequence agent.") for m in messages)
+    assert any(m.startswith("agent_app may CREATE schema agent;") for m in messages)
+    for finding in findings:  # the fixes run as printed
+        with default.connection.transaction(force_rollback=True):
+            default.connection.execute(finding.fix.split(" (and from")[0].encode())
+
+
 def test_a_disabled_trigger_and_a_missing_retention_path_are_reported(default: Any) -> None:
     findings = default.after("""
         ALTER TABLE agent.events DISABLE TRIGGER events_append_only;

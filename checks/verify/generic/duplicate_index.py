@@ -73,7 +73,8 @@ def duplicates(indexes: Sequence[IndexShape]) -> Iterator[tuple[IndexShape, Inde
     """(duplicate, kept) pairs; the primary key is kept first, then constraint-backing
     indexes, then the first by name."""
     kept: list[IndexShape] = []
-    for index in sorted(indexes, key=lambda i: (not i.primary, not i.backs_constraint, i.name)):
+    valid = [index for index in indexes if index.valid]  # invalid ones are invalid-index's
+    for index in sorted(valid, key=lambda i: (not i.primary, not i.backs_constraint, i.name)):
         same = next((k for k in kept if k.same_definition(index)), None)
         if same is None:
             kept.append(index)

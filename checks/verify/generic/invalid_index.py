@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.verify.indexes import INDEXES_SQL
+from agentddl.checks.verify.indexes import INDEXES_SQL, index_shape, indexes_by_table
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -16,7 +16,10 @@ class InvalidIndex(Rule):
     Reports indexes PostgreSQL marks invalid: left by a `CREATE INDEX CONCURRENTLY`
     or `REINDEX CONCURRENTLY` that failed or was cancelled, or a partitioned index
     some partition has no attached index for. An index still being built right now
-    (listed in `pg_stat_progress_create_index`) is not reported.
+    (listed in `pg_stat_progress_create_index`) is not reported. When a valid index
+    with the same definition exists (the `_ccnew` copy a failed `REINDEX
+    CONCURRENTLY` leaves), the fix is to drop the invalid one; `duplicate-index`
+    leaves invalid indexes to this rule.
 
     ## Why is this bad?
     The planner never uses an invalid index, yet (once ready) every write still
@@ -49,12 +52,18 @@ class InvalidIndex(Rule):
     query = INDEXES_SQL
 
     def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
+        by_table = indexes_by_table(rows)
         for row in rows:
             if row["is_valid"] or row["being_built"]:
                 continue
+            invalid = index_shape(row)
+            twin = next((i for i in by_table[invalid.table] if i.valid and i.same_definition(invalid)), None)
             yield self.finding(
-                row["index_name"],
-                f"{row['index_name']} is invalid: no query uses it, yet writes to "
-                f"{row['table_name']} may still maintain it.",
-                f"REINDEX INDEX CONCURRENTLY {row['index_name']} (after fixing why it failed)",
+                invalid.name,
+                f"{invalid.name} is invalid: no query uses it, yet writes to "
+                f"{invalid.table} may still maintain it.",
+                # a failed REINDEX CONCURRENTLY leaves its transient copy (_ccnew) invalid
+                f"DROP INDEX CONCURRENTLY {invalid.name} ({twin.name} is the same index, valid)"
+                if twin
+                else f"REINDEX INDEX CONCURRENTLY {invalid.name} (after fixing why it failed)",
             )

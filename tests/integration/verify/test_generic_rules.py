@@ -74,6 +74,24 @@ def test_a_failed_concurrent_index_build_leaves_an_invalid_index(pg_server_lates
         assert invalid_indexes(conn, "s") == []
 
 
+def test_a_failed_reindex_concurrently_leaves_a_copy_to_drop(pg_server_latest: PostgresServer) -> None:
+    # REINDEX CONCURRENTLY waits for writers; one that stays open makes it time out after
+    # it created its transient copy (t_k_ccnew): invalid, and the same index as t_k.
+    with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA s; CREATE TABLE s.t (id int PRIMARY KEY, k int)")
+        conn.execute("CREATE INDEX t_k ON s.t (k)")
+        with psycopg.connect(dsn) as writer:
+            writer.execute("INSERT INTO s.t VALUES (1, 1)")
+            conn.execute("SET lock_timeout = '200ms'")
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                conn.execute("REINDEX INDEX CONCURRENTLY s.t_k")
+            writer.rollback()
+        findings = generic_findings(conn, "s")
+        assert [(f.code, f.object) for f in findings] == [("ADV104", "s.t_k_ccnew")]
+        conn.execute(findings[0].fix.split(" (")[0].encode())
+        assert generic_findings(conn, "s") == []
+
+
 def test_fixes_run_as_printed_on_names_that_need_quoting(pg_server_latest: PostgresServer) -> None:
     fixture = FIXTURES / "timestamp-without-time-zone" / "quoted_names.sql"
     with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:

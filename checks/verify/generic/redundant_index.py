@@ -63,19 +63,16 @@ class RedundantIndex(Rule):
 
 
 def redundant(indexes: Sequence[IndexShape]) -> Iterator[tuple[IndexShape, IndexShape]]:
-    """(narrow, wide) pairs: narrow is not unique, wide is valid and serves its scans.
-    Duplicates are duplicate-index's: neither side of a pair is one."""
+    """(narrow, wide) pairs: narrow is valid and not unique, wide is valid and serves its
+    scans. Duplicates are duplicate-index's, invalid indexes invalid-index's: neither
+    side of a pair is one."""
     copies = {duplicate.name for duplicate, _ in duplicates(indexes)}
-    for narrow in indexes:
-        if narrow.unique or narrow.backs_constraint or narrow.attached or narrow.name in copies:
-            continue
+    candidates = [index for index in indexes if index.valid and index.name not in copies]
+    for narrow in candidates:
+        if narrow.unique or narrow.backs_constraint or narrow.attached:
+            continue  # the wide index doesn't enforce its uniqueness
         wide = next(
-            (
-                w
-                for w in indexes
-                if w is not narrow and w.valid and w.name not in copies
-                and not w.same_definition(narrow) and covers_prefix(narrow, w)
-            ),
+            (w for w in candidates if not w.same_definition(narrow) and covers_prefix(narrow, w)),
             None,
         )
         if wide is not None:

@@ -21,8 +21,9 @@ class SequenceNearExhaustion(Rule):
     (error) of their usable range. The range ends at the sequence's own maximum or
     at the maximum of the narrowest column it feeds (a default `nextval()`, an
     identity or an owned column), whichever comes first: a `bigint` sequence
-    feeding an `integer` column runs out at 2,147,483,647. Cycling sequences and
-    sequences never called are skipped.
+    feeding an `integer` column runs out at 2,147,483,647. The range starts at
+    MINVALUE (MAXVALUE for a descending sequence). Cycling sequences and sequences
+    never called are skipped.
 
     ## Why is this bad?
     When the sequence (or the column) runs out, every insert fails with "nextval:
@@ -101,13 +102,18 @@ class SequenceNearExhaustion(Rule):
 
 
 def used_fraction(row: Row) -> tuple[Decimal, int]:
-    """How much of its usable range the sequence has handed out, and where the range ends."""
+    """How much of its usable range the sequence has handed out, and where the range ends.
+    The range starts at MINVALUE (MAXVALUE when it counts down): a sequence given its own
+    block of ids (MINVALUE 1000000 MAXVALUE 1999999) has used none of it at 1000010."""
     last = row["last_value"]
     if last is None:
         return Decimal(0), 0
     column_max = row["column_max"]
     if row["increment"] > 0:
+        start = row["min_value"]
         limit = min(row["max_value"], column_max) if column_max else row["max_value"]
     else:
+        start = row["max_value"]
         limit = max(row["min_value"], -column_max - 1) if column_max else row["min_value"]
-    return (Decimal(last) / Decimal(limit) if limit else Decimal(0)), int(limit)
+    span = Decimal(limit) - Decimal(start)
+    return (max(Decimal(0), (Decimal(last) - Decimal(start)) / span) if span else Decimal(1)), int(limit)

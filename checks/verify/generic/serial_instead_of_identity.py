@@ -17,10 +17,11 @@ class SerialInsteadOfIdentity(Rule):
 
     ## What it does
     Reports columns that are not identity columns but take their default from a
-    sequence owned by the column (what `serial` / `bigserial` create). On a
-    partitioned table this is not reported when the schema must run on a PostgreSQL
-    older than 17 (the profile's engine version, else the server's), which has no
-    identity columns on partitioned tables.
+    sequence owned by the column (what `serial` / `bigserial` create). A default
+    from a sequence the column does not own (one sequence shared by several tables:
+    a design choice) is not reported. On a partitioned table this is not reported
+    when the schema must run on a PostgreSQL older than 17 (the profile's engine
+    version, else the server's), which has no identity columns on partitioned tables.
 
     ## Why is this bad?
     The sequence is a separate object with its own privileges: a role granted INSERT

@@ -12,8 +12,18 @@ from agentddl.generator.model import Table
 HORIZON_SQL = """
     SELECT now() AS now,
            date_trunc(%(unit)s, now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-             + %(runway)s * ('1 ' || %(unit)s)::interval AS horizon
+             + %(runway)s * ('1 ' || %(unit)s)::interval AS horizon,
+           EXISTS (SELECT FROM pg_inherits AS inh JOIN pg_class AS child ON child.oid = inh.inhrelid
+                   WHERE inh.inhparent = to_regclass(quote_ident(%(schema)s) || '.' || quote_ident(%(table)s))
+                     AND pg_get_expr(child.relpartbound, child.oid) = 'DEFAULT') AS has_default
 """
+# Where no partition holds a row, a DEFAULT partition (pg_partman keeps one) takes it:
+# the insert succeeds, but the partition for that range can no longer be created while
+# the DEFAULT holds rows of it.
+_CONSEQUENCE = {
+    False: "writes there will fail",
+    True: "writes there pile up in the DEFAULT partition, which then blocks creating theirs",
+}
 
 
 class PartitionRunway(Rule):
@@ -60,19 +70,20 @@ class PartitionRunway(Rule):
         for table in context.model.tables:
             if table.partitioning is None:
                 continue
-            gap = _first_gap(connection, schema, table)
+            gap, has_default = _first_gap(connection, schema, table)
             if gap is not None:
                 yield self.finding(
                     f"{schema}.{table.name}",
                     f"{schema}.{table.name} has no partition from {gap:%Y-%m-%d %H:%M} UTC on, inside "
                     f"the {table.partitioning.runway} {table.partitioning.granularity}(s) runway: "
-                    "writes there will fail.",
+                    f"{_CONSEQUENCE[has_default]}.",
                     "run the partition maintenance now and check its schedule (PLAN.md)",
                 )
 
 
-def _first_gap(connection: Connection, schema: str, table: Table) -> object | None:
-    """The first instant between now and the runway's horizon no partition holds."""
+def _first_gap(connection: Connection, schema: str, table: Table) -> tuple[object | None, bool]:
+    """The first instant between now and the runway's horizon no ranged partition holds
+    (None: no gap), and whether a DEFAULT partition takes the rows that fall there."""
     assert table.partitioning is not None
     part = table.partitioning
     params = {"schema": schema, "table": table.name, "unit": part.granularity, "runway": part.runway}
@@ -81,4 +92,4 @@ def _first_gap(connection: Connection, schema: str, table: Table) -> object | No
     for row in bounds:
         if row["lower_bound"] <= cursor < row["upper_bound"]:
             cursor = row["upper_bound"]
-    return cursor if cursor < horizon else None
+    return (cursor if cursor < horizon else None), bool(window["has_default"])

@@ -104,6 +104,9 @@ def test_partitions_missing_from_the_runway_are_reported(default: Any) -> None:
     assert named(default.after(fresh + DROP_NEWEST_EVENTS_PARTITION), "ADV125") == {}  # one spare
     findings = default.after(fresh + DROP_NEWEST_EVENTS_PARTITION * 2)
     assert "writes there will fail" in named(findings, "ADV125")["agent.events"]
+    with_default = "CREATE TABLE agent.events_default PARTITION OF agent.events DEFAULT;"
+    findings = default.after(fresh + DROP_NEWEST_EVENTS_PARTITION * 2 + with_default)
+    assert "pile up in the DEFAULT partition" in named(findings, "ADV125")["agent.events"]
 
 
 def test_grants_beyond_or_short_of_the_profile_are_reported(default: Any) -> None:

@@ -73,6 +73,7 @@ class FkWithoutIndex(Rule):
             # The referential actions scan each partition: per-partition indexes serve them.
             leaves = fetch(connection, LEAF_PARTITIONS_SQL, {"fk": fk["oid"]})
             bare = [leaf["table_name"] for leaf in leaves if not covered(indexes, {**fk, **leaf})]
+            # no partition yet: the partitioned table itself is the one to index
             yield self._partitioned(fk, bare if leaves else [fk["table_name"]])
 
     def _unindexed(self, fk: Row, fix: str, where: str = "") -> Finding:

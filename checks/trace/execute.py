@@ -51,14 +51,20 @@ class _Transaction:
 class Tracer:
     """Runs migration files one after the other; stops at the first failing statement."""
 
-    def __init__(self, dsn: str, version: int, watcher: LockWatcher, sizes: dict[str, int]) -> None:
+    def __init__(
+        self, dsn: str, version: int, watcher: LockWatcher, existing: dict[int, tuple[str, int]]
+    ) -> None:
         self.dsn = dsn
         self.version = version
         self.watcher = watcher
-        self.sizes = sizes  # relation -> bytes before the migration
+        self.sizes = {name: size for name, size in existing.values()}  # bytes before the migration
+        # A relation is named as it was before the migration, even once renamed; one the
+        # migration creates under a name an existing one had (ALTER COLUMN TYPE's rebuilt
+        # indexes, REINDEX CONCURRENTLY's copy, a table swapped in by rename) is "name (new)".
+        self._original = set(existing)
+        self._names: dict[int, str] = {oid: name for oid, (name, _size) in existing.items()}
         self.timed: list[Timed] = []
         self.failed = False
-        self._names: dict[int, str] = {}
         self._toast: set[int] = set()  # a lock on a TOAST table comes with its table's: not listed
         # With --load, a bare statement's scans (shared counters) are only those of tables it
         # was seen locking: a statement cannot read a table it holds no lock on.
@@ -127,6 +133,11 @@ class Tracer:
         held = set(snapshot.own_locks(conn))
         self._remember(before, after)
         self._fill(conn, timed, before, after, snapshot.scanned(before.scans, after.scans))
+        trace.written = {
+            self._names[oid]: rows
+            for oid, rows in snapshot.written(before.scans, after.scans).items()
+            if oid in self._names
+        }
         trace.locks = self._named(held)
         trace.strongest_lock = self._strongest(held - tx.locks)
         tx.locks |= held
@@ -210,17 +221,22 @@ class Tracer:
 
     def _remember(self, before: snapshot.Snapshot, after: snapshot.Snapshot) -> None:
         for snap in (before, after):
-            self._names.update((oid, rel.name) for oid, rel in snap.relations.items())
-            self._toast.update(oid for oid, rel in snap.relations.items() if rel.kind == "t")
+            for oid, rel in snap.relations.items():
+                if oid not in self._original and oid not in self._names:
+                    self._names[oid] = f"{rel.name} (new)" if rel.name in self.sizes else rel.name
+                if rel.kind == "t":
+                    self._toast.add(oid)
 
     def _fill(
         self, conn: Conn, timed: Timed, before: snapshot.Snapshot, after: snapshot.Snapshot, scans: list[int]
     ) -> None:
         """What a statement that succeeded did: rewrites, scans, new relations, waits."""
         trace = timed.trace
-        trace.rewritten = snapshot.rewritten(before, after)
-        trace.emptied = snapshot.emptied(conn, after, trace.rewritten)
-        trace.scanned = sorted(self._names[oid] for oid in scans if oid in self._names)
+        rewritten = snapshot.rewritten(before, after)
+        trace.rewritten = self._named_relations(rewritten)
+        trace.rewritten_tables = self._named_relations(snapshot.tables(before, rewritten))
+        trace.emptied = self._named_relations(snapshot.emptied(conn, before, after, rewritten))
+        trace.scanned = self._named_relations(scans)
         trace.created = sorted(
             rel.name for oid, rel in after.relations.items() if oid not in before.relations
         )
@@ -236,6 +252,9 @@ class Tracer:
             if not granted
         }
         trace.waited_for = self._named(waited)
+
+    def _named_relations(self, oids: list[int]) -> list[str]:
+        return sorted(self._names[oid] for oid in oids if oid in self._names)
 
     def _strongest(self, locks: set[tuple[int, str]]) -> str | None:
         """The strongest of these locks on relations that existed before the migration."""

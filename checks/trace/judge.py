@@ -45,6 +45,13 @@ RULES = (
         "The statement left a table that existed before the migration with no rows (TRUNCATE).",
     ),
     Rule(
+        "ADT108",
+        "long-row-locks",
+        "error",
+        "Rows of an existing table updated or deleted stayed locked longer than --max-lock-ms "
+        "(an unbatched backfill or purge): writers of those rows wait that long.",
+    ),
+    Rule(
         "ADT102",
         "scan-under-write-lock",
         "warning",
@@ -86,6 +93,7 @@ def judge(traces: list[StatementTrace], existing: set[str], limits: Limits) -> l
         _emptied,
         _scan_under_write_lock,
         _long_write_lock,
+        _long_row_locks,
         _no_lock_timeout,
         _workload_blocked,
         _failed,
@@ -133,11 +141,13 @@ class _Seen:
 def _rewrite(seen: _Seen, limits: Limits) -> Iterator[Finding]:
     """A rewrite while writers are locked out (REINDEX CONCURRENTLY rewrites an index too,
     under a lock that blocks nobody: no finding). A bare statement too quick for the
-    watcher to see its locks counts: nothing shows the rewrite was harmless."""
+    watcher to see its locks counts when it rewrote a table (VACUUM FULL, CLUSTER): only
+    REINDEX CONCURRENTLY rewrites without a write-blocking lock, and only indexes."""
     rewritten = [r for r in seen.trace.rewritten if r in seen.existing]
     if seen.trace.emptied:
         return  # TRUNCATE: new, empty files, nothing copied (table-emptied says what happened)
-    if rewritten and (seen.write_blocking or not seen.trace.locks):
+    unseen_table_rewrite = not seen.trace.locks and bool(set(seen.trace.rewritten_tables) & seen.existing)
+    if rewritten and (seen.write_blocking or unseen_table_rewrite):
         size = sum(seen.trace.sizes.get(r, 0) for r in rewritten)
         yield seen.finding(
             "table-rewrite",
@@ -186,6 +196,23 @@ def _long_write_lock(seen: _Seen, limits: Limits) -> Iterator[Finding]:
             f"(limit {limits.max_lock_ms:.0f} ms): {', '.join(lock.blocks)} wait that long.",
             "Split the change into short transactions, use CONCURRENTLY / NOT VALID forms, or batch it.",
         )
+
+
+def _long_row_locks(seen: _Seen, limits: Limits) -> Iterator[Finding]:
+    """Row locks: an UPDATE or DELETE keeps every row it changed locked until commit. Not
+    when the statement took a write-blocking table lock: long-write-lock reports that."""
+    written = {r: n for r, n in seen.trace.written.items() if r in seen.existing}
+    if not written or seen.took_write_blocking_lock or seen.trace.lock_held_ms <= limits.max_lock_ms:
+        return
+    rows = ", ".join(f"{n} rows of {r}" for r, n in sorted(written.items()))
+    yield seen.finding(
+        "long-row-locks",
+        min(written),
+        f"updated or deleted {rows}, locked until commit {seen.trace.lock_held_ms:.0f} ms later "
+        f"(limit {limits.max_lock_ms:.0f} ms): writes to those rows wait that long.",
+        "Batch it: a few thousand rows per transaction (WHERE id BETWEEN ... or a LIMITed "
+        "subquery), committed one after the other.",
+    )
 
 
 def _no_lock_timeout(seen: _Seen, limits: Limits) -> Iterator[Finding]:

@@ -3,10 +3,10 @@ the findings through the shared live-findings reporters (checks/report.py).
 
 JSON keys (stable): tool, server_version, statements[{file, line, sql, in_transaction,
 locks[{relation, mode, blocks}], waited_for[{relation, mode}], rewritten, emptied, scanned,
-duration_ms, strongest_lock, lock_held_ms, lock_timeout_ms, statement_timeout_ms,
-blocked_ms (with --load), error (when it failed), left_invalid (the invalid indexes a
-failed CONCURRENTLY left)}], load{before_qps, during_qps,
-after_qps, queries, connections, errors} (with --load), findings, summary.
+written{relation: rows updated or deleted}, duration_ms, strongest_lock, lock_held_ms,
+lock_timeout_ms, statement_timeout_ms, blocked_ms (with --load), error (when it failed),
+left_invalid (the invalid indexes a failed CONCURRENTLY left)}], load{before_qps,
+during_qps, after_qps, queries, connections, errors} (with --load), findings, summary.
 """
 
 from __future__ import annotations
@@ -91,7 +91,11 @@ def _row(trace: StatementTrace, with_load: bool, existing: set[str]) -> list[str
         locks += "".join(
             f"\n[red]waited {_SHORT.get(k.mode, k.mode)} {escape(k.relation)}[/red]" for k in trace.waited_for
         )
-    changed = [f"rewrite {r}" for r in trace.rewritten] + [f"scan {r}" for r in trace.scanned]
+    changed = (
+        [f"rewrite {r}" for r in trace.rewritten]
+        + [f"scan {r}" for r in trace.scanned]
+        + [f"write {n} rows {r}" for r, n in sorted(trace.written.items()) if r in existing]
+    )
     row = [
         statement,
         locks,

@@ -57,16 +57,16 @@ def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceO
     """Trace `files` on a database that already holds the current schema (and rows): the
     scratch database of trace_migrations, or one a benchmark prepared once for many runs."""
     result = TraceResult(server_version=version)
-    sizes = snapshot.sizes(dsn)
+    existing = snapshot.existing(dsn)
     alongside = options.alongside(dsn) if options.alongside else contextlib.nullcontext()
     with LockWatcher(dsn) as watcher, alongside:
-        tracer = Tracer(dsn, version, watcher, sizes)
+        tracer = Tracer(dsn, version, watcher, existing)
         if options.load and options.model is not None:
             timed = _under_load(dsn, options, tracer, files, watcher, result)
         else:
             timed = tracer.run(files)
     result.statements = [t.trace for t in timed]
-    result.existing = set(sizes)
+    result.existing = {name for name, _size in existing.values()}
     result.findings = judge(result.statements, result.existing, options.limits)
     return result
 

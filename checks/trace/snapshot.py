@@ -33,7 +33,7 @@ WHERE {_USER_FILTER}
 """
 # Sizes open every relation (an AccessShareLock each, held to the end of a transaction):
 # read once before the migration, on a connection of their own, never inside it.
-SIZES_SQL = f"SELECT name, pg_relation_size(oid) FROM ({RELATIONS_SQL}) AS r(oid, name, kind, filenode)"
+SIZES_SQL = f"SELECT oid, name, pg_relation_size(oid) FROM ({RELATIONS_SQL}) AS r(oid, name, kind, filenode)"
 OWN_LOCKS_SQL = """
 SELECT l.relation::int8, l.mode FROM pg_locks l
 WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.granted
@@ -43,8 +43,9 @@ SETTINGS_SQL = """
 SELECT name, setting::int FROM pg_settings WHERE name IN ('lock_timeout', 'statement_timeout')
 """
 INVALID_INDEXES_SQL = "SELECT indexrelid::int8 FROM pg_index WHERE NOT indisvalid"
-XACT_SCANS_SQL = "SELECT relid::int8, seq_scan, seq_tup_read FROM pg_stat_xact_user_tables"
-SHARED_SCANS_SQL = "SELECT relid::int8, seq_scan, seq_tup_read FROM pg_stat_user_tables"
+_COUNTERS = "relid::int8, seq_scan, seq_tup_read, n_tup_upd + n_tup_del"
+XACT_SCANS_SQL = f"SELECT {_COUNTERS} FROM pg_stat_xact_user_tables"
+SHARED_SCANS_SQL = f"SELECT {_COUNTERS} FROM pg_stat_user_tables"
 STATS_WAIT_SECONDS = 1.5  # PostgreSQL 14's collector: at most this long for counters to arrive
 
 
@@ -55,12 +56,16 @@ class Relation:
     filenode: int
 
 
+Counters = tuple[int, int, int]  # seq_scan, seq_tup_read, n_tup_upd + n_tup_del
+
+
 @dataclass
 class Snapshot:
-    """Relations by oid, scan counters by table oid, timeouts in force (ms)."""
+    """Relations by oid, counters by table oid (sequential scans, rows read by them, rows
+    updated or deleted), timeouts in force (ms)."""
 
     relations: dict[int, Relation] = field(default_factory=dict)
-    scans: dict[int, tuple[int, int]] = field(default_factory=dict)
+    scans: dict[int, Counters] = field(default_factory=dict)
     settings: dict[str, int] = field(default_factory=dict)
 
 
@@ -73,16 +78,15 @@ def take(conn: Conn, shared_scans: bool = False) -> Snapshot:
         oid: Relation(name, kind, filenode)
         for oid, name, kind, filenode in conn.execute(RELATIONS_SQL).fetchall()
     }
-    query = SHARED_SCANS_SQL if shared_scans else XACT_SCANS_SQL
-    scans = {oid: (seq, read) for oid, seq, read in conn.execute(query).fetchall()}
+    scans = _counters(conn, SHARED_SCANS_SQL if shared_scans else XACT_SCANS_SQL)
     settings = dict(conn.execute(SETTINGS_SQL).fetchall())
     return Snapshot(relations, scans, settings)
 
 
-def sizes(dsn: str) -> dict[str, int]:
-    """Bytes in the main fork of every relation, before the migration runs."""
+def existing(dsn: str) -> dict[int, tuple[str, int]]:
+    """Every relation before the migration runs: oid -> (name, bytes in its main fork)."""
     with psycopg.connect(dsn, autocommit=True) as conn:
-        return dict(conn.execute(SIZES_SQL).fetchall())
+        return {oid: (name, size) for oid, name, size in conn.execute(SIZES_SQL).fetchall()}
 
 
 def own_locks(conn: Conn) -> list[tuple[int, str]]:
@@ -101,9 +105,7 @@ def prepare_shared_scans(conn: Conn, version: int) -> None:
     conn.execute("SELECT pg_stat_force_next_flush()" if version >= 15 else "SELECT pg_stat_clear_snapshot()")
 
 
-def shared_scans_after(
-    conn: Conn, version: int, before: dict[int, tuple[int, int]]
-) -> dict[int, tuple[int, int]]:
+def shared_scans_after(conn: Conn, version: int, before: dict[int, Counters]) -> dict[int, Counters]:
     """The shared counters after an autocommit statement: flushed by it on 15+, else polled
     until the collector delivers something new (or STATS_WAIT_SECONDS pass)."""
     if version >= 15:
@@ -118,35 +120,51 @@ def shared_scans_after(
         time.sleep(0.1)
 
 
-def _shared(conn: Conn) -> dict[int, tuple[int, int]]:
-    return {oid: (seq, read) for oid, seq, read in conn.execute(SHARED_SCANS_SQL).fetchall()}
+def _shared(conn: Conn) -> dict[int, Counters]:
+    return _counters(conn, SHARED_SCANS_SQL)
 
 
-def rewritten(before: Snapshot, after: Snapshot) -> list[str]:
-    """Relations that existed before and have new storage after (a new relfilenode, or
-    dropped and rebuilt under the same name as ALTER COLUMN TYPE does to its indexes)."""
-    old = {rel.name: rel.filenode for rel in before.relations.values() if rel.filenode != 0}
-    return sorted(
-        rel.name for rel in after.relations.values() if rel.name in old and rel.filenode != old[rel.name]
-    )
+def _counters(conn: Conn, query: str) -> dict[int, Counters]:
+    return {oid: (seq, read, written) for oid, seq, read, written in conn.execute(query).fetchall()}
 
 
-def emptied(conn: Conn, after: Snapshot, rewritten_names: list[str]) -> list[str]:
+def rewritten(before: Snapshot, after: Snapshot) -> list[int]:
+    """Oids (as before) of the relations with new storage after: a new relfilenode, or
+    dropped and rebuilt under the same name, as ALTER COLUMN TYPE does to its indexes and
+    REINDEX CONCURRENTLY to its index."""
+    now_by_name = {rel.name: rel for rel in after.relations.values()}
+    found = []
+    for oid, rel in before.relations.items():
+        now = after.relations.get(oid) or now_by_name.get(rel.name)
+        if rel.filenode != 0 and now is not None and now.filenode != rel.filenode:
+            found.append(oid)
+    return found
+
+
+def tables(snap: Snapshot, oids: list[int]) -> list[int]:
+    """Of these relations, the tables and materialized views."""
+    return [oid for oid in oids if oid in snap.relations and snap.relations[oid].kind in "rm"]
+
+
+def emptied(conn: Conn, before: Snapshot, after: Snapshot, rewritten_oids: list[int]) -> list[int]:
     """The rewritten tables whose new storage holds nothing (TRUNCATE gives a table new,
     empty files). Read on the migrating session, which already holds a lock on each."""
-    tables = {
-        oid: rel.name
-        for oid, rel in after.relations.items()
-        if rel.name in rewritten_names and rel.kind in ("r", "m")
-    }
-    if not tables:
+    candidates = [oid for oid in tables(before, rewritten_oids) if oid in after.relations]
+    if not candidates:
         return []
     empty = conn.execute(
-        "SELECT oid::int8 FROM unnest(%s::oid[]) AS oid WHERE pg_relation_size(oid) = 0", [list(tables)]
+        "SELECT oid::int8 FROM unnest(%s::oid[]) AS oid WHERE pg_relation_size(oid) = 0", [candidates]
     ).fetchall()
-    return sorted(tables[oid] for (oid,) in empty)
+    return [oid for (oid,) in empty]
 
 
-def scanned(before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]]) -> list[int]:
+def scanned(before: dict[int, Counters], after: dict[int, Counters]) -> list[int]:
     """Tables whose sequential-scan counter went up (index builds and validations count)."""
-    return sorted(oid for oid, (seq, _read) in after.items() if seq > before.get(oid, (0, 0))[0])
+    return sorted(oid for oid, (seq, _read, _w) in after.items() if seq > before.get(oid, (0, 0, 0))[0])
+
+
+def written(before: dict[int, Counters], after: dict[int, Counters]) -> dict[int, int]:
+    """Rows each table had updated or deleted between the two (each one row-locked until
+    the transaction ends). Exact from the session's own pending counters."""
+    rows = {oid: w - before.get(oid, (0, 0, 0))[2] for oid, (_seq, _read, w) in after.items()}
+    return {oid: n for oid, n in rows.items() if n > 0}

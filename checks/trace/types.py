@@ -29,7 +29,9 @@ class StatementTrace:
     waited_for: list[HeldLock] = field(default_factory=list)  # locks it queued for, not granted
     rewritten: list[str] = field(default_factory=list)
     emptied: list[str] = field(default_factory=list)  # rewritten tables left with no rows (TRUNCATE)
+    rewritten_tables: list[str] = field(default_factory=list)  # of `rewritten`, the tables
     scanned: list[str] = field(default_factory=list)
+    written: dict[str, int] = field(default_factory=dict)  # rows updated or deleted, per table
     created: list[str] = field(default_factory=list)  # relations new in this statement's transaction
     duration_ms: float = 0.0
     strongest_lock: str | None = None  # the strongest lock it newly took (user relations)
@@ -52,6 +54,7 @@ class StatementTrace:
             "rewritten": self.rewritten,
             "emptied": self.emptied,
             "scanned": self.scanned,
+            "written": self.written,
             "duration_ms": round(self.duration_ms, 1),
             "strongest_lock": self.strongest_lock,
             "lock_held_ms": round(self.lock_held_ms, 1),

@@ -91,6 +91,8 @@ def check(trace: StatementTrace, kind: str, args: list[str], findings: list[Find
         assert float(args[0]) <= trace.duration_ms <= float(args[1]), f"{where}: {trace.duration_ms} ms"
     elif kind == "timeouts":  # lock_timeout, statement_timeout in force (ms)
         assert (trace.lock_timeout_ms, trace.statement_timeout_ms) == (int(args[0]), int(args[1])), where
+    elif kind == "written":  # rows updated or deleted
+        assert trace.written.get(args[0]) == int(args[1]), f"{where}: written {trace.written}"
     elif kind == "emptied":
         assert trace.emptied == args, f"{where}: emptied {trace.emptied}"
     elif kind == "left-invalid":

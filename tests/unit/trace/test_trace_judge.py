@@ -43,8 +43,10 @@ def test_a_rewrite_that_locks_no_writer_out_is_no_finding() -> None:
 
 
 def test_a_rewrite_whose_locks_were_too_quick_to_see_counts() -> None:
-    t = trace(rewritten=["public.orders"])  # VACUUM FULL on a small table, between two samples
+    t = trace(rewritten=["public.orders"], rewritten_tables=["public.orders"])  # VACUUM FULL, small
     assert names(t) == ["table-rewrite"]
+    t = trace(rewritten=["public.orders_pkey"])  # only an index: REINDEX CONCURRENTLY, small
+    assert names(t) == []
 
 
 def test_what_the_migration_created_never_counts() -> None:

@@ -56,6 +56,7 @@ def test_json_keys() -> None:
         "rewritten",
         "emptied",
         "scanned",
+        "written",
         "duration_ms",
         "strongest_lock",
         "lock_held_ms",
@@ -95,5 +96,5 @@ def test_text_lists_locks_on_existing_relations_and_the_findings() -> None:
 def test_sarif_has_every_rule() -> None:
     log = json.loads(rendered(result(with_load=True), "sarif"))
     rules = {r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
-    assert rules == {f"ADT10{n}" for n in range(1, 8)}
+    assert rules == {f"ADT10{n}" for n in range(1, 9)}
     assert {r["ruleId"] for r in log["runs"][0]["results"]} == {"ADT102", "ADT104", "ADT105"}

@@ -8,6 +8,10 @@
     SELECT ... WHERE r.tenant_id = :tenant_id AND r.kind = :kind
     ORDER BY r.created_at DESC LIMIT 20;
 
+Every block is one SELECT, INSERT, UPDATE, DELETE or MERGE: the audit runs it under
+EXPLAIN ANALYZE in a transaction it rolls back, and a second statement, DDL or
+transaction control (a COMMIT would end that transaction) is refused at load.
+
 Every parameter needs an `-- example:` line. A value is `@name` (one of SAMPLE_NAMES,
 read from the seeded database: the biggest tenant, a running run, ...) or one SQL
 expression (`now() - interval '1 hour'`, `(SELECT max(event_id) FROM agent.events)`),
@@ -17,12 +21,14 @@ file:line:column.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiosql
 import pglast
+from pglast import ast
 
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.generator.errors import AgentDDLError
@@ -44,6 +50,8 @@ _NAME = re.compile(r"^--\s*name:\s*([A-Za-z_][\w-]*)")
 _EXAMPLE = re.compile(r"^(--\s*example:\s*)(.*)$")
 _INDEX = re.compile(r"^--\s*index:\s*([A-Za-z_]\w*)")
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.+?)\s*$")
+_AIOSQL_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")  # :name, not a ::cast
+_STATEMENTS = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
 
 
 @dataclass
@@ -64,10 +72,19 @@ def load_query_file(path: Path) -> list[AuditPath]:
     blocks = _blocks(path, text)
     if not blocks:
         raise AgentDDLError(f"{path}:1:1: no '-- name:' query blocks (aiosql format)")
+    lines = text.splitlines()
+    ends = [b.line - 1 for b in blocks[1:]] + [len(lines)]
+    for block, end in zip(blocks, ends, strict=True):
+        _check_statement(path, block, lines[block.line : end])
+    aiosql_log = logging.getLogger("aiosql")
+    level = aiosql_log.level
+    aiosql_log.setLevel(logging.ERROR)  # its "may not be a select" hint: checked above
     try:
         queries = aiosql.from_str(text, "psycopg")
     except Exception as error:  # aiosql raises its own SQLParseException and others
         raise AgentDDLError(f"{path}: {error}") from error
+    finally:
+        aiosql_log.setLevel(level)
     return [_path(path, block, getattr(queries, block.name.replace("-", "_"))) for block in blocks]
 
 
@@ -85,6 +102,43 @@ def _blocks(path: Path, text: str) -> list[_Block]:
             column = line.index(match.group(1)) + len(match.group(1)) + 1
             _add_example(path, blocks[-1], match.group(2), number, column)
     return blocks
+
+
+def _check_statement(path: Path, block: _Block, body: list[str]) -> None:
+    """The block's SQL (the lines after `-- name:`) parses as one statement the audit may
+    run and roll back. Parameters become $n of the same width, so a parse error's offset
+    is the file's column."""
+    text = "\n".join(body)
+    plain = _AIOSQL_PARAM.sub(lambda m: "$1".ljust(len(m.group(0))), text)
+    try:
+        statements = pglast.parse_sql(plain)
+    except pglast.parser.ParseError as error:
+        where = _position(path, block.line + 1, text, _error_offset(error, len(text)))
+        raise AgentDDLError(f"{where}: query {block.name!r}: {error.args[0]}") from error
+    if not statements:
+        raise AgentDDLError(f"{path}:{block.line}:1: query {block.name!r} has no SQL statement")
+    for number, raw in enumerate(statements):
+        where = _position(path, block.line + 1, text, raw.stmt_location or len(text) - len(text.lstrip()))
+        if number > 0:
+            raise AgentDDLError(f"{where}: query {block.name!r}: one statement per '-- name:' block")
+        if not isinstance(raw.stmt, _STATEMENTS) or getattr(raw.stmt, "intoClause", None):
+            raise AgentDDLError(
+                f"{where}: query {block.name!r} is {type(raw.stmt).__name__}: the audit plans SELECT,"
+                " INSERT, UPDATE, DELETE or MERGE (run in a rolled-back transaction), not DDL or"
+                " transaction control"
+            )
+
+
+def _error_offset(error: pglast.parser.ParseError, end: int) -> int:
+    """pglast's ParseError(message, 0-based offset); the offset is None at end of input."""
+    offset = error.args[1] if len(error.args) > 1 else None
+    return int(offset) if offset is not None else end
+
+
+def _position(path: Path, first_line: int, text: str, offset: int) -> str:
+    """file:line:column of a 0-based offset into text, which starts at first_line."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return f"{path}:{first_line + text.count(chr(10), 0, offset)}:{offset - line_start + 1}"
 
 
 def _add_example(path: Path, block: _Block, body: str, line: int, column: int) -> None:
@@ -113,7 +167,7 @@ def _check_expression(path: Path, value: str, line: int, column: int) -> None:
     try:
         statements = pglast.parse_sql(prefix + value)
     except pglast.parser.ParseError as error:
-        at = column + max(0, int(getattr(error, "location", len(prefix))) - len(prefix))
+        at = column + max(0, _error_offset(error, len(prefix + value)) - len(prefix))
         raise AgentDDLError(f"{path}:{line}:{at}: example value is not a SQL expression: {error}") from error
     select = statements[0].stmt if len(statements) == 1 else None
     if (

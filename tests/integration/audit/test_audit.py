@@ -258,6 +258,11 @@ def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) 
     bad.write_text("-- name: q(tenant_id)\nSELECT 1 FROM agent.runs WHERE tenant_id = :tenant_id;\n")
     assert main(["audit", "--queries", str(bad), "--rows", "10"]) == 2
     assert f"{bad}:1:12: query 'q' has no '-- example: tenant_id = ...' line" in capsys.readouterr().err
+    # refused at load, before any server starts: COMMIT would end the rolled-back
+    # transaction the audit runs each query in
+    bad.write_text("-- name: q()\nSELECT 1 FROM agent.runs;\nCOMMIT;\nDROP TABLE agent.events;\n")
+    assert main(["audit", "--queries", str(bad), "--dsn", "postgresql://nobody@127.0.0.1:1/x"]) == 2
+    assert f"{bad}:3:1: query 'q': one statement per '-- name:' block" in capsys.readouterr().err
     monkeypatch.delenv("AGENTDDL_DSN", raising=False)
     assert main(["audit", "--existing", "--rows", "10"]) == 2
     assert "--existing needs --dsn" in capsys.readouterr().err

@@ -60,6 +60,14 @@ def test_query_file_paths_carry_examples_and_declared_index(tmp_path: Path) -> N
         ),
         ("-- example: k = 1\n-- name: q(k)\nSELECT :k;\n", "1:1: '-- example:' before any"),
         ("SELECT 1;\n", "1:1: no '-- name:' query blocks"),
+        # the audit runs each block under EXPLAIN ANALYZE and rolls it back: one
+        # statement that can be rolled back, its syntax errors at their column
+        ("-- name: q(k)\n-- example: k = 1\nSELECT 1\nWHER kind = :k;\n", "4:6: query 'q': syntax error"),
+        ("-- name: q()\nSELECT 1; COMMIT; DROP TABLE agent.runs;\n", "2:11: query 'q': one statement per"),
+        ("-- name: q()\n-- a comment\n  CREATE INDEX ON agent.runs (kind);\n", "3:3: query 'q' is IndexStmt"),
+        ("-- name: q()\nSELECT * INTO agent.copy FROM agent.runs;\n", "2:1: query 'q' is SelectStmt"),
+        ("-- name: q()\n-- only a comment\n-- name: r()\nSELECT 1;\n", "1:1: query 'q' has no SQL"),
+        ("-- name: q(k)\n-- example: k = 1 2\nSELECT :k;\n", "2:19: example value is not"),
     ],
 )
 def test_query_file_mistakes_name_file_line_column(tmp_path: Path, text: str, where: str) -> None:

@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -43,6 +44,8 @@ def run_audit(request: AuditRequest, progress: Callable[[str, int], None] | None
     if request.existing and not request.dsn:
         raise AgentDDLError("--existing needs --dsn (or AGENTDDL_DSN): the database whose schema to audit")
     paths = audit_paths(request.model, request.query_files)
+    # a corrupt baseline is a usage error found now, not after minutes of seeding
+    compare_to = _baseline_to_compare(request)
     version = request.model.profile.engine.version
     wanted = version if request.dsn is None and version in find_installations() else None
     with open_server(request.dsn, version=wanted) as server:
@@ -51,7 +54,7 @@ def run_audit(request: AuditRequest, progress: Callable[[str, int], None] | None
             result = _audit_scratch(server, scratch, request, paths, progress)
         finally:
             server.drop_database(scratch)
-    return _with_baseline(result, request)
+    return _with_baseline(result, request, compare_to)
 
 
 def audit_paths(model: SchemaModel, query_files: tuple[Path, ...]) -> list[AuditPath]:
@@ -86,13 +89,22 @@ def _audit_scratch(
     return replace(result, extra={**result.extra, "seed": seed, "hypopg": options.hypopg})
 
 
-def _with_baseline(result: AuditResult, request: AuditRequest) -> AuditResult:
+def _baseline_to_compare(request: AuditRequest) -> dict[str, Any] | None:
+    """The baseline document to compare with; None when this run writes it."""
+    if request.baseline is None or request.update_baseline or not request.baseline.exists():
+        return None
+    return read_baseline(request.baseline)
+
+
+def _with_baseline(
+    result: AuditResult, request: AuditRequest, baseline: dict[str, Any] | None
+) -> AuditResult:
     if request.baseline is None:
         return result
-    if request.update_baseline or not request.baseline.exists():
+    if baseline is None:
         write_baseline(request.baseline, result)
         return result
-    regressions = compare(result, read_baseline(request.baseline), request.cost_growth)
+    regressions = compare(result, baseline, request.cost_growth)
     return replace(result, regressions=tuple(regressions))
 
 

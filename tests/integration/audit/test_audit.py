@@ -263,6 +263,11 @@ def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) 
     bad.write_text("-- name: q()\nSELECT 1 FROM agent.runs;\nCOMMIT;\nDROP TABLE agent.events;\n")
     assert main(["audit", "--queries", str(bad), "--dsn", "postgresql://nobody@127.0.0.1:1/x"]) == 2
     assert f"{bad}:3:1: query 'q': one statement per '-- name:' block" in capsys.readouterr().err
+    # a corrupt baseline is reported before connecting (not after seeding)
+    corrupt = tmp_path / "baseline.json"
+    corrupt.write_text('{"baseline": 1,\n')
+    assert main(["audit", "--baseline", str(corrupt), "--dsn", "postgresql://nobody@127.0.0.1:1/x"]) == 2
+    assert f"{corrupt}:2:1: not a baseline" in capsys.readouterr().err
     monkeypatch.delenv("AGENTDDL_DSN", raising=False)
     assert main(["audit", "--existing", "--rows", "10"]) == 2
     assert "--existing needs --dsn" in capsys.readouterr().err

@@ -106,6 +106,7 @@ def run(
     import psycopg
 
     from agentddl.checks.harness import find_installations, open_server
+    from agentddl.checks.trace.execute import error_line
     from agentddl.checks.trace.report import FORMATS, render
     from agentddl.checks.trace.run import trace_migrations
     from agentddl.checks.trace.source import load_migrations
@@ -126,8 +127,7 @@ def run(
         try:
             result = trace_migrations(server, migrations, options)
         except psycopg.Error as error:  # the server went away, or the tracer's own reads failed
-            first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
-            raise AgentDDLError(f"trace stopped: {first}") from None
+            raise AgentDDLError(f"trace stopped: {error_line(error)}") from None
     render(result, output_format, out)
     return result.exit_code
 

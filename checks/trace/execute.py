@@ -296,9 +296,14 @@ def _execute(conn: Conn, what: PlannedStatement | str) -> str | None:
         else:
             run_statement(conn, what)
     except psycopg.Error as error:
-        message = error.diag.message_primary or str(error).strip().splitlines()[0]
-        return f"{error.sqlstate or 'ERROR'}: {message}"
+        return f"{error.sqlstate or 'ERROR'}: {error_line(error)}"
     return None
+
+
+def error_line(error: psycopg.Error) -> str:
+    """PostgreSQL's primary message, else the first line of what psycopg says."""
+    text = error.diag.message_primary or str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
 
 
 def _dropped_index(oid: int, before: snapshot.Snapshot, after: snapshot.Snapshot) -> bool:

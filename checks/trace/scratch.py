@@ -14,7 +14,7 @@ import psycopg
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.install import install_schema
 from agentddl.checks.seed.load import seed_model
-from agentddl.checks.trace.execute import run_statement
+from agentddl.checks.trace.execute import error_line, run_statement
 from agentddl.checks.trace.source import PlannedStatement, load_migrations
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
@@ -34,8 +34,9 @@ def scratch_with_schema(
     try:
         dsn = server.create_database()
     except psycopg.Error as error:
-        first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
-        raise AgentDDLError(f"cannot create the scratch database (trace needs CREATEDB): {first}") from None
+        raise AgentDDLError(
+            f"cannot create the scratch database (trace needs CREATEDB): {error_line(error)}"
+        ) from None
     try:
         _install(dsn, model, schema_files, server.version)
         if rows and model is not None:
@@ -51,10 +52,10 @@ def _install(dsn: str, model: SchemaModel | None, schema_files: list[Path], vers
             try:
                 install_schema(conn, model)
             except psycopg.Error as error:
-                first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
                 raise AgentDDLError(
                     f"the {model.profile.name!r} profile's schema (engine.version "
-                    f"{model.profile.engine.version}) does not install on PostgreSQL {version}: {first}"
+                    f"{model.profile.engine.version}) does not install on PostgreSQL {version}: "
+                    f"{error_line(error)}"
                 ) from None
         for migration in load_migrations(schema_files, version):
             for statement in migration.statements:
@@ -67,7 +68,8 @@ def _run_setup(conn: psycopg.Connection[Any], statement: PlannedStatement) -> No
     try:
         run_statement(conn, statement)
     except psycopg.Error as error:
-        first = (error.diag.message_primary or str(error)).strip().splitlines()[0]
+        position = error.diag.statement_position  # 1-based, in the statement's SQL
+        where = statement.where(int(position) if position else None)
         raise AgentDDLError(
-            f"{statement.file}:{statement.line}: the schema SQL failed on the scratch database: {first}"
+            f"{where}: the schema SQL failed on the scratch database: {error_line(error)}"
         ) from None

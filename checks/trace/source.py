@@ -37,6 +37,17 @@ class PlannedStatement:
     control: Control | None  # BEGIN / COMMIT / ROLLBACK, else None
     needs_autocommit: bool  # PostgreSQL refuses it inside a transaction block (CONCURRENTLY, ...)
     copy_data: str | None = None  # COPY ... FROM STDIN: the data lines psql sends after it
+    column: int = 1
+
+    def where(self, position: int | None = None) -> str:
+        """file:line:column of the statement, or of a 1-based character position in its
+        SQL (PostgreSQL's error position); Alembic revisions: the op.* line."""
+        if not position or self.column == 0:
+            return f"{self.file}:{self.line}" + (f":{self.column}" if self.column else "")
+        before = self.sql[: position - 1]
+        newlines = before.count("\n")
+        column = len(before) - before.rfind("\n") if newlines else self.column + len(before)
+        return f"{self.file}:{self.line + newlines}:{column}"
 
     @property
     def copies_to_client(self) -> bool:
@@ -143,6 +154,7 @@ def _statements(
                 control=_control(statement.node),
                 needs_autocommit=no_transaction_block(statement.node, pg_version) is not None,
                 copy_data=_copy_data(statement.node, migration.text, statement.offset + len(statement.sql)),
+                column=statement.column if runner == "psql" else 0,  # Alembic: the op.* line only
             )
         )
     return planned

@@ -130,6 +130,20 @@ def test_a_pg_version_that_is_not_installed_is_an_error_not_another_major(
     assert "no PostgreSQL 9 found" in err and len(err.splitlines()) == 1
 
 
+def test_a_schema_sql_that_fails_is_one_line_at_its_error_and_the_scratch_database_goes(
+    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.sql"
+    schema.write_text("CREATE TABLE t (a int);\nINSERT INTO t\n  SELECT nope FROM t;\n", encoding="utf-8")
+    before = databases(trace_server)
+    migration = str(FIXTURES / "01_create_index.sql")
+    assert main(["trace", migration, "--schema-sql", str(schema), "--dsn", trace_server.admin_dsn]) == 2
+    err = capsys.readouterr().err.strip()
+    message = 'the schema SQL failed on the scratch database: column "nope" does not exist'
+    assert err == f"agentddl: {schema}:3:10: {message}"
+    assert databases(trace_server) == before
+
+
 def test_rows_need_a_profile(trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]) -> None:
     args = [str(FIXTURES / "01_create_index.sql"), "--schema-sql", str(SCHEMA), "--rows", "10"]
     assert main(["trace", *args, "--dsn", trace_server.admin_dsn]) == 2

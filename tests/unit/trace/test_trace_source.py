@@ -104,3 +104,13 @@ def test_alembic_offline_output_leaves_its_version_table_out(tmp_path: Path) -> 
     )
     (migration,) = load_migrations([path], 16)
     assert [(s.line, s.control) for s in migration.statements] == [(1, "begin"), (5, None), (9, "commit")]
+
+
+def test_an_error_position_becomes_file_line_column(tmp_path: Path) -> None:
+    path = tmp_path / "m.sql"
+    path.write_text("SELECT 1;\n  INSERT INTO t\n    SELECT nope FROM t;\n", encoding="utf-8")
+    (migration,) = load_migrations([path], 16)
+    insert = migration.statements[1]
+    assert insert.where() == f"{path}:2:3"
+    assert insert.where(8) == f"{path}:2:10"  # "t" on the statement's own line
+    assert insert.where(insert.sql.index("nope") + 1) == f"{path}:3:12"

@@ -112,5 +112,5 @@ def test_an_error_position_becomes_file_line_column(tmp_path: Path) -> None:
     (migration,) = load_migrations([path], 16)
     insert = migration.statements[1]
     assert insert.where() == f"{path}:2:3"
-    assert insert.where(8) == f"{path}:2:10"  # "t" on the statement's own line
+    assert insert.where(8) == f"{path}:2:10"  # INTO, on the statement's first line
     assert insert.where(insert.sql.index("nope") + 1) == f"{path}:3:12"

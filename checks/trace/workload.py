@@ -25,6 +25,8 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.runtime import Runtime, load_queries
+from agentddl.checks.trace.execute import error_line
+from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
 WORKLOAD_STATEMENT_TIMEOUT_MS = 300_000
@@ -53,19 +55,25 @@ class Workload:
 
     def __post_init__(self) -> None:
         self._stop = threading.Event()
+        self._failure = ""
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._queries = load_queries(self.model)
         self._tenant = _make_tenant(self.dsn, self.model)
 
     def start(self) -> None:
+        """Every worker connected and ready, or an AgentDDLError once they have stopped."""
         self.started = time.monotonic()
         ready = threading.Barrier(self.connections + 1)
         for number in range(self.connections):
             thread = threading.Thread(target=self._worker, args=(number, ready), daemon=True)
             thread.start()
             self._threads.append(thread)
-        ready.wait()
+        try:
+            ready.wait()
+        except threading.BrokenBarrierError:  # a worker could not start: nobody would arrive
+            self.stop()
+            raise AgentDDLError(f"the --load workload could not start: {self._failure}") from None
 
     def stop(self) -> None:
         self._stop.set()
@@ -73,13 +81,24 @@ class Workload:
             thread.join()
 
     def _worker(self, number: int, ready: threading.Barrier) -> None:
-        with psycopg.connect(self.dsn, autocommit=True, row_factory=dict_row) as conn:
-            conn.execute(
-                "SELECT set_config('statement_timeout', %s, false)", [str(WORKLOAD_STATEMENT_TIMEOUT_MS)]
+        try:
+            conn = psycopg.connect(
+                self.dsn,
+                autocommit=True,
+                row_factory=dict_row,
+                options=f"-c statement_timeout={WORKLOAD_STATEMENT_TIMEOUT_MS}",
             )
+        except psycopg.Error as error:
+            self._failure = error_line(error)
+            ready.abort()
+            return
+        with conn:
             with self._lock:
                 self.pids.append(conn.info.backend_pid)
-            ready.wait()
+            try:
+                ready.wait()
+            except threading.BrokenBarrierError:
+                return  # another worker could not start
             worker = _Worker(
                 self, Runtime(self.model, conn, tenant=self._tenant, queries=self._queries), number
             )

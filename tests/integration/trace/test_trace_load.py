@@ -4,13 +4,18 @@ wait. Small scale: the default profile's schema without seeded rows, four sessio
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from profiles import ROOT, with_version
+from psycopg.conninfo import conninfo_to_dict
 
 from agentddl.checks.harness import PostgresServer
 from agentddl.checks.trace.run import TraceOptions, trace_migrations
+from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.types import TraceResult
+from agentddl.checks.trace.workload import Workload
+from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import derive
 from agentddl.generator.profile import load_profile
 
@@ -46,3 +51,27 @@ def test_create_index_concurrently_blocks_nobody(trace_server: PostgresServer) -
     ]
     assert result.throughput is not None and result.throughput.during > 0
     assert "workload-blocked" not in {f.name for f in result.findings}
+
+
+def test_a_workload_that_cannot_connect_is_an_error_not_a_hang(trace_server: PostgresServer) -> None:
+    model = derive(with_version(load_profile(ROOT / "schemas" / "default.yaml"), trace_server.version))
+    with scratch_with_schema(trace_server, model, []) as dsn:
+        workload = Workload(dsn, model, connections=3)  # its tenant row is in; then the database goes
+        trace_server.drop_database(dsn)
+        outcome: list[BaseException | None] = []
+
+        def start() -> None:
+            try:
+                workload.start()
+                outcome.append(None)
+            except AgentDDLError as error:
+                outcome.append(error)
+
+        starter = threading.Thread(target=start, daemon=True)
+        starter.start()
+        starter.join(timeout=30)
+        assert not starter.is_alive(), "Workload.start() hung on a worker that never got ready"
+        (error,) = outcome
+        assert error is not None and str(error).startswith("the --load workload could not start: ")
+        assert all(not thread.is_alive() for thread in workload._threads)
+        trace_server.create_database(str(conninfo_to_dict(dsn)["dbname"]))  # for the context to drop

@@ -8,8 +8,9 @@ several schemas (strategies, weakened variants) starts the processes once.
 watches: a dead worker (SIGKILL) is counted and replaced by a new process, which gets
 the scenario's replacement task; `finished()` true sets the stop event the workers'
 loops check; `progress()` unchanged for `stall_seconds` means nothing moves any more
-(stuck runs): stop too, and say so. The stall clock restarts when a replacement worker
-is up, so a slow machine's slow process start is never mistaken for a stuck run.
+(stuck runs): stop too, and say so. The stall clock stands still while a replacement
+worker is starting, so a slow machine's slow process start is never mistaken for a
+stuck run.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class Pool:
         self.stop = self._mp.Event()
         self.go = self._mp.Event()
         self.spawned = 0
+        self.starting: set[int] = set()  # replacements not yet connected to the database
         self.slots = {slot: self._spawn(slot) for slot in range(size)}
 
     @property
@@ -84,6 +86,7 @@ class Pool:
         child.close()
         self.spawned += 1
         if self.setup is not None:  # a replacement joins the current database (its ack is skipped)
+            self.starting.add(slot)
             with contextlib.suppress(OSError):  # died at once: seen as a death, replaced again
                 parent.send(self.setup)
         return _Slot(process, parent)
@@ -99,16 +102,24 @@ class Pool:
         self._broadcast(("release",), "released")
 
     def _broadcast(self, message: Any, ack: str) -> None:
+        for slot in [s for s, entry in self.slots.items() if not entry.process.is_alive()]:
+            self.respawn(slot)  # died after its last task (a crash point at the very end)
         for entry in self.slots.values():
             entry.conn.send(message)
         for slot, entry in self.slots.items():
-            if not entry.conn.poll(120):
-                raise AgentDDLError(f"prove worker {slot} did not answer")
-            kind, body = entry.conn.recv()
-            if kind != ack:
-                raise AgentDDLError(
-                    f"prove worker {slot} could not start: {str(body).strip().splitlines()[-1]}"
-                )
+            kind, body = "", None
+            while kind != ack:  # skip the ack of a replacement that started during the last run
+                if not entry.conn.poll(120):
+                    raise AgentDDLError(f"prove worker {slot} did not answer")
+                try:
+                    kind, body = entry.conn.recv()
+                except EOFError as error:
+                    raise AgentDDLError(f"prove worker {slot} died while starting") from error
+                if kind == "failed":
+                    raise AgentDDLError(
+                        f"prove worker {slot} could not start: {str(body).strip().splitlines()[-1]}"
+                    )
+        self.starting.clear()
 
     def run(self, tasks: Mapping[int, Task], watch: Watch | None = None) -> Dispatch:
         watch = watch or Watch()
@@ -147,6 +158,7 @@ class Pool:
             return
         kind, body = message
         if kind == "configured":  # a replacement is up: nothing could move while it started
+            self.starting.discard(slot)
             run.last_change = time.monotonic()
             return
         if kind == "released":
@@ -226,6 +238,9 @@ class _Run:
 
     def _check_stall(self, now: float) -> None:
         assert self.watch.progress is not None
+        if self.pool.starting:  # a process start on a loaded machine can take seconds
+            self.last_change = now
+            return
         seen = self.watch.progress()
         if seen != self.last_progress:
             self.last_progress, self.last_change = seen, now

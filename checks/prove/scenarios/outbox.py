@@ -30,7 +30,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     workers = [s for s in ctx.slots if s not in relays]
     served = [ctx.tenant_of_slot(s) for s in workers]  # relays claim no runs
     ctx.observer.start_runs(NAME, ((ctx.rng.choice(served), {}) for _ in range(ctx.options.outbox_runs)))
-    crashes: dict[str, list[str | None]] = {
+    crashes: dict[str, list[str]] = {
         # popped from the end: a claim-time crash first; a delivery-time one where a second
         # relay can die at the same time (one relay dying twice only makes the run longer)
         "relay": (["after_deliver"] if len(relays) > 1 else []) + ["after_claim"],

@@ -235,7 +235,8 @@ class Tracer:
         rewritten = snapshot.rewritten(before, after)
         trace.rewritten = self._named_relations(rewritten)
         trace.rewritten_tables = self._named_relations(snapshot.tables(before, rewritten))
-        trace.emptied = self._named_relations(snapshot.emptied(conn, before, after, rewritten))
+        had_rows = [oid for oid in rewritten if self.sizes.get(self._names.get(oid, ""), 0) > 0]
+        trace.emptied = self._named_relations(snapshot.emptied(conn, before, after, had_rows))
         trace.scanned = self._named_relations(scans)
         trace.created = sorted(
             rel.name for oid, rel in after.relations.items() if oid not in before.relations

@@ -94,7 +94,7 @@ def check(trace: StatementTrace, kind: str, args: list[str], findings: list[Find
     elif kind == "written":  # rows updated or deleted
         assert trace.written.get(args[0]) == int(args[1]), f"{where}: written {trace.written}"
     elif kind == "emptied":
-        assert trace.emptied == args, f"{where}: emptied {trace.emptied}"
+        assert trace.emptied == ([] if args == ["none"] else args), f"{where}: emptied {trace.emptied}"
     elif kind == "left-invalid":
         assert trace.left_invalid == args, f"{where}: left invalid {trace.left_invalid}"
     elif kind == "error":

@@ -7,7 +7,8 @@ JSON keys (stable): the shared reporter's {"tool": "audit", "findings", "summary
     "declared", "passed", "node", "cost", "rows", "indexes", "actual_ms", "buffers",
     "findings"}],
     "suggestions": [{"path", "table", "ddl", "reason", "verified", "cost_before",
-    "cost_after", "node_after"}]
+    "cost_after", "node_after", "remaining"}] (verified: the planner uses the hypothetical
+    index and the plan then passes; remaining: the plan error left when it is used)
 """
 
 from __future__ import annotations
@@ -176,6 +177,11 @@ def _text(result: AuditResult, out: TextIO) -> None:
 def _verdict(s: Any) -> str:
     if s.verified is None:
         return "not verified (no hypopg on this server): reasoned from the predicate and order columns"
+    if s.remaining:
+        return (
+            f"hypopg: the planner uses it ({s.node_after}), but the plan still fails: {s.remaining} "
+            f"(cost {s.cost_before:,.1f} -> {s.cost_after:,.1f})"
+        )
     if s.verified:
         return (
             f"hypopg: the planner uses it ({s.node_after}); estimated cost "

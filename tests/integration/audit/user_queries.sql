@@ -44,3 +44,45 @@ LIMIT 10;
 -- example: kind = 'llm'
 -- example: seq = 7
 SELECT e.run_id, e.created_at FROM agent.events AS e WHERE e.kind = :kind AND e.seq = :seq;
+
+-- name: failed_last_nulls_last(kind)
+-- NULLS LAST under DESC: an index built (kind, finished_at DESC) is NULLS FIRST and
+-- can't return these rows in order; the suggestion must say NULLS LAST.
+-- example: kind = 'research'
+SELECT r.run_id FROM agent.runs AS r WHERE r.kind = :kind
+ORDER BY r.finished_at DESC NULLS LAST LIMIT 10;
+
+-- name: run_by_trace_lower(trace_id)
+-- A function of the column: only an expression index serves it.
+-- example: trace_id = (SELECT upper(trace_id) FROM agent.runs ORDER BY run_id LIMIT 1)
+SELECT r.run_id FROM agent.runs AS r WHERE lower(r.trace_id) = lower(:trace_id);
+
+-- name: runs_by_trace_prefix(prefix)
+-- A LIKE prefix: a B-tree with text_pattern_ops serves it under any collation.
+-- example: prefix = (SELECT left(trace_id, 6) || '%' FROM agent.runs ORDER BY run_id LIMIT 1)
+SELECT r.run_id FROM agent.runs AS r WHERE r.trace_id LIKE :prefix;
+
+-- name: cancel_run(tenant_id, run_id)
+-- A write: run under EXPLAIN ANALYZE and rolled back (the test checks the row).
+-- example: tenant_id = @run_tenant
+-- example: run_id = @run_id
+UPDATE agent.runs AS r SET status = 'cancelled', finished_at = now(), version = r.version + 1
+WHERE r.tenant_id = :tenant_id AND r.run_id = :run_id;
+
+-- name: next_due()
+-- The queue shape, already served by runs_claim_idx: no finding, no suggestion.
+SELECT r.run_id FROM agent.runs AS r
+WHERE r.status = 'queued' AND r.wake_at <= now()
+ORDER BY r.priority DESC, r.wake_at LIMIT 10;
+
+-- name: last_event(tenant_id, run_id)
+-- The append-log shape, served by events_pkey (a backward scan per partition).
+-- example: tenant_id = @run_tenant
+-- example: run_id = @run_id
+SELECT e.seq FROM agent.events AS e
+WHERE e.tenant_id = :tenant_id AND e.run_id = :run_id ORDER BY e.seq DESC LIMIT 1;
+
+-- name: tenant_by_name(name)
+-- A small table: a sequential scan is the right plan, no finding.
+-- example: name = 'nobody'
+SELECT t.tenant_id FROM agent.tenants AS t WHERE t.name = :name;

@@ -12,11 +12,13 @@ from agentddl.checks.audit.baseline import compare
 from agentddl.checks.audit.judge import Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.plan import Catalog, summarize
-from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.report import markdown
 from agentddl.checks.audit.run import AuditResult
-from agentddl.checks.audit.suggest import index_shape
+from agentddl.checks.audit.shape import index_shape
+from agentddl.checks.audit.suggest import suggest
+from agentddl.checks.findings import Finding
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import derive
 from agentddl.generator.profile import load_profile
@@ -100,6 +102,59 @@ def test_index_shape_for_queue_and_append_log_shapes() -> None:
     window = "SELECT 1 FROM agent.events AS e WHERE e.tenant_id = %(t)s AND e.created_at >= %(a)s"
     assert index_shape(window, "events").key == ["tenant_id", "created_at"]  # type: ignore[union-attr]
     assert index_shape(window, "runs") is None
+
+
+@pytest.mark.parametrize(
+    ("where", "key", "partial"),
+    [
+        # equality first, whatever order the query writes it in; the range last
+        (
+            "r.created_at >= %(a)s AND r.kind = %(k)s AND r.tenant_id = %(t)s",
+            ["kind", "tenant_id", "created_at"],
+            [],
+        ),
+        ("%(t)s = r.tenant_id AND now() > r.wake_at", ["tenant_id", "wake_at"], []),  # commuted
+        ("r.tenant_id = %(t)s AND r.kind IN (%(a)s, %(b)s)", ["tenant_id", "kind"], []),
+        ("r.tenant_id = %(t)s AND r.kind IN ('a', 'b')", ["tenant_id"], ["kind IN ('a', 'b')"]),
+        ("lower(r.trace_id) = %(x)s", ["(lower(trace_id))"], []),
+        ("r.trace_id LIKE %(p)s", ["trace_id text_pattern_ops"], []),
+        ("r.trace_id LIKE 'ab%%'", ["trace_id text_pattern_ops"], []),
+        ("r.tenant_id = %(t)s AND r.trace_id LIKE '%%ab'", ["tenant_id"], []),  # no prefix: no range
+        ("r.tenant_id = %(t)s AND r.finished_at IS NULL", ["tenant_id"], ["finished_at IS NULL"]),
+    ],
+)
+def test_index_shape_keys_equality_then_range(where: str, key: list[str], partial: list[str]) -> None:
+    shape = index_shape(f"SELECT 1 FROM agent.runs AS r WHERE {where}", "runs")
+    assert shape is not None and (shape.key, shape.partial) == (key, partial)
+
+
+@pytest.mark.parametrize(
+    ("order", "key"),
+    [
+        ("r.finished_at DESC", ["kind", "finished_at DESC"]),
+        # a DESC index is NULLS FIRST: it can't return DESC NULLS LAST in order
+        ("r.finished_at DESC NULLS LAST", ["kind", "finished_at DESC NULLS LAST"]),
+        ("r.finished_at DESC NULLS FIRST", ["kind", "finished_at DESC"]),
+        ("r.finished_at NULLS FIRST", ["kind", "finished_at NULLS FIRST"]),
+        ("r.priority DESC, r.wake_at", ["kind", "priority DESC", "wake_at"]),
+    ],
+)
+def test_index_shape_keeps_order_direction_and_nulls(order: str, key: list[str]) -> None:
+    shape = index_shape(
+        f"SELECT 1 FROM agent.runs AS r WHERE r.kind = %(k)s ORDER BY {order} LIMIT 10", "runs"
+    )
+    assert shape is not None and shape.key == key
+
+
+def test_index_shape_reads_inner_join_conditions_not_the_preserved_side() -> None:
+    join = (
+        "SELECT 1 FROM agent.runs AS r JOIN agent.events AS e ON e.tenant_id = r.tenant_id "
+        "AND e.run_id = r.run_id WHERE r.tenant_id = %(t)s AND e.kind = %(k)s"
+    )
+    assert index_shape(join, "events").key == ["tenant_id", "run_id", "kind"]  # type: ignore[union-attr]
+    left = "SELECT 1 FROM agent.runs AS r LEFT JOIN agent.events AS e ON e.run_id = r.run_id AND r.kind = 'x'"
+    assert index_shape(left, "events").key == ["run_id"]  # type: ignore[union-attr]
+    assert index_shape(left, "runs") is None  # ON does not filter the preserved side
 
 
 def _catalog(version_rows: float = 100_000.0) -> Catalog:
@@ -258,3 +313,33 @@ def test_text_json_and_sarif_reports() -> None:
     assert len(run["tool"]["driver"]["rules"]) >= len(RULES)
     assert [r["ruleId"] for r in run["results"]] == ["ADA101", "ADA104"]  # errors first
     assert run["results"][0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "get"
+
+
+def test_no_suggestion_without_a_plan_or_for_an_index_that_exists() -> None:
+    """A path that could not be planned, or whose query asks for the primary key's own
+    columns, gets no CREATE INDEX (it would duplicate runs_pkey)."""
+    planner = Planner(MODEL, 16, Thresholds(), {})
+    by_key = "SELECT 1 FROM agent.runs AS r WHERE r.tenant_id = %(t)s AND r.run_id = %(r)s"
+    seq = {"Plan": {"Node Type": "Seq Scan", "Relation Name": "runs", "Plan Rows": 1, "Total Cost": 900.0}}
+    failing = (Finding("ADA101", "seq-scan-on-large-table", "error", "p", "p reads agent.runs", ""),)
+    catalog = _catalog()
+    planned = PathResult(_path(sql=by_key), summarize(seq, catalog, 16), failing)
+    assert suggest(None, planner, planned, catalog, hypopg=False) is None  # type: ignore[arg-type]
+    unplanned = PathResult(_path(sql=by_key.replace("run_id", "kind")), None, failing)
+    assert suggest(None, planner, unplanned, catalog, hypopg=False) is None  # type: ignore[arg-type]
+    other = PathResult(_path(sql=by_key.replace("run_id", "kind")), summarize(seq, catalog, 16), failing)
+    found = suggest(None, planner, other, catalog, hypopg=False)  # type: ignore[arg-type]
+    assert found is not None and found.ddl == "CREATE INDEX CONCURRENTLY ON agent.runs (tenant_id, kind)"
+
+
+def test_a_used_suggestion_that_leaves_the_plan_failing_says_so() -> None:
+    from agentddl.checks.audit.report import _verdict
+    from agentddl.checks.audit.suggest import Suggestion
+
+    left = "p sorts ~3,019 rows of runs by finished_at DESC NULLS LAST"
+    s = Suggestion(
+        "p", "runs", "CREATE INDEX ...", "why", False, 883.0, 831.4, "Bitmap Heap Scan on runs", left
+    )
+    assert _verdict(s).startswith(
+        "hypopg: the planner uses it (Bitmap Heap Scan on runs), but the plan still fails"
+    )

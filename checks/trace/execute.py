@@ -66,8 +66,10 @@ class Tracer:
         self.timed: list[Timed] = []
         self.failed = False
         self._toast: set[int] = set()  # a lock on a TOAST table comes with its table's: not listed
-        # With --load, a bare statement's scans (shared counters) are only those of tables it
-        # was seen locking: a statement cannot read a table it holds no lock on.
+        # A bare statement's scans come from the shared counters. They count others' scans
+        # too with --load, and on 14 (an asynchronous collector) earlier statements' and the
+        # schema setup's, arriving late: then only the tables it was seen locking count (a
+        # statement cannot read a table it holds no lock on).
         self.shared_with_workload = False
 
     def run(self, files: list[MigrationFile]) -> list[Timed]:
@@ -201,7 +203,7 @@ class Tracer:
         scanned = snapshot.scanned(
             before.scans, snapshot.shared_scans_after(conn, self.version, before.scans)
         )
-        if self.shared_with_workload:  # the shared counters count the workload's scans too
+        if self.shared_with_workload or self.version < 15:
             scanned = [oid for oid in scanned if oid in {locked for locked, _mode in seen}]
         return scanned
 

@@ -234,6 +234,10 @@ def _headline(result: AuditResult) -> str:
         return "✅ every access path is served by an index"
     if failed:
         return f"❌ {len(failed)} access path(s) not served: " + ", ".join(f"`{n}`" for n in failed)
+    if regressed := result.regressed_paths:
+        return f"❌ {len(regressed)} access path(s) regressed against the baseline: " + ", ".join(
+            f"`{n}`" for n in regressed
+        )
     return "❌ findings need attention"
 
 

@@ -48,6 +48,11 @@ class AuditResult:
         return [r.path.name for r in self.paths if not r.passed]
 
     @property
+    def regressed_paths(self) -> list[str]:
+        """Paths a baseline comparison failed (lost an index, or cost grew)."""
+        return list(dict.fromkeys(f.object for f in self.regressions if f.is_error))
+
+    @property
     def passed(self) -> bool:
         return not any(f.is_error for f in self.findings)
 

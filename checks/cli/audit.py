@@ -5,12 +5,15 @@ from __future__ import annotations
 import sys
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from agentddl.generator.errors import AgentDDLError, CheckFailed
+
+if TYPE_CHECKING:
+    from agentddl.checks.audit.run import AuditResult
 
 EXAMPLES = """
 Examples:
@@ -89,12 +92,15 @@ def audit(
         result = run_audit(request, progress)
     render(result, output_format, sys.stdout)  # type: ignore[arg-type]
     if not result.passed:
-        failed = result.failed_paths
-        raise CheckFailed(
-            f"{len(failed)} access path(s) not served: {', '.join(failed)}"
-            if failed
-            else "error findings (see above)"
-        )
+        raise CheckFailed(_failure(result))
+
+
+def _failure(result: AuditResult) -> str:
+    if failed := result.failed_paths:
+        return f"{len(failed)} access path(s) not served: {', '.join(failed)}"
+    if regressed := result.regressed_paths:
+        return f"{len(regressed)} access path(s) regressed against the baseline: {', '.join(regressed)}"
+    return "error findings (see above)"
 
 
 def register(app: typer.Typer) -> None:

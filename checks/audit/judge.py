@@ -151,12 +151,18 @@ def _pruning(path: AuditPath, plan: PlanSummary, catalog: Catalog) -> list[Findi
     return findings
 
 
+# between a column and its comparison: closing parentheses of a function around it
+# (date_trunc('day', x) =) and casts (x::date >=): both defeat pruning, and are comparisons
+_WRAPPED = r"(?:\s*\)|\s*::\s*\w+(?:\s+\w+)*)*"
+
+
 def _compares(statement: str, column: str) -> bool:
-    """The statement compares `column` (not merely selects it)."""
+    """The statement compares `column` (not merely selects it), bare or wrapped in a cast
+    or function call."""
     name = re.escape(column)
     return (
         re.search(
-            rf"\b{name}\s*(?:=|<|>|\bIN\b|\bBETWEEN\b)|(?:=|<|>)\s*(?:\w+\.)?{name}\b",
+            rf"\b{name}\b{_WRAPPED}\s*(?:=|<|>|\bIN\b|\bBETWEEN\b)|(?:=|<|>)\s*(?:\w+\.)?{name}\b",
             statement,
             re.IGNORECASE,
         )

@@ -55,6 +55,7 @@ class Scan:
     skip_scan: bool = False  # 18+: the leading column is free, the scan skips through its values
     full_index: bool = False  # before 18: the leading column is free, every entry is read
     fetched: float | None = None  # index entries read before the filter, where the plan tells
+    size: float = 0.0  # rows of the relation scanned (a partition's own), from the catalog
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ def _scan(node: dict[str, Any], catalog: Catalog, version: int) -> Scan:
         skip_scan=version >= 18 and _leading_free(node, index, catalog) and searches != 1,
         full_index=version < 18 and _leading_free(node, index, catalog),
         fetched=_fetched(node, catalog),
+        size=catalog.rows.get(relation or table, 0.0),
     )
 
 

@@ -104,7 +104,7 @@ def _with_baseline(
     if baseline is None:
         write_baseline(request.baseline, result)
         return result
-    regressions = compare(result, baseline, request.cost_growth)
+    regressions = compare(result, baseline, request.cost_growth, request.options.limits.large_rows)
     return replace(result, regressions=tuple(regressions))
 
 

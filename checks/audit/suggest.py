@@ -44,10 +44,13 @@ def suggest(
     conn: psycopg.Connection[Any], planner: Planner, result: PathResult, catalog: Catalog, hypopg: bool
 ) -> Suggestion | None:
     """The index for the path's first failing table, verified with hypopg when possible.
-    None when there is no plan to fix (the path could not be planned) or the index the
-    query asks for already exists (the path fails for another reason)."""
+    None when no new index is the fix: the path could not be planned, lost its declared
+    index (recreate that one), reads every partition (compare the key bare), or the
+    index the query asks for already exists."""
+    if result.plan is None or not any(f.code in PLAN_ERRORS for f in result.findings):
+        return None
     table = _failing_table(result) or result.path.table
-    shape = index_shape(result.path.sql, table) if table and result.plan else None
+    shape = index_shape(result.path.sql, table) if table else None
     if table is None or shape is None or _exists(shape, table, catalog):
         return None
     schema = planner.model.schema

@@ -86,3 +86,10 @@ WHERE e.tenant_id = :tenant_id AND e.run_id = :run_id ORDER BY e.seq DESC LIMIT 
 -- A small table: a sequential scan is the right plan, no finding.
 -- example: name = 'nobody'
 SELECT t.tenant_id FROM agent.tenants AS t WHERE t.name = :name;
+
+-- name: tenant_events_since_yesterday(tenant_id)
+-- The partition key through a cast (timestamptz::date depends on the time zone): no
+-- partition is pruned (ADA103); the fix is the query, not an index.
+-- example: tenant_id = @hot_tenant
+SELECT count(*) FROM agent.events AS e
+WHERE e.tenant_id = :tenant_id AND e.run_created_at::date >= current_date - 1;

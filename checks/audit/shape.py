@@ -63,25 +63,39 @@ class IndexShape:
         return [str(p) for p in self.parts]
 
 
-def index_shape(statement: str, table: str) -> IndexShape | None:
-    """What the query asks of `table`, or None if it does not read it (or asks nothing
-    an index key could serve)."""
+def index_shapes(statement: str, table: str) -> list[IndexShape]:
+    """What each query level that reads `table` asks of it (a CTE that claims a row and
+    the UPDATE by key that follows are two shapes, not one merged key); levels that ask
+    nothing an index key could serve are left out."""
     try:
         tree = pglast.parse_sql(numbered(statement))
     except pglast.parser.ParseError:
-        return None
-    shape, found = IndexShape(), False
+        return []
+    shapes = []
     for node in _nodes(tree[0].stmt):
         if isinstance(node, ast.SelectStmt | ast.UpdateStmt | ast.DeleteStmt):
             for alias in _aliases_of(node, table):
-                found = True
-                for quals in _inner_join_quals(node, alias):  # the join key leads
-                    _read_where(quals, alias, shape)
-                _read_where(getattr(node, "whereClause", None), alias, shape)
-                for sort in getattr(node, "sortClause", None) or ():
-                    if (target := _target(sort.node, alias)) is not None:
-                        shape.order.append(KeyPart(target, _order_suffix(sort)))
-    return shape if found and shape.key else None
+                shape = _shape_of(node, alias)
+                if shape.key:
+                    shapes.append(shape)
+    return shapes
+
+
+def index_shape(statement: str, table: str) -> IndexShape | None:
+    """The first of index_shapes, or None."""
+    return next(iter(index_shapes(statement, table)), None)
+
+
+def _shape_of(node: Any, alias: str) -> IndexShape:
+    shape = IndexShape()
+    for quals in _inner_join_quals(node, alias):  # the join key leads
+        _read_where(quals, alias, shape)
+    _read_where(getattr(node, "whereClause", None), alias, shape)
+    for sort in getattr(node, "sortClause", None) or ():
+        if (target := _target(sort.node, alias)) is not None:
+            shape.order.append(KeyPart(target, _order_suffix(sort)))
+    shape.partial = list(dict.fromkeys(shape.partial))
+    return shape
 
 
 def _nodes(node: Any) -> Iterator[Any]:

@@ -1,5 +1,5 @@
 """The index that would serve a failing path (its key read from the query by
-`shape.index_shape`), proven with hypopg.
+`shape.index_shapes`: the first the table lacks), proven with hypopg.
 
 With hypopg (`server.has_extension("hypopg")`) the suggestion is created as a
 hypothetical index and the path is re-planned: the suggestion is verified when the
@@ -20,7 +20,7 @@ from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
 from agentddl.checks.audit.judge import judge
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
 from agentddl.checks.audit.planning import PathResult, Planner
-from agentddl.checks.audit.shape import IndexShape, KeyPart, index_shape
+from agentddl.checks.audit.shape import IndexShape, KeyPart, index_shapes
 from agentddl.generator.model.blocks import quote
 
 # what the hypothetical index must fix: a large table read or sorted without an index
@@ -50,8 +50,9 @@ def suggest(
     if result.plan is None or not any(f.code in PLAN_ERRORS for f in result.findings):
         return None
     table = _failing_table(result) or result.path.table
-    shape = index_shape(result.path.sql, table) if table else None
-    if table is None or shape is None or _exists(shape, table, catalog):
+    shapes = index_shapes(result.path.sql, table) if table else []
+    shape = next((s for s in shapes if not _exists(s, table or "", catalog)), None)
+    if table is None or shape is None:
         return None
     schema = planner.model.schema
     where = f" WHERE {' AND '.join(shape.partial)}" if shape.partial else ""
@@ -83,8 +84,9 @@ def _failing_table(result: PathResult) -> str | None:
 
 
 def _exists(shape: IndexShape, table: str, catalog: Catalog) -> bool:
-    """A full index on the table already leads with exactly these plain columns."""
-    if shape.partial or any(p.suffix or p.target.startswith("(") for p in shape.parts):
+    """An index on the table already leads with exactly these plain columns (a partial
+    copy of it would only be smaller)."""
+    if any(p.suffix or p.target.startswith("(") for p in shape.parts):
         return False
     key = tuple(p.target for p in shape.parts)
     return any(

@@ -16,7 +16,7 @@ from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.report import markdown
 from agentddl.checks.audit.run import AuditResult
-from agentddl.checks.audit.shape import index_shape
+from agentddl.checks.audit.shape import index_shape, index_shapes
 from agentddl.checks.audit.suggest import suggest
 from agentddl.checks.findings import Finding
 from agentddl.generator.errors import AgentDDLError
@@ -365,4 +365,30 @@ def test_a_partition_key_comparison_is_seen_through_casts_and_functions(where: s
     assert (
         _compares(f"SELECT e.run_created_at FROM agent.events AS e WHERE {where}", "run_created_at")
         is compares
+    )
+
+
+def test_each_query_level_is_its_own_shape() -> None:
+    """claim_run's shape: the CTE that picks a queued run, then the UPDATE by key; merged
+    they made (tenant_id, run_id, priority DESC, wake_at) WHERE status = 'queued' AND
+    status = 'queued'. The suggestion skips the level the primary key already serves."""
+    claim = (
+        "WITH c AS (SELECT r.tenant_id, r.run_id FROM agent.runs AS r WHERE r.status = 'queued' "
+        "AND r.wake_at <= now() ORDER BY r.priority DESC, r.wake_at LIMIT 1 FOR UPDATE SKIP LOCKED) "
+        "UPDATE agent.runs AS r SET status = 'running' FROM c "
+        "WHERE r.tenant_id = c.tenant_id AND r.run_id = c.run_id AND r.status = 'queued'"
+    )
+    shapes = index_shapes(claim, "runs")
+    assert [(s.key, s.partial) for s in shapes] == [
+        (["tenant_id", "run_id"], ["status = 'queued'"]),
+        (["priority DESC", "wake_at"], ["status = 'queued'"]),
+    ]
+    seq = {"Plan": {"Node Type": "Seq Scan", "Relation Name": "runs", "Plan Rows": 1, "Total Cost": 900.0}}
+    failing = (Finding("ADA101", "seq-scan-on-large-table", "error", "p", "p reads agent.runs", ""),)
+    result = PathResult(_path(sql=claim), summarize(seq, _catalog(), 16), failing)
+    found = suggest(None, Planner(MODEL, 16, Thresholds(), {}), result, _catalog(), hypopg=False)  # type: ignore[arg-type]
+    assert found is not None
+    assert (
+        found.ddl
+        == "CREATE INDEX CONCURRENTLY ON agent.runs (priority DESC, wake_at) WHERE status = 'queued'"
     )

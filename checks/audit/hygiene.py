@@ -114,7 +114,8 @@ def _low_cardinality(
                     f"{catalog.schema}.{index}",
                     f"{index} indexes {table}.{columns[0]}, which has ~{distinct:.0f} distinct values: "
                     "each key matches a large share of the table, so the planner rarely uses it.",
-                    "make it partial on the hot value (WHERE status = 'queued') or lead a composite with it",
+                    f"make it partial on the value the queries look for (WHERE {columns[0]} = ...) "
+                    "or lead a composite with it",
                 )
             )
     return findings

@@ -30,7 +30,8 @@ import aiosql
 import pglast
 from pglast import ast
 
-from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.paths import AuditPath, numbered
+from agentddl.checks.audit.shape import nodes
 from agentddl.generator.errors import AgentDDLError
 
 SAMPLE_NAMES = (
@@ -205,6 +206,11 @@ def _path(path: Path, block: _Block, query: object) -> AuditPath:
 
 
 def _first_table(statement: str) -> str | None:
-    """The first table the statement reads or writes (for reporting and suggestions)."""
-    found = re.search(r"\b(?:FROM|INTO|UPDATE)\s+(?:\w+\.)?(\w+)", statement, re.IGNORECASE)
-    return found.group(1) if found else None
+    """The first table the statement reads or writes (for reporting and suggestions):
+    the parser's first relation, so `extract(epoch FROM now() - x)` is not a table."""
+    try:
+        tree = pglast.parse_sql(numbered(statement))
+    except pglast.parser.ParseError:
+        return None
+    found = next((n for n in nodes(tree) if isinstance(n, ast.RangeVar)), None)
+    return str(found.relname) if found is not None else None

@@ -72,7 +72,7 @@ def index_shapes(statement: str, table: str) -> list[IndexShape]:
     except pglast.parser.ParseError:
         return []
     shapes = []
-    for node in _nodes(tree[0].stmt):
+    for node in nodes(tree[0].stmt):
         if isinstance(node, ast.SelectStmt | ast.UpdateStmt | ast.DeleteStmt):
             for alias in _aliases_of(node, table):
                 shape = _shape_of(node, alias)
@@ -98,14 +98,15 @@ def _shape_of(node: Any, alias: str) -> IndexShape:
     return shape
 
 
-def _nodes(node: Any) -> Iterator[Any]:
+def nodes(node: Any) -> Iterator[Any]:
+    """Every AST node under node (lists followed), depth first."""
     if isinstance(node, list | tuple):
         for item in node:
-            yield from _nodes(item)
+            yield from nodes(item)
     elif isinstance(node, ast.Node):
         yield node
         for slot in type(node).__slots__:  # type: ignore[attr-defined]
-            yield from _nodes(getattr(node, slot, None))
+            yield from nodes(getattr(node, slot, None))
 
 
 def _aliases_of(statement: Any, table: str) -> list[str]:
@@ -115,7 +116,7 @@ def _aliases_of(statement: Any, table: str) -> list[str]:
     return [
         str(rv.alias.aliasname if rv.alias else rv.relname)
         for source in sources
-        for rv in _nodes(source)
+        for rv in nodes(source)
         if isinstance(rv, ast.RangeVar) and rv.relname == table
     ]
 
@@ -123,7 +124,7 @@ def _aliases_of(statement: Any, table: str) -> list[str]:
 def _inner_join_quals(statement: Any, alias: str) -> Iterator[Any]:
     """ON clauses that filter `alias`'s rows: inner joins, and outer joins where the
     alias is the side that may go missing (the preserved side is not filtered by ON)."""
-    for join in _nodes(getattr(statement, "fromClause", None) or ()):
+    for join in nodes(getattr(statement, "fromClause", None) or ()):
         if not isinstance(join, ast.JoinExpr) or join.quals is None:
             continue
         right = {str(rv.alias.aliasname if rv.alias else rv.relname) for rv in _range_vars(join.rarg)}
@@ -138,7 +139,7 @@ def _inner_join_quals(statement: Any, alias: str) -> Iterator[Any]:
 
 
 def _range_vars(node: Any) -> list[Any]:
-    return [rv for rv in _nodes(node) if isinstance(rv, ast.RangeVar)]
+    return [rv for rv in nodes(node) if isinstance(rv, ast.RangeVar)]
 
 
 def _read_where(where: Any, alias: str, shape: IndexShape) -> None:
@@ -181,7 +182,7 @@ def _target(node: Any, alias: str) -> str | None:
     if isinstance(node, ast.ColumnRef):
         return _column(node, alias)
     if isinstance(node, ast.FuncCall | ast.A_Expr | ast.CoalesceExpr):
-        inside = list(_nodes(node))
+        inside = list(nodes(node))
         refs = [n for n in inside if isinstance(n, ast.ColumnRef)]
         if (
             refs

@@ -392,3 +392,12 @@ def test_each_query_level_is_its_own_shape() -> None:
         found.ddl
         == "CREATE INDEX CONCURRENTLY ON agent.runs (priority DESC, wake_at) WHERE status = 'queued'"
     )
+
+
+def test_a_user_querys_table_is_the_first_relation_not_a_from_inside_extract(tmp_path: Path) -> None:
+    path = _file(
+        tmp_path,
+        "-- name: lag()\nSELECT extract(epoch FROM now() - min(m.available_at))\n"
+        "FROM agent.outbox AS m WHERE m.delivered_at IS NULL;\n",
+    )
+    assert load_query_file(path)[0].table == "outbox"

@@ -144,7 +144,7 @@ def _pruning(path: AuditPath, plan: PlanSummary, catalog: Catalog) -> list[Findi
                     "error",
                     path.name,
                     f"{path.name} filters by {', '.join(keys)} but reads all {total} partitions of "
-                    f"{catalog.schema}.{table}: every partition's index is searched.",
+                    f"{catalog.schema}.{table}: the key's value could not pick the partitions.",
                     f"compare {', '.join(keys)} with a value known at planning or execution start",
                 )
             )

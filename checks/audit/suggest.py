@@ -107,7 +107,9 @@ def _reason(shape: IndexShape) -> str:
     if shape.order:
         parts.append("then the ORDER BY " + ", ".join(str(p) for p in shape.order))
     elif shape.range:
-        parts.append(f"then the range on {shape.range[0]}")
+        first = shape.range[0]
+        like = first.suffix == "text_pattern_ops"  # the LIKE prefix's operator class, any collation
+        parts.append(f"then the {'LIKE prefix' if like else 'range'} on {first.target}")
     if shape.partial:
         parts.append(f"partial on {' AND '.join(shape.partial)} (only the hot subset)")
     return "; ".join(parts)

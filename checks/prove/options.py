@@ -16,11 +16,11 @@ class ProveOptions:
 
     @property
     def crash_runs(self) -> int:
-        return max(self.workers, self.runs // 50)
+        return max(2 * self.workers, self.runs // 50)
 
     @property
     def crashes(self) -> int:
-        return max(3, self.crash_runs // 2)
+        return max(4, self.crash_runs // 2)  # at least one per crash point
 
     @property
     def stale_runs(self) -> int:

@@ -161,8 +161,11 @@ def work_run(
     w: WorkerContext, claim: Row, steps: int, message: bool = False, crash_step: int | None = None
 ) -> str:
     """Resume the claimed run and work it to the end: completed, lease_lost or error.
-    crash_step: the step (steps + 1: the completion) where the task's crash point is."""
+    crash_step: the step where the task's crash point is (0: the claim, steps + 1: the
+    completion)."""
     try:
+        w.arm(claim, 0, crash_step)  # step 0: the claim itself
+        w.maybe_crash("after_claim")
         done = resume_point(w, claim)
         event_seq = claim["last_event_seq"] or 0
         for seq in range(done + 1, steps + 1):

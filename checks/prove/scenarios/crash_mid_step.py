@@ -1,6 +1,6 @@
 """2. Crash mid-step: workers SIGKILL themselves at random points of a run's first
-attempt (inside a heartbeat's transaction, after a step's writes but before COMMIT,
-right after a step's COMMIT). No reaper runs: the other workers' polls (expire_leases,
+attempt (right after the claim, inside a heartbeat's transaction, after a step's writes
+but before COMMIT, right after a step's COMMIT). No reaper runs: the other workers' polls (expire_leases,
 then claim_run) must take each run over once its lease runs out, by time alone, and
 resume it from its latest checkpoint; nothing may stay in progress.
 
@@ -22,19 +22,23 @@ from agentddl.checks.prove.worker import Task, WorkerContext
 
 NAME = "crash_mid_step"
 STEPS = 3
-CRASH_POINTS = ("during_heartbeat", "before_commit", "after_commit")
+# where a worker dies: right after its claim committed (before any heartbeat: the claim's
+# own lease must run out), inside a heartbeat's transaction, after a step's writes before
+# their COMMIT, right after a step's COMMIT
+CRASH_POINTS = ("after_claim", "during_heartbeat", "before_commit", "after_commit")
 
 
 def run(ctx: ScenarioContext) -> ScenarioResult:
     runs = ctx.observer.start_runs(
         NAME, ((ctx.rng.choice(ctx.tenants), {"steps": STEPS}) for _ in range(ctx.options.crash_runs))
     )
-    points = [CRASH_POINTS[n % len(CRASH_POINTS)] for n in range(ctx.options.crashes)]  # each point
-    plan = [(point, ctx.rng.randint(1, STEPS)) for point in ctx.rng.sample(points, len(points))]
-    remaining = list(plan)
+    # every point, in this order: the first workers surely reach theirs (each dies at its
+    # first claim, so none can take the others' runs first); the steps are drawn at random
+    points = [CRASH_POINTS[n % len(CRASH_POINTS)] for n in range(ctx.options.crashes)]
+    remaining = [(p, 0 if p == "after_claim" else ctx.rng.randint(1, STEPS)) for p in points]
 
     def next_task(slot: int) -> Task:
-        point, step = remaining.pop() if remaining else (None, None)
+        point, step = remaining.pop(0) if remaining else (None, None)
         return ctx.task("drain", crash_at=point, tenant=ctx.tenant_of_slot(slot), crash_step=step)
 
     dispatch = ctx.dispatch({s: next_task(s) for s in ctx.slots}, ctx.drain_watch(next_task))

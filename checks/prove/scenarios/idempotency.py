@@ -67,7 +67,7 @@ def judge(journal: list[dict[str, Any]]) -> dict[str, Any]:
     keys = {line["key"] for line in requests}
     wrong = missed = 0
     for line in requests:
-        first = effects[line["key"]][0] if effects[line["key"]] else None
+        first = effects[line["key"]][0] if line["key"] in effects else None
         if first is None or line["outcome"] == "unanswered":
             continue
         if line["input"] == first["input"]:
@@ -79,8 +79,8 @@ def judge(journal: list[dict[str, Any]]) -> dict[str, Any]:
         "keys": len(keys),
         "requests": len(requests),
         "effects": sum(len(e) for e in effects.values()),
-        "duplicate_effects": sum(len(e) - 1 for e in effects.values()),
-        "keys_without_effect": sum(1 for k in keys if not effects[k]),
+        "duplicate_effects": sum(len(e) - 1 for e in effects.values() if e),
+        "keys_without_effect": sum(1 for k in keys if k not in effects),
         "reused": outcomes["reused"],
         "conflicts": outcomes["conflict"],
         "waited": sum(line["waits"] for line in requests),

@@ -33,7 +33,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     crashes: dict[str, list[str]] = {
         # popped from the end: a claim-time crash first; a delivery-time one where a second
         # relay can die at the same time (one relay dying twice only makes the run longer)
-        "relay": (["after_deliver"] if len(relays) > 1 else []) + ["after_claim"],
+        "relay": (["after_delivery"] if len(relays) > 1 else []) + ["after_relay_claim"],
         # every first worker dies after a commit: one of them surely gets a run to finish
         "worker": ["after_complete"] * len(workers),
     }
@@ -98,10 +98,12 @@ def observe(ctx: ScenarioContext, deaths: int) -> dict[str, Any]:
         ),
         "phantom_messages": len(with_message - succeeded),
         "worker_crashes_after_commit": _crashes(journal, "after_complete"),
-        "relay_crashes_after_claim": _crashes(journal, "after_claim"),
-        "relay_crashes_after_delivery": _crashes(journal, "after_deliver"),
+        "relay_crashes_after_claim": _crashes(journal, "after_relay_claim"),
+        "relay_crashes_after_delivery": _crashes(journal, "after_delivery"),
         "workers_replaced": deaths,
-        "crash_points_missed": sum(1 for p in ("after_complete", "after_claim") if not _crashes(journal, p)),
+        "crash_points_missed": sum(
+            1 for p in ("after_complete", "after_relay_claim") if not _crashes(journal, p)
+        ),
         "stuck_runs": sum(1 for r in final if r["status"] not in ("succeeded", "failed", "cancelled")),
         "errors": errors(journal),
     }
@@ -125,10 +127,10 @@ def work_relay(w: WorkerContext) -> dict[str, int]:
                 continue
             counts["batches"] += 1
             w.armed = True
-            w.maybe_crash("after_claim")
+            w.maybe_crash("after_relay_claim")
             for message in batch:
                 w.journal.write("delivered", message=str(message["message_id"]))
-                w.maybe_crash("after_deliver")
+                w.maybe_crash("after_delivery")
                 key = w.scope(message[w.tenant_column] if w.tenant_column else None)
                 counts["acked"] += rt.call(
                     "mark_delivered", **key, message_id=message["message_id"], relay_id=relay_id

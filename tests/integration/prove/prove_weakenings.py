@@ -138,6 +138,18 @@ WEAKENINGS = (
         ),
     ),
     Weakening(
+        "a claim's lease a day long, whatever lease_seconds asks",
+        "crash_mid_step",
+        ("stuck_runs",),
+        edits=(
+            Edit(
+                "claim_run",
+                "now() + CAST(:lease_seconds AS integer) * interval '1 second'",
+                "now() + CAST(:lease_seconds AS integer) * interval '1 day'",
+            ),
+        ),
+    ),
+    Weakening(
         "fencing check removed from history and operation writes",
         "stale_writer",
         ("stale_writes_accepted",),

@@ -11,6 +11,7 @@ locks come from the watcher's samples. The first failing statement stops the mig
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,9 +172,11 @@ class Tracer:
         snapshot.prepare_shared_scans(conn, self.version)
         before = snapshot.take(conn, shared_scans=True)
         trace = self._new_trace(statement, before, in_transaction=False)
+        self.watcher.granted_too = True  # its locks are only seen while it runs
         start = time.monotonic()
         error = _execute(conn, statement)
         timed = Timed(trace, start, time.monotonic())
+        self.watcher.granted_too = False
         timed.released = timed.end
         self.timed.append(timed)
         after = snapshot.take(conn)
@@ -273,7 +276,8 @@ class Tracer:
             if oid in self._names and oid not in self._toast:
                 modes.setdefault(self._names[oid], []).append(mode)
         return [
-            HeldLock(name, strongest(held) or held[0], _blocks(held)) for name, held in sorted(modes.items())
+            HeldLock(name, strongest(held) or held[0], _blocks(frozenset(held)))
+            for name, held in sorted(modes.items())
         ]
 
 
@@ -317,7 +321,8 @@ def _dropped_index(oid: int, before: snapshot.Snapshot, after: snapshot.Snapshot
     return old is not None and old.kind in ("i", "I") and oid not in after.relations
 
 
-def _blocks(modes: list[str]) -> tuple[str, ...]:
+@functools.cache
+def _blocks(modes: frozenset[str]) -> tuple[str, ...]:
     kinds = {kind for mode in modes for kind in blocked_kinds(mode)}
     return tuple(kind for kind in RUNTIME_NEEDS if kind in kinds)
 

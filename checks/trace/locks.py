@@ -8,6 +8,8 @@ step writes RowExclusiveLock (INSERT/UPDATE of one run's rows), claims RowShareL
 
 from __future__ import annotations
 
+import functools
+
 ACCESS_SHARE = "AccessShareLock"
 ROW_SHARE = "RowShareLock"
 ROW_EXCLUSIVE = "RowExclusiveLock"
@@ -58,6 +60,7 @@ def conflicts(held: str, wanted: str) -> bool:
     return wanted in CONFLICTS.get(held, frozenset())
 
 
+@functools.cache  # called for every lock of every statement: thousands in a long transaction
 def blocked_kinds(mode: str) -> tuple[str, ...]:
     """The runtime query kinds (reads, writes, claims) a held lock of `mode` blocks."""
     return tuple(kind for kind, needs in RUNTIME_NEEDS.items() if any(conflicts(mode, n) for n in needs))

@@ -4,10 +4,14 @@ session holds or waits for, and which workload sessions wait on a lock.
 Locks of a statement that runs outside a transaction block (CREATE INDEX CONCURRENTLY,
 DETACH ... CONCURRENTLY) are gone when it returns, so they can only be seen while it
 runs; a lock a statement queues for (and may time out on) is only visible then, too.
+Granted locks are kept only while the tracer asks for them (`granted_too`, around bare
+statements): inside a long transaction the session holds thousands, read after every
+statement on the session itself, and a copy every few milliseconds would grow without end.
 """
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,7 +22,7 @@ import psycopg
 SAMPLE_SECONDS = 0.004
 LOCKS_SQL = """
 SELECT relation::int8, mode, granted FROM pg_locks
-WHERE pid = %s AND locktype = 'relation'
+WHERE pid = %s AND locktype = 'relation' AND (NOT granted OR %s)
   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 """
 # A workload query waiting on a table lock, or on anything the migration holds (a row it
@@ -32,9 +36,10 @@ WHERE pid = ANY(%s) AND wait_event_type = 'Lock'
 
 @dataclass
 class Samples:
-    """What the watcher saw, with client monotonic times."""
+    """What the watcher saw, with client monotonic times (ascending)."""
 
-    locks: list[tuple[float, int, str, bool]] = field(default_factory=list)  # t, oid, mode, granted
+    times: list[float] = field(default_factory=list)  # of the samples that saw a lock
+    locks: list[list[tuple[int, str, bool]]] = field(default_factory=list)  # oid, mode, granted
     waiting: list[tuple[float, int]] = field(default_factory=list)  # t, workload pid
 
 
@@ -45,6 +50,7 @@ class LockWatcher:
         self._conn: psycopg.Connection[Any] = psycopg.connect(dsn, autocommit=True)
         self.samples = Samples()
         self.pid: int | None = None
+        self.granted_too = False
         self.workload_pids: list[int] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -69,7 +75,7 @@ class LockWatcher:
     def _sample(self, pid: int) -> None:
         now = time.monotonic()
         try:
-            locks = self._conn.execute(LOCKS_SQL, (pid,)).fetchall()
+            locks = self._conn.execute(LOCKS_SQL, (pid, self.granted_too)).fetchall()
             waits = (
                 self._conn.execute(WAITING_SQL, (self.workload_pids, pid)).fetchall()
                 if self.workload_pids
@@ -78,13 +84,17 @@ class LockWatcher:
         except psycopg.Error:
             return  # the scratch database is going away; the trace is over
         with self._lock:
-            self.samples.locks.extend((now, oid, mode, granted) for oid, mode, granted in locks)
+            if locks:
+                self.samples.times.append(now)
+                self.samples.locks.append([(oid, mode, granted) for oid, mode, granted in locks])
             self.samples.waiting.extend((now, wpid) for (wpid,) in waits)
 
     def locks_between(self, start: float, end: float) -> set[tuple[int, str, bool]]:
         """(oid, mode, granted) seen for the migrating session between two times."""
         with self._lock:
-            return {(oid, mode, granted) for t, oid, mode, granted in self.samples.locks if start <= t <= end}
+            first = bisect.bisect_left(self.samples.times, start)
+            last = bisect.bisect_right(self.samples.times, end)
+            return {lock for sample in self.samples.locks[first:last] for lock in sample}
 
     def waiting_times(self) -> dict[int, list[float]]:
         """Per workload pid, the times it was seen waiting on a lock."""

@@ -75,8 +75,7 @@ def _audit_scratch(
     if request.existing:
         copy_schema(server, request.dsn or "", scratch, model.schema)
     else:
-        with psycopg.connect(scratch, autocommit=True) as conn:
-            install_schema(conn, model)
+        _install(server, scratch, model)
     stats = seed_model(scratch, model, request.events, progress=progress)
     options = replace(request.options, hypopg=server.has_extension("hypopg"))
     with psycopg.connect(scratch) as conn:
@@ -87,6 +86,24 @@ def _audit_scratch(
         "seconds": round(stats.seconds, 2),
     }
     return replace(result, extra={**result.extra, "seed": seed, "hypopg": options.hypopg})
+
+
+def _install(server: PostgresServer, scratch: str, model: SchemaModel) -> None:
+    """The profile's schema.sql; a server that refuses it (older than the profile's
+    engine, an extension it lacks) is a usage error, said in one line."""
+    try:
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            install_schema(conn, model)
+    except psycopg.Error as error:
+        target = model.profile.engine.version
+        older = f" (the profile targets {target})" if server.version < target else ""
+        raise AgentDDLError(
+            f"PostgreSQL {server.version}{older} refused the profile's schema: {_first_line(error)}"
+        ) from error
+
+
+def _first_line(error: psycopg.Error) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _baseline_to_compare(request: AuditRequest) -> dict[str, Any] | None:
@@ -121,8 +138,13 @@ def copy_schema(server: PostgresServer, source_dsn: str, target_dsn: str, schema
         raise AgentDDLError(f"pg_dump of schema {schema!r} failed: {' '.join(first)}") from error
     # psql meta-commands (\restrict in recent pg_dump) are not SQL
     ddl = "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
-    with psycopg.connect(target_dsn, autocommit=True) as conn:
-        conn.execute(ddl.encode())
+    try:
+        with psycopg.connect(target_dsn, autocommit=True) as conn:
+            conn.execute(ddl.encode())
+    except psycopg.Error as error:
+        raise AgentDDLError(
+            f"copying schema {schema!r} into the scratch database failed: {_first_line(error)}"
+        ) from error
 
 
 def _pg_dump(major: int) -> Path:

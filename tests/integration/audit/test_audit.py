@@ -315,6 +315,17 @@ def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) 
     assert "--existing needs --dsn" in capsys.readouterr().err
 
 
+def test_a_server_older_than_the_profile_is_one_line_exit_2(pg_servers: Any, capsys: Any) -> None:
+    """The newest-engine profile (18) on 15 is refused by the server: one line naming
+    both versions, no traceback."""
+    server = pg_servers.get(15)
+    profile = ROOT_PROFILE.parent / "examples" / "newest-engine.yaml"
+    assert main(["audit", "--dsn", server.admin_dsn, "--profile", str(profile), "--rows", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agentddl: PostgreSQL 15 (the profile targets 18) refused the profile's schema: ")
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_an_example_the_server_rejects_is_reported_at_its_line(on_15: Seeded, tmp_path: Path) -> None:
     from agentddl.checks.audit.queryfile import load_query_file
     from agentddl.generator.errors import AgentDDLError

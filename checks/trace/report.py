@@ -76,29 +76,16 @@ def _text(result: TraceResult, out: TextIO) -> None:
 
 
 def _row(trace: StatementTrace, with_load: bool, existing: set[str]) -> list[str]:
-    first_line = trace.sql.splitlines()[0] if trace.sql else ""
-    sql = first_line if len(first_line) <= 60 else first_line[:57] + "..."
-    where = f"{trace.file.rsplit('/', 1)[-1]}:{trace.line}"
-    statement = f"{escape(where)}\n{escape(sql)}"
-    if trace.error:
-        statement += f"\n[red]error {escape(trace.error)}[/red]"
-    # Locks on relations the migration created hurt nobody: counted, not listed (JSON has all).
-    shown = [k for k in trace.locks if k.relation in existing]
-    locks = "\n".join(f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in shown)
-    if len(shown) < len(trace.locks):
-        locks += f"{chr(10) if shown else ''}(+{len(trace.locks) - len(shown)} on relations created here)"
-    if trace.waited_for:
-        locks += "".join(
-            f"\n[red]waited {_SHORT.get(k.mode, k.mode)} {escape(k.relation)}[/red]" for k in trace.waited_for
-        )
     changed = (
         [f"rewrite {r}" for r in trace.rewritten]
+        + [f"emptied {r}" for r in trace.emptied]
         + [f"scan {r}" for r in trace.scanned]
         + [f"write {n} rows {r}" for r, n in sorted(trace.written.items()) if r in existing]
+        + [f"left invalid {r}" for r in trace.left_invalid]
     )
     row = [
-        statement,
-        locks,
+        _statement_cell(trace),
+        _locks_cell(trace, existing),
         escape("\n".join(changed)),
         f"{trace.duration_ms:.1f}",
         f"{trace.lock_held_ms:.1f}",
@@ -106,3 +93,26 @@ def _row(trace: StatementTrace, with_load: bool, existing: set[str]) -> list[str
     if with_load:
         row.append(f"{trace.blocked_ms or 0.0:.1f}")
     return row
+
+
+def _statement_cell(trace: StatementTrace) -> str:
+    """file:line, the statement's first line (cut at 60 characters), its error."""
+    first_line = trace.sql.splitlines()[0] if trace.sql else ""
+    sql = first_line if len(first_line) <= 60 else first_line[:57] + "..."
+    where = f"{trace.file.rsplit('/', 1)[-1]}:{trace.line}"
+    cell = f"{escape(where)}\n{escape(sql)}"
+    if trace.error:
+        cell += f"\n[red]error {escape(trace.error)}[/red]"
+    return cell
+
+
+def _locks_cell(trace: StatementTrace, existing: set[str]) -> str:
+    """Locks on existing relations, one a line; those on relations the migration created
+    hurt nobody: counted, not listed (JSON has them all); then the locks it waited for."""
+    shown = [k for k in trace.locks if k.relation in existing]
+    lines = [f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in shown]
+    if len(shown) < len(trace.locks):
+        lines.append(f"(+{len(trace.locks) - len(shown)} on relations created here)")
+    waited = [f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in trace.waited_for]
+    lines += [f"[red]waited {lock}[/red]" for lock in waited]
+    return "\n".join(lines)

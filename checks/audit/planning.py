@@ -67,7 +67,8 @@ class Planner:
                 "path-not-plannable",
                 "error",
                 path.name,
-                f"{path.name} could not be planned with its example values: {error}",
+                f"{path.name}{f' ({path.origin})' if path.kind == 'user' else ''} could not be "
+                f"planned with its example values: {error}",
                 "fix the query or its -- example: values",
             )
             return PathResult(path, None, (failed,), params)

@@ -261,6 +261,7 @@ def test_cli_json_and_markdown_and_exit_codes(pg_servers: Any, tmp_path: Path, c
     out = capsys.readouterr()
     assert out.out.startswith("### agentddl audit") and "| `by_id` | **FAIL** |" in out.out
     assert "ADA107" in out.out and "ADA12" not in out.out  # no regression at this volume
+    assert f"by_id ({wrong}:1) could not be planned" in out.out  # where to look in the file
     assert "1 access path(s) not served: by_id" in out.err
 
 

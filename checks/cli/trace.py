@@ -105,7 +105,7 @@ def run(
     """Trace, print in the chosen format, return the exit code (0 clean, 1 error findings)."""
     import psycopg
 
-    from agentddl.checks.harness import find_installations, open_server
+    from agentddl.checks.harness import open_server
     from agentddl.checks.trace.execute import error_line
     from agentddl.checks.trace.report import FORMATS, render
     from agentddl.checks.trace.run import trace_migrations
@@ -113,23 +113,28 @@ def run(
 
     if output_format not in FORMATS:
         raise AgentDDLError(f"--format: must be one of {', '.join(FORMATS)}, not {output_format!r}")
-    model = options.model
-    version = pg_version or (model.profile.engine.version if model is not None else None)
-    load_migrations(migrations, version or 18)  # a bad file fails before a server starts
-    # --pg-version is what the user asked for: a missing major is an error, not another one;
-    # the profile's engine.version is only a preference.
     if dsn is not None and pg_version is not None:
         raise AgentDDLError("--pg-version starts an embedded server: not with --dsn (or AGENTDDL_DSN)")
-    wanted = pg_version if pg_version is not None else (version if version in find_installations() else None)
-    if dsn is not None:
-        wanted = None
-    with open_server(dsn, version=wanted) as server:
+    preferred = options.model.profile.engine.version if options.model is not None else None
+    load_migrations(migrations, pg_version or preferred or 18)  # a bad file fails before a server starts
+    with open_server(dsn, version=None if dsn else _embedded_major(pg_version, preferred)) as server:
         try:
             result = trace_migrations(server, migrations, options)
         except psycopg.Error as error:  # the server went away, or the tracer's own reads failed
             raise AgentDDLError(f"trace stopped: {error_line(error)}") from None
     render(result, output_format, out)
     return result.exit_code
+
+
+def _embedded_major(pg_version: int | None, preferred: int | None) -> int | None:
+    """--pg-version is what the user asked for: a missing major is an error (open_server
+    says how to get it), never another major. The profile's engine.version is only a
+    preference: when it is not installed, the newest installed major runs."""
+    from agentddl.checks.harness import find_installations
+
+    if pg_version is not None:
+        return pg_version
+    return preferred if preferred in find_installations() else None
 
 
 def _model(profile: Path | None, use_default: bool) -> SchemaModel | None:

@@ -25,6 +25,7 @@ postgres:
 demo: reinstall postgres
 	$(BIN)/agentddl generate schemas/default.yaml --out out/default
 	$(BIN)/agentddl apply schemas/default.yaml
+	$(BIN)/agentddl verify --profile schemas/default.yaml
 	$(BIN)/agentddl lint migrations/versions
 
 test: check postgres

@@ -60,7 +60,7 @@ def hygiene_findings(
         name: (partial, am) for name, partial, am in conn.execute(_PARTIAL_OR_METHOD, {"schema": schema})
     }
     found += _low_cardinality(catalog, stats, shape)
-    found += _json_keys(catalog, stats)
+    found += _json_keys(catalog, stats, shape)
     return found
 
 
@@ -121,7 +121,10 @@ def _low_cardinality(
     return findings
 
 
-def _json_keys(catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]]) -> list[Finding]:
+def _json_keys(
+    catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]], shape: dict[str, tuple[bool, str]]
+) -> list[Finding]:
+    """B-tree (or hash) keys on a whole JSON document; GIN on jsonb is the index made for it."""
     return [
         Finding(
             "ADA113",
@@ -135,4 +138,5 @@ def _json_keys(catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]]
         for index, columns in sorted(catalog.index_columns.items())
         for column in columns
         if stats.get((catalog.index_table[index], column), (0.0, ""))[1] in ("json", "jsonb")
+        and shape.get(index, (False, "btree"))[1] in ("btree", "hash")
     ]

@@ -345,6 +345,7 @@ def test_hygiene_flags_low_cardinality_json_unused_and_workload_redundant_indexe
     with conn.transaction(force_rollback=True):
         conn.execute("CREATE INDEX runs_status_idx ON agent.runs (status)")
         conn.execute("CREATE INDEX runs_input_idx ON agent.runs (input)")
+        conn.execute("CREATE INDEX runs_input_gin ON agent.runs USING gin (input jsonb_path_ops)")
         twin = "(tenant_id, parent_run_id) WHERE parent_run_id IS NOT NULL"
         conn.execute(f"CREATE INDEX runs_parent_dup_idx ON agent.runs {twin}")
         conn.execute("ANALYZE agent.runs")
@@ -352,6 +353,7 @@ def test_hygiene_flags_low_cardinality_json_unused_and_workload_redundant_indexe
     found = {(f.code, f.object) for f in result.hygiene}
     assert ("ADA112", "agent.runs_status_idx") in found  # six statuses
     assert ("ADA113", "agent.runs_input_idx") in found  # a whole jsonb document
+    assert ("ADA113", "agent.runs_input_gin") not in found  # GIN: containment, what jsonb wants
     assert ("ADA111", "agent.runs_input_idx") in found, found  # no path reads it (status has users: due_runs)
     # the undeclared twin can go without any path noticing; the declared one is the
     # model's (dropping it is ADA105 for child_runs); verify's catalog rule sees both

@@ -119,6 +119,7 @@ def _sql_file(path: Path, pg_version: int) -> MigrationFile:
 
 
 def _revision(path: Path, pg_version: int) -> MigrationFile:
+    _compiles(path)
     (result,) = alembic_offline.offline_sql([path])
     if result.error is not None:
         raise AgentDDLError(
@@ -127,13 +128,24 @@ def _revision(path: Path, pg_version: int) -> MigrationFile:
     return MigrationFile(path, _statements(result.sql, str(path), pg_version, "alembic", result.markers))
 
 
+def _compiles(path: Path) -> None:
+    """A revision that is not valid Python: where Python says, not 'not a revision'."""
+    try:
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    except (OSError, UnicodeDecodeError) as error:
+        raise AgentDDLError(f"{path}: cannot read: {error}") from None
+    except SyntaxError as error:
+        raise AgentDDLError(f"{path}:{error.lineno or 1}:{error.offset or 1}: {error.msg}") from None
+
+
 def _statements(
     text: str, file: str, pg_version: int, runner: Literal["psql", "alembic"], markers: dict[int, int]
 ) -> list[PlannedStatement]:
     migration = walk(text, file, pg_version, runner)
     if migration.syntax_error is not None:
         line, column = migration.source.position(migration.syntax_error.offset)
-        raise AgentDDLError(f"{file}:{line}:{column}: {migration.syntax_error.message}")
+        where = f"{line}:{column}" if runner == "psql" else str(markers.get(line) or 1)  # the op.* line
+        raise AgentDDLError(f"{file}:{where}: {migration.syntax_error.message}")
     planned = []
     for statement, _context in migration.steps:
         if statement.in_do_block or _bookkeeping(statement.node):

@@ -114,3 +114,18 @@ def test_an_error_position_becomes_file_line_column(tmp_path: Path) -> None:
     assert insert.where() == f"{path}:2:3"
     assert insert.where(8) == f"{path}:2:10"  # INTO, on the statement's first line
     assert insert.where(insert.sql.index("nope") + 1) == f"{path}:3:12"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('    op.execute("SELECT 1"\n', "0002_bad.py:8:15: '(' was never closed"),  # not Python
+        ('    op.execute("SELECT 1")\n    op.execute("SELEC 1")\n', '0002_bad.py:9: syntax error at or near "SELEC"'),
+    ],
+)
+def test_a_broken_revision_is_reported_at_its_own_line(tmp_path: Path, body: str, message: str) -> None:
+    path = tmp_path / "0002_bad.py"
+    path.write_text(REVISION.split("def upgrade():")[0] + "def upgrade():\n" + body, encoding="utf-8")
+    with pytest.raises(AgentDDLError) as raised:
+        load_migrations([path], 16)
+    assert str(raised.value) == f"{path.parent}/{message}"

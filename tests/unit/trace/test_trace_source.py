@@ -120,7 +120,10 @@ def test_an_error_position_becomes_file_line_column(tmp_path: Path) -> None:
     ("body", "message"),
     [
         ('    op.execute("SELECT 1"\n', "0002_bad.py:8:15: '(' was never closed"),  # not Python
-        ('    op.execute("SELECT 1")\n    op.execute("SELEC 1")\n', '0002_bad.py:9: syntax error at or near "SELEC"'),
+        (
+            '    op.execute("SELECT 1")\n    op.execute("SELEC 1")\n',
+            '0002_bad.py:9: syntax error at or near "SELEC"',  # the op.execute line
+        ),
     ],
 )
 def test_a_broken_revision_is_reported_at_its_own_line(tmp_path: Path, body: str, message: str) -> None:

@@ -56,6 +56,8 @@ def read_baseline(path: Path) -> dict[str, Any]:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise AgentDDLError(f"{path}: cannot read baseline: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise AgentDDLError(f"{path}: not a baseline: not UTF-8 text (byte {error.start})") from error
     except json.JSONDecodeError as error:
         raise AgentDDLError(f"{path}:{error.lineno}:{error.colno}: not a baseline: {error.msg}") from error
     if (
@@ -66,7 +68,26 @@ def read_baseline(path: Path) -> dict[str, Any]:
         raise AgentDDLError(
             f'{path}:1:1: not an agentddl audit baseline (expected "baseline": 1 and "paths")'
         )
+    for name, entry in document["paths"].items():
+        if not _valid_entry(entry):
+            raise AgentDDLError(
+                f'{path}: path {name!r}: expected {{"node": text, "indexes": [names], "cost": number}}'
+            )
     return document
+
+
+def _valid_entry(entry: object) -> bool:
+    """A path's stored plan as baseline_document writes it (compare reads these keys)."""
+    if not isinstance(entry, dict):
+        return False
+    indexes, cost = entry.get("indexes", []), entry.get("cost", 0.0)
+    return (
+        isinstance(entry.get("node", ""), str)
+        and isinstance(indexes, list)
+        and all(isinstance(i, str) for i in indexes)
+        and isinstance(cost, int | float)
+        and not isinstance(cost, bool)
+    )
 
 
 def compare(

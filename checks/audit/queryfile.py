@@ -70,6 +70,8 @@ def load_query_file(path: Path) -> list[AuditPath]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise AgentDDLError(f"{path}: not UTF-8 text (byte {error.start})") from error
     blocks = _blocks(path, text)
     if not blocks:
         raise AgentDDLError(f"{path}:1:1: no '-- name:' query blocks (aiosql format)")

@@ -401,3 +401,28 @@ def test_a_user_querys_table_is_the_first_relation_not_a_from_inside_extract(tmp
         "FROM agent.outbox AS m WHERE m.delivered_at IS NULL;\n",
     )
     assert load_query_file(path)[0].table == "outbox"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"baseline": 1, "paths": {"x": "\xff"}}', "not UTF-8 text"),
+        (b'{"baseline": 1, "paths": {"claim_run": {"cost": "high"}}}', "path 'claim_run': expected"),
+        (b'{"baseline": 1, "paths": {"claim_run": {"indexes": "runs_pkey"}}}', "path 'claim_run': expected"),
+        (b'{"baseline": 1, "paths": {"claim_run": 7}}', "path 'claim_run': expected"),
+    ],
+)
+def test_a_baseline_that_compare_could_not_read_is_refused(tmp_path: Path, data: bytes, message: str) -> None:
+    from agentddl.checks.audit.baseline import read_baseline
+
+    path = tmp_path / "baseline.json"
+    path.write_bytes(data)
+    with pytest.raises(AgentDDLError, match=message):
+        read_baseline(path)
+
+
+def test_a_query_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "q.sql"
+    path.write_bytes(b"-- name: q()\nSELECT '\xff';\n")
+    with pytest.raises(AgentDDLError, match=r"q\.sql: not UTF-8 text \(byte 21\)"):
+        load_query_file(path)

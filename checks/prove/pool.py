@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import signal
+import threading
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -82,7 +84,8 @@ class Pool:
         process = self._mp.Process(
             target=serve, args=(slot, child, self.stop, self.go), name=f"agentddl-prove-{slot}", daemon=True
         )
-        process.start()
+        with _sigint_ignored():  # inherited: Ctrl-C stops the coordinator, which stops the workers
+            process.start()
         child.close()
         self.spawned += 1
         if self.setup is not None:  # a replacement joins the current database (its ack is skipped)
@@ -97,9 +100,16 @@ class Pool:
         self._broadcast(setup, "configured")
 
     def release(self) -> None:
-        """Every worker disconnects (before its database is dropped)."""
+        """Every worker disconnects (before its database is dropped). Work still going on
+        (the coordinator was interrupted mid-scenario) is stopped first."""
         self.setup = None
-        self._broadcast(("release",), "released")
+        self.stop.set()
+        self.go.set()
+        try:
+            self._broadcast(("release",), "released")
+        finally:
+            self.stop.clear()
+            self.go.clear()
 
     def _broadcast(self, message: Any, ack: str) -> None:
         for slot in [s for s, entry in self.slots.items() if not entry.process.is_alive()]:
@@ -113,7 +123,7 @@ class Pool:
                     raise AgentDDLError(f"prove worker {slot} did not answer")
                 try:
                     kind, body = entry.conn.recv()
-                except EOFError as error:
+                except (EOFError, OSError) as error:
                     raise AgentDDLError(f"prove worker {slot} died while starting") from error
                 if kind == "failed":
                     raise AgentDDLError(
@@ -190,6 +200,18 @@ class Pool:
                 entry.process.kill()
                 entry.process.join(5)
             entry.conn.close()
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class _Run:

@@ -35,8 +35,10 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     sampler = DoubleActiveSampler(ctx)
     sampler.start()
     tasks = {s: ctx.task("drain", lease=LEASE_SECONDS, tenant=ctx.tenant_of_slot(s)) for s in ctx.slots}
-    dispatch = ctx.dispatch(tasks, ctx.drain_watch())
-    sampler.stop()
+    try:
+        dispatch = ctx.dispatch(tasks, ctx.drain_watch())
+    finally:
+        sampler.stop()
     counts = _observe(ctx, len(runs), dispatch.seconds)
     counts["sampled_double_active"] = sampler.seen
     counts["second_active_attempt_accepted"] = _second_active_attempt(ctx)

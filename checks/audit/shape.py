@@ -48,6 +48,9 @@ class IndexShape:
     order: list[KeyPart] = field(default_factory=list)
     range: list[KeyPart] = field(default_factory=list)
     partial: list[str] = field(default_factory=list)  # predicates on constants, alias stripped
+    # an OR whose every arm constrains the table: no one key serves it, one index per
+    # arm does (the planner combines them in a BitmapOr); each arm carries the AND's rest
+    arms: list[IndexShape] = field(default_factory=list)
 
     @property
     def parts(self) -> list[KeyPart]:
@@ -76,7 +79,7 @@ def index_shapes(statement: str, table: str) -> list[IndexShape]:
         if isinstance(node, ast.SelectStmt | ast.UpdateStmt | ast.DeleteStmt):
             for alias in _aliases_of(node, table):
                 shape = _shape_of(node, alias)
-                if shape.key:
+                if shape.key or shape.arms:
                     shapes.append(shape)
     return shapes
 
@@ -95,6 +98,10 @@ def _shape_of(node: Any, alias: str) -> IndexShape:
         if (target := _target(sort.node, alias)) is not None:
             shape.order.append(KeyPart(target, _order_suffix(sort)))
     shape.partial = list(dict.fromkeys(shape.partial))
+    for arm in shape.arms:
+        arm.equality[:0] = shape.equality
+        arm.range += shape.range
+        arm.partial = list(dict.fromkeys(shape.partial + arm.partial))
     return shape
 
 
@@ -153,6 +160,16 @@ def _read_where(where: Any, alias: str, shape: IndexShape) -> None:
             shape.partial.append(_strip(term, alias))
         elif isinstance(term, ast.A_Expr):
             _read_comparison(term, alias, shape)
+        elif _is_or(term) and not shape.arms:
+            arms = [IndexShape() for _ in term.args]
+            for arm, arg in zip(arms, term.args, strict=True):
+                _read_where(arg, alias, arm)
+            if all(arm.key for arm in arms):
+                shape.arms = arms
+
+
+def _is_or(node: Any) -> bool:
+    return isinstance(node, ast.BoolExpr) and node.boolop == enums.BoolExprType.OR_EXPR
 
 
 def _read_comparison(term: ast.A_Expr, alias: str, shape: IndexShape) -> None:

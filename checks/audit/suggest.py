@@ -54,22 +54,25 @@ def suggest(
     shape = next((s for s in shapes if not _exists(s, table or "", catalog)), None)
     if table is None or shape is None:
         return None
-    schema = planner.model.schema
-    where = f" WHERE {' AND '.join(shape.partial)}" if shape.partial else ""
-    columns = ", ".join(_key_sql(part) for part in shape.parts)
-
-    def on(target: str) -> str:
-        return f"ON {quote(schema)}.{quote(target)} ({columns}){where}"
-
     partitioned = table in catalog.partitions
     # a partitioned parent takes a plain CREATE INDEX (each partition can be built
     # CONCURRENTLY first and attached); hypopg indexes each leaf partition instead
-    ddl = f"CREATE INDEX {'' if partitioned else 'CONCURRENTLY '}{on(table)}"
+    create = "CREATE INDEX " if partitioned else "CREATE INDEX CONCURRENTLY "
+    indexes = [arm for arm in shape.arms if not _exists(arm, table, catalog)] or [shape]
+    ddl = "; ".join(create + _on(planner.model.schema, table, i) for i in indexes)
     base = Suggestion(result.path.name, table, ddl, _reason(shape), None)
-    if not hypopg or result.plan is None:
+    if not hypopg:
         return base
     targets = catalog.leaves.get(table, ()) if partitioned else (table,)
-    return _verify(conn, planner, result, catalog, base, [on(t) for t in targets])
+    bodies = [_on(planner.model.schema, t, i) for i in indexes for t in targets]
+    return _verify(conn, planner, result, catalog, base, bodies)
+
+
+def _on(schema: str, table: str, shape: IndexShape) -> str:
+    """`ON schema.table (key) [WHERE partial]`: the body of CREATE INDEX."""
+    columns = ", ".join(_key_sql(part) for part in shape.parts)
+    where = f" WHERE {' AND '.join(shape.partial)}" if shape.partial else ""
+    return f"ON {quote(schema)}.{quote(table)} ({columns}){where}"
 
 
 def _failing_table(result: PathResult) -> str | None:
@@ -85,7 +88,9 @@ def _failing_table(result: PathResult) -> str | None:
 
 def _exists(shape: IndexShape, table: str, catalog: Catalog) -> bool:
     """An index on the table already leads with exactly these plain columns (a partial
-    copy of it would only be smaller)."""
+    copy of it would only be smaller); for an OR, with every arm's."""
+    if shape.arms:
+        return all(_exists(arm, table, catalog) for arm in shape.arms)
     if any(p.suffix or p.target.startswith("(") for p in shape.parts):
         return False
     key = tuple(p.target for p in shape.parts)
@@ -101,6 +106,9 @@ def _key_sql(part: KeyPart) -> str:
 
 
 def _reason(shape: IndexShape) -> str:
+    if shape.arms:
+        each = " | ".join(_reason(arm) for arm in shape.arms)
+        return f"one index per arm of the OR (the planner combines them in a BitmapOr): {each}"
     parts = []
     if shape.equality:
         parts.append(f"equality on {', '.join(dict.fromkeys(p.target for p in shape.equality))}")

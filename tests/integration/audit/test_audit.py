@@ -163,6 +163,7 @@ def test_user_queries_get_findings_and_a_suggestion_hypopg_proves(on_15: Seeded)
         "run_by_trace_lower",
         "runs_by_trace_prefix",
         "tenant_events_since_yesterday",
+        "run_by_trace_or_key",
     }
     assert "ADA103" in {f.code for f in on_15.path("tenant_events_since_yesterday").findings}
     # already served: the queue and append-log shapes, a write by key, a small table
@@ -181,6 +182,10 @@ def test_user_queries_get_findings_and_a_suggestion_hypopg_proves(on_15: Seeded)
     )
     assert suggestions["runs_by_trace_prefix"].ddl == (
         "CREATE INDEX CONCURRENTLY ON agent.runs (trace_id text_pattern_ops)"
+    )
+    assert suggestions["run_by_trace_or_key"].ddl == (
+        "CREATE INDEX CONCURRENTLY ON agent.runs (trace_id); "
+        "CREATE INDEX CONCURRENTLY ON agent.runs (run_key)"
     )
     # events is partitioned: one hypothetical index per partition, the parent's DDL
     assert suggestions["events_of_kind_at_step"].ddl == "CREATE INDEX ON agent.events (kind, seq)"

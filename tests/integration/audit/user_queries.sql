@@ -93,3 +93,9 @@ SELECT t.tenant_id FROM agent.tenants AS t WHERE t.name = :name;
 -- example: tenant_id = @hot_tenant
 SELECT count(*) FROM agent.events AS e
 WHERE e.tenant_id = :tenant_id AND e.run_created_at::date >= current_date - 1;
+
+-- name: run_by_trace_or_key(trace_id, run_key)
+-- An OR of two columns: no one key serves it; one index per arm does (a BitmapOr).
+-- example: trace_id = (SELECT trace_id FROM agent.runs ORDER BY run_id LIMIT 1)
+-- example: run_key = 'no-such-key'
+SELECT r.run_id FROM agent.runs AS r WHERE r.trace_id = :trace_id OR r.run_key = :run_key;

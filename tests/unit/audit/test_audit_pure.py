@@ -426,3 +426,27 @@ def test_a_query_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     path.write_bytes(b"-- name: q()\nSELECT '\xff';\n")
     with pytest.raises(AgentDDLError, match=r"q\.sql: not UTF-8 text \(byte 21\)"):
         load_query_file(path)
+
+
+def test_an_or_of_columns_is_one_index_per_arm() -> None:
+    """No single key serves `trace_id = $1 OR run_key = $2`; one index per arm does (a
+    BitmapOr), each with the AND's other terms; an arm an index already serves is left out."""
+    query = (
+        "SELECT 1 FROM agent.runs AS r WHERE r.tenant_id = %(t)s AND r.status = 'failed' "
+        "AND (r.trace_id = %(x)s OR r.run_id = %(k)s)"
+    )
+    (shape,) = index_shapes(query, "runs")
+    assert [(a.key, a.partial) for a in shape.arms] == [
+        (["tenant_id", "trace_id"], ["status = 'failed'"]),
+        (["tenant_id", "run_id"], ["status = 'failed'"]),
+    ]
+    seq = {"Plan": {"Node Type": "Seq Scan", "Relation Name": "runs", "Plan Rows": 1, "Total Cost": 900.0}}
+    failing = (Finding("ADA101", "seq-scan-on-large-table", "error", "p", "p reads agent.runs", ""),)
+    result = PathResult(_path(sql=query), summarize(seq, _catalog(), 16), failing)
+    found = suggest(None, Planner(MODEL, 16, Thresholds(), {}), result, _catalog(), hypopg=False)  # type: ignore[arg-type]
+    assert found is not None  # runs_pkey serves the (tenant_id, run_id) arm
+    assert (
+        found.ddl == "CREATE INDEX CONCURRENTLY ON agent.runs (tenant_id, trace_id) WHERE status = 'failed'"
+    )
+    bare = index_shape("SELECT 1 FROM agent.runs AS r WHERE r.trace_id = %(x)s OR r.run_key = %(k)s", "runs")
+    assert bare is not None and [a.key for a in bare.arms] == [["trace_id"], ["run_key"]]

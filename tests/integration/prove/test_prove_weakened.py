@@ -18,7 +18,7 @@ from agentddl.generator.profile import LockStrategy, Profile
 PROFILES = example_profiles()
 # A short stall is safe here: it can only end a weakened run sooner, and what is left
 # unfinished then counts against the weakened schema, never for it.
-OPTIONS = ProveOptions(runs=30, lease_seconds=1, stall=3.0)  # workers: the pool's
+OPTIONS = ProveOptions(runs=30, lease_seconds=1, stall=2.0)  # workers: the pool's
 # Where a broken race shows in some races only: enough of them that missing every one
 # is far less likely than one in a million.
 SCALE = {"version_races": replace(OPTIONS, runs=400)}

@@ -6,7 +6,6 @@ scratch copy, which is dropped at the end.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.audit.baseline import compare, read_baseline, write_baseline
+from agentddl.checks.audit.existing import copy_schema, first_line
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
@@ -98,12 +98,8 @@ def _install(server: PostgresServer, scratch: str, model: SchemaModel) -> None:
         target = model.profile.engine.version
         older = f" (the profile targets {target})" if server.version < target else ""
         raise AgentDDLError(
-            f"PostgreSQL {server.version}{older} refused the profile's schema: {_first_line(error)}"
+            f"PostgreSQL {server.version}{older} refused the profile's schema: {first_line(error)}"
         ) from error
-
-
-def _first_line(error: psycopg.Error) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _baseline_to_compare(request: AuditRequest) -> dict[str, Any] | None:
@@ -123,32 +119,3 @@ def _with_baseline(
         return result
     regressions = compare(result, baseline, request.cost_growth, request.options.limits.large_rows)
     return replace(result, regressions=tuple(regressions))
-
-
-def copy_schema(server: PostgresServer, source_dsn: str, target_dsn: str, schema: str) -> None:
-    """The schema's DDL (pg_dump --schema-only, no data) from the user's database into
-    the scratch one, with a local pg_dump at least as new as the server. Grants come
-    along (the paths run as their production roles, which live in the same cluster)."""
-    dump = _pg_dump(server.version)
-    command = [str(dump), "--schema-only", "--no-owner", f"--schema={schema}", source_dsn]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
-    except subprocess.CalledProcessError as error:
-        first = (error.stderr or "").strip().splitlines()[:1]
-        raise AgentDDLError(f"pg_dump of schema {schema!r} failed: {' '.join(first)}") from error
-    # psql meta-commands (\restrict in recent pg_dump) are not SQL
-    ddl = "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
-    try:
-        with psycopg.connect(target_dsn, autocommit=True) as conn:
-            conn.execute(ddl.encode())
-    except psycopg.Error as error:
-        raise AgentDDLError(
-            f"copying schema {schema!r} into the scratch database failed: {_first_line(error)}"
-        ) from error
-
-
-def _pg_dump(major: int) -> Path:
-    for version, bindir in sorted(find_installations().items()):
-        if version >= major and (bindir / "pg_dump").is_file():
-            return bindir / "pg_dump"
-    raise AgentDDLError(f"--existing needs a local pg_dump of PostgreSQL {major} or newer (none found)")

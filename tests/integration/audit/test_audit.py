@@ -301,6 +301,26 @@ def test_cli_existing_audits_a_copy_and_never_writes_the_users_tables(
         server.drop_database(users)
 
 
+def test_cli_existing_copies_pg_partmans_registration(pg_servers: Any, capsys: Any) -> None:
+    """partman on Debian's 15: part_config is data in the partman schema, which pg_dump
+    --schema-only of agent leaves behind; seeding the copy failed ('schema "partman"
+    does not exist'). The user's database keeps its rows and no seeded ones."""
+    server = pg_servers.get(15)
+    users = server.create_database()
+    try:
+        with psycopg.connect(users, autocommit=True) as conn:
+            install_schema(conn, derive(example_profiles()["partman"]))
+        profile = ROOT_PROFILE.parent / "examples" / "partman.yaml"
+        args = ["audit", "--dsn", users, "--existing", "--profile", str(profile), "--rows", "3000"]
+        assert main([*args, "--no-analyze", "--format", "json"]) == 0, capsys.readouterr().err
+        assert json.loads(capsys.readouterr().out)["seed"]["rows"]["events"] == 3000
+        with psycopg.connect(users) as conn:
+            assert conn.execute("SELECT count(*) FROM agent.events").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM partman.part_config").fetchone() == (2,)
+    finally:
+        server.drop_database(users)
+
+
 def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) -> None:
     bad = tmp_path / "q.sql"
     bad.write_text("-- name: q(tenant_id)\nSELECT 1 FROM agent.runs WHERE tenant_id = :tenant_id;\n")

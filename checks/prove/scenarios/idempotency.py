@@ -43,7 +43,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
         tasks[slot] = ctx.task("request", lease=HOLD_SECONDS, tenant=tenant, requests=requests)
     watch = Watch(timeout=120.0 + len(keys) * len(ctx.slots) * 0.2)
     dispatch = ctx.dispatch(tasks, watch)
-    counts = judge(ctx.journal())
+    counts = judge(ctx.journal(), expected_requests=len(keys) * len(ctx.slots))
     counts["runs_completed"] = sum(1 for r in ctx.observer.runs(NAME) if r["status"] == "succeeded")
     return ctx.result(counts, MUST_BE_ZERO, dispatch)
 
@@ -54,11 +54,12 @@ MUST_BE_ZERO = {
     "wrong_results": "same-input requests that did not get the first result",
     "conflicts_missed": "different-input requests not refused as a conflict",
     "unanswered": "requests that never got an answer",
+    "requests_missing": "requests never made (a worker found no run to hold: nothing was proven)",
     "errors": "named queries that raised",
 }
 
 
-def judge(journal: list[dict[str, Any]]) -> dict[str, Any]:
+def judge(journal: list[dict[str, Any]], expected_requests: int) -> dict[str, Any]:
     effects: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for line in journal:
         if line["kind"] == "effect":
@@ -87,6 +88,7 @@ def judge(journal: list[dict[str, Any]]) -> dict[str, Any]:
         "wrong_results": wrong,
         "conflicts_missed": missed,
         "unanswered": outcomes["unanswered"],
+        "requests_missing": max(0, expected_requests - len(requests)),
         "errors": errors(journal),
     }
 

@@ -48,18 +48,22 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     counts: dict[str, Any] = {
         "probes": sum(1 for line in journal if line["kind"] == "probe"),
         "probe_leaks": sum(1 for line in journal if line["kind"] == "probe" and line["leaked"]),
+        "targets_without_history": RUNS_PER_TENANT - sum(1 for t in targets if _has_history(t)),
         "other_tenant_changed": int(_digest(ctx, b) != before),
         "raw_sql_checked": ctx.rls,
         "raw_sql_leaks": _raw_sql_leaks(ctx, a, b) if ctx.rls else 0,
         "errors": errors(journal),
     }
-    counts["deleted_tenant_rows"], counts["deletion_mismatches"] = _delete_tenant(ctx, c, others=(a, b))
+    deletion = _delete_tenant(ctx, c, others=(a, b))
+    counts["deleted_tenant_rows"], counts["deletion_mismatches"], counts["deletion_untested"] = deletion
     counts["worker_failures"] = len(populate.failures + probe.failures)
     policy = ctx.model.profile.tenancy.on_tenant_delete
     return ctx.result(
         counts,
         {
             "probe_leaks": "named-query probes that read or changed another tenant's rows",
+            "targets_without_history": "the other tenant's runs left without history to probe",
+            "deletion_untested": "tables where the deleted tenant had no rows (nothing to delete)",
             "other_tenant_changed": "the other tenant's rows changed",
             "raw_sql_leaks": "raw SQL as the app role that saw or changed another tenant's rows",
             "deletion_mismatches": f"tables whose rows did not follow on_tenant_delete: {policy}",
@@ -188,9 +192,13 @@ def _insert_for(ctx: ScenarioContext, tenant: Any) -> int:
     return 1
 
 
-def _delete_tenant(ctx: ScenarioContext, tenant: Any, others: tuple[Any, ...]) -> tuple[int, int]:
+def _has_history(target: Row) -> bool:
+    return bool(target["status"] == "running" and target["key"] and target["message_id"])
+
+
+def _delete_tenant(ctx: ScenarioContext, tenant: Any, others: tuple[Any, ...]) -> tuple[int, int, int]:
     """Delete the tenant as the owner: (its rows before, how many tables did not follow
-    the policy, or changed for the other tenants)."""
+    the policy, or changed for the other tenants, in how many it had no row to delete)."""
     before, others_before = _counts(ctx, tenant), [_counts(ctx, o) for o in others]
     column = sql.Identifier(ctx.model.profile.tenancy.column or "")
     # restrict refuses the delete; cascade must not
@@ -203,7 +211,7 @@ def _delete_tenant(ctx: ScenarioContext, tenant: Any, others: tuple[Any, ...]) -
     wanted = [0] * len(before) if ctx.model.profile.tenancy.on_tenant_delete == "cascade" else before
     mismatches = sum(1 for got, want in zip(after, wanted, strict=True) if got != want)
     changed = sum(1 for o, was in zip(others, others_before, strict=True) if _counts(ctx, o) != was)
-    return sum(before), mismatches + changed
+    return sum(before), mismatches + changed, before.count(0)
 
 
 def work_populate(w: WorkerContext, tenants: list[Any]) -> dict[str, Any]:

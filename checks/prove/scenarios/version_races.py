@@ -63,6 +63,7 @@ MUST_BE_ZERO = {
     "versions_not_bumped_once": "runs whose version is not exactly one past the raced one",
     "forbidden_accepted": "forbidden transitions the database accepted",
     "forbidden_unprepared": "runs the forbidden transitions start from that could not be moved there",
+    "forbidden_untried": "raw forbidden transitions never tried (no run in their start status)",
     "errors": "named queries that raised",
     "worker_failures": "workers that failed",
 }
@@ -92,6 +93,7 @@ def _forbidden_counts(ctx: ScenarioContext, tenant: Any, wanted: int) -> dict[st
         "forbidden_moves_prepared": prepared,
         "forbidden_unprepared": wanted - prepared,
         "forbidden_attempted": raw_attempted + len(tried),
+        "forbidden_untried": len(FORBIDDEN) - raw_attempted,
         "forbidden_accepted": raw_accepted + sum(1 for line in tried if line["accepted"]),
         "errors": errors(journal),
     }

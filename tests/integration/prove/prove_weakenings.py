@@ -229,6 +229,12 @@ WEAKENINGS = (
             "REFERENCES {schema}.tenants (tenant_id) ON DELETE RESTRICT",
         ),
     ),
+    Weakening(  # nothing to isolate is not isolation: it must not be reported held
+        "claim_run that never claims (no history to probe, nothing to delete)",
+        "tenant_isolation",
+        ("targets_without_history", "deletion_untested"),
+        edits=(Edit("claim_run", "AND r.status = 'queued'\n", "AND r.status = 'queued' AND false\n"),),
+    ),
     Weakening(
         "version check removed from transition_run",
         "version_races",

@@ -14,7 +14,7 @@ from agentddl.checks.cli.main import main
 from agentddl.checks.prove.journal import Journal, read_journal
 from agentddl.checks.prove.result import TOTAL_KEYS, ProveReport, ScenarioResult, verdict
 from agentddl.checks.prove.scenarios.base import overlapping_attempts
-from agentddl.checks.prove.scenarios.idempotency import judge
+from agentddl.checks.prove.scenarios.idempotency import MUST_BE_ZERO, judge
 from agentddl.checks.runtime import role_of
 
 T0 = datetime(2026, 1, 1)
@@ -96,8 +96,17 @@ def test_idempotency_judge_counts_second_effects_wrong_results_and_missed_confli
         request("k", 10, "performed", "e2"),  # ... so a wrong result
         request("k", 99, "reused", "e1"),  # a different input got the first result
     ]
-    counts = judge(journal)
+    counts = judge(journal, expected_requests=5)
     assert (counts["duplicate_effects"], counts["wrong_results"], counts["conflicts_missed"]) == (1, 1, 1)
+    assert counts["requests_missing"] == 0
+
+
+def test_idempotency_with_no_request_made_is_not_held() -> None:
+    """Every worker found no run to hold (a claim query that returns nothing): no request,
+    no effect, no conflict; every other count is zero, so this one must not be."""
+    counts = judge([], expected_requests=3 * 8)
+    assert counts["requests_missing"] == 24
+    assert not verdict("idempotency", "lease", counts, MUST_BE_ZERO).held
 
 
 @pytest.mark.parametrize(

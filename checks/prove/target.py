@@ -54,6 +54,8 @@ def prove_database(model: SchemaModel, dsn: str | None, existing: bool) -> Itera
 def _connect(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
     try:
         return psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+    except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
+        raise AgentDDLError(f"invalid DSN: {str(error).strip()}") from None
     except psycopg.OperationalError as error:
         first = (str(error).strip().splitlines() or [""])[0]
         raise AgentDDLError(f"cannot connect to PostgreSQL at {describe_dsn(dsn)}: {first}") from error

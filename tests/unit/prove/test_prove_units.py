@@ -125,3 +125,19 @@ def test_usage_errors_exit_2_before_any_database(
     code = main(["prove", "--profile", profile, "--dsn", "postgresql://nobody@127.0.0.1:1/none", *option])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("dsn", "message"),
+    [
+        ("notadsn", "agentddl: invalid DSN: missing \"=\" after \"notadsn\""),  # was a traceback, exit 1
+        ("postgresql://nobody@127.0.0.1:1/none", "agentddl: cannot connect to PostgreSQL at 127.0.0.1:1/"),
+    ],
+)
+def test_a_bad_or_unreachable_dsn_is_one_line_exit_2(
+    dsn: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = str(Path(__file__).resolve().parents[3] / "schemas" / "default.yaml")
+    assert main(["prove", "--profile", profile, "--dsn", dsn]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err

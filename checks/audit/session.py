@@ -18,7 +18,7 @@ from agentddl.checks.audit.existing import copy_schema, first_line
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
-from agentddl.checks.harness import PostgresServer, find_installations, open_server
+from agentddl.checks.harness import PostgresServer, open_server
 from agentddl.checks.install import install_schema
 from agentddl.checks.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
@@ -46,9 +46,7 @@ def run_audit(request: AuditRequest, progress: Callable[[str, int], None] | None
     paths = audit_paths(request.model, request.query_files)
     # a corrupt baseline is a usage error found now, not after minutes of seeding
     compare_to = _baseline_to_compare(request)
-    version = request.model.profile.engine.version
-    wanted = version if request.dsn is None and version in find_installations() else None
-    with open_server(request.dsn, version=wanted) as server:
+    with open_server(request.dsn, prefer=request.model.profile.engine.version) as server:
         scratch = server.create_database()
         try:
             result = _audit_scratch(server, scratch, request, paths, progress)

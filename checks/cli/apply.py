@@ -12,7 +12,7 @@ from rich.table import Table
 
 from agentddl.checks import alembic_run
 from agentddl.checks.catalog import compare_with_model, snapshot
-from agentddl.checks.harness import find_installations, open_server
+from agentddl.checks.harness import open_server
 from agentddl.checks.harness.server import describe_dsn
 from agentddl.checks.install import install_schema
 from agentddl.generator.errors import CheckFailed
@@ -43,9 +43,7 @@ def apply(
     """
     model = derive(load_profile(profile))
     console = Console()
-    version = model.profile.engine.version
-    wanted = version if dsn is None and version in find_installations() else None
-    with open_server(dsn, version=wanted) as server:
+    with open_server(dsn, prefer=model.profile.engine.version) as server:
         console.print(f"PostgreSQL {server.version} at {describe_dsn(server.admin_dsn)}")
         via_sql, via_alembic = server.create_database(), server.create_database()
         try:

@@ -117,24 +117,15 @@ def run(
         raise AgentDDLError("--pg-version starts an embedded server: not with --dsn (or AGENTDDL_DSN)")
     preferred = options.model.profile.engine.version if options.model is not None else None
     load_migrations(migrations, pg_version or preferred or 18)  # a bad file fails before a server starts
-    with open_server(dsn, version=None if dsn else _embedded_major(pg_version, preferred)) as server:
+    # --pg-version is what the user asked for: a missing major is an error, never another
+    # major; the profile's engine version is only a preference (else the newest runs).
+    with open_server(dsn, version=pg_version, prefer=preferred) as server:
         try:
             result = trace_migrations(server, migrations, options)
         except psycopg.Error as error:  # the server went away, or the tracer's own reads failed
             raise AgentDDLError(f"trace stopped: {error_line(error)}") from None
     render(result, output_format, out)
     return result.exit_code
-
-
-def _embedded_major(pg_version: int | None, preferred: int | None) -> int | None:
-    """--pg-version is what the user asked for: a missing major is an error (open_server
-    says how to get it), never another major. The profile's engine.version is only a
-    preference: when it is not installed, the newest installed major runs."""
-    from agentddl.checks.harness import find_installations
-
-    if pg_version is not None:
-        return pg_version
-    return preferred if preferred in find_installations() else None
 
 
 def _model(profile: Path | None, use_default: bool) -> SchemaModel | None:

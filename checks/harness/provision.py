@@ -50,14 +50,19 @@ def _start(version: int | None) -> PostgresServer:
 
 
 @contextlib.contextmanager
-def open_server(dsn: str | None = None, version: int | None = None) -> Iterator[PostgresServer]:
+def open_server(
+    dsn: str | None = None, version: int | None = None, prefer: int | None = None
+) -> Iterator[PostgresServer]:
     """dsn (or $AGENTDDL_DSN when dsn is None): use that server and never stop it.
 
     Otherwise start an embedded server from the newest local installation (exactly
-    `version` when given), else a testcontainers PostgreSQL when a Docker engine answers,
-    else fail with how to get one. A server started here is stopped on exit.
+    `version` when given; `prefer` when that major is installed, e.g. a profile's engine
+    version), else a testcontainers PostgreSQL when a Docker engine answers, else fail
+    with how to get one. A server started here is stopped on exit.
     """
     dsn = dsn or os.environ.get(DSN_ENV) or None
+    if version is None and prefer is not None and not dsn and prefer in find_installations():
+        version = prefer
     server = PostgresServer(dsn) if dsn else _start(version)
     try:
         yield server

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.harness import find_installations, open_server
+from agentddl.checks.harness import open_server
 from agentddl.checks.harness.server import describe_dsn
 from agentddl.checks.install import install_schema
 from agentddl.checks.prove.observe import Observer
@@ -44,8 +44,7 @@ def prove_database(model: SchemaModel, dsn: str | None, existing: bool) -> Itera
             yield dsn, _major(dsn)
         return
     version = model.profile.engine.version
-    wanted = version if version in find_installations() else None
-    with open_server(None, version=wanted) as server, server.scratch_database() as scratch:
+    with open_server(None, prefer=version) as server, server.scratch_database() as scratch:
         with _connect(scratch) as conn:
             install_schema(conn, model)
         yield scratch, server.version

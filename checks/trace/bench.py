@@ -23,7 +23,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.harness import find_installations, open_server
+from agentddl.checks.harness import open_server
 from agentddl.checks.trace.run import TraceOptions, trace_on
 from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.source import load_migrations
@@ -48,9 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     model = derive(
         profile.model_copy(update={"engine": profile.engine.model_copy(update={"version": version})})
     )
-    wanted = version if args.dsn is None and version in find_installations() else None
     options = TraceOptions(model=model, load=True, connections=args.connections, settle_seconds=2.0)
-    with open_server(args.dsn, version=wanted) as server:
+    with open_server(args.dsn, prefer=version) as server:
         print(f"PostgreSQL {server.version}; seeding {args.events} events ...", flush=True)
         started = time.perf_counter()
         with scratch_with_schema(server, model, [], rows=args.events) as dsn:

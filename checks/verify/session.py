@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.harness import PostgresServer, find_installations, open_server
+from agentddl.checks.harness import PostgresServer, open_server
 from agentddl.checks.harness.server import describe_dsn
 from agentddl.checks.install import install_schema
 from agentddl.checks.verify.reference import build_reference
@@ -34,9 +34,7 @@ def verify_target(dsn: str, model: SchemaModel | None, schemas: Sequence[str]) -
 def verify_installed(model: SchemaModel, schemas: Sequence[str]) -> VerifyResult:
     """No database given: install the model's schema on an embedded scratch server and
     verify that (proves the profile's own schema is clean on a real server)."""
-    version = model.profile.engine.version
-    wanted = version if version in find_installations() else None
-    with open_server(None, version=wanted) as server, server.scratch_database() as dsn:
+    with open_server(None, prefer=model.profile.engine.version) as server, server.scratch_database() as dsn:
         with psycopg.connect(dsn, autocommit=True) as connection:
             install_schema(connection, model)
         return _verify(server, dsn, model, schemas, installed=True)

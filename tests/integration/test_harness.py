@@ -109,6 +109,16 @@ def test_two_majors_run_at_once() -> None:
 
 
 @pytest.mark.usefixtures("embedded_only")
+def test_a_preferred_major_runs_when_installed_else_the_newest() -> None:
+    majors = sorted(find_installations())
+    assert len(majors) >= 2, f"need two installed majors, found {majors}"
+    with open_server(prefer=majors[0]) as preferred, open_server(prefer=99) as fallback:
+        assert (preferred.version, fallback.version) == (majors[0], majors[-1])
+    with pytest.raises(AgentDDLError, match="PostgreSQL 99"), open_server(version=99, prefer=majors[0]):
+        pass  # an exact version is never replaced by the preference
+
+
+@pytest.mark.usefixtures("embedded_only")
 def test_debian_15_has_the_checks_extensions() -> None:
     assert find_installations().get(15) == DEBIAN_15_BIN
     with open_server(version=15) as server:

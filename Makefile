@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint lint-eval bench-trace clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,13 +57,11 @@ bench-trace: reinstall postgres
 
 # `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
 # strategy: run time, claim-race throughput, totals.
-.PHONY: bench-prove
 bench-prove: reinstall postgres
 	$(BIN)/python -m agentddl.checks.prove.bench --workers 8 --runs 2000
 
 # `agentddl audit` figures: seeding rate at 1,000,000 events, audit time, each path's plan
 # node and estimated cost, on 16 (the default profile's engine) and 18.
-.PHONY: bench-audit
 bench-audit: reinstall postgres
 	$(BIN)/python -m agentddl.checks.audit.bench --rows 1000000 --versions 16,18
 

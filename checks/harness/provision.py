@@ -15,11 +15,12 @@ from agentddl.generator.errors import AgentDDLError
 DSN_ENV = "AGENTDDL_DSN"
 
 
-def _start_embedded(version: int | None) -> PostgresServer | None:
-    """A cluster from local binaries: exactly `version`, or the newest installed."""
-    installations = find_installations()
+def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer | None:
+    """A cluster from local binaries: exactly `version`, else `prefer` when installed,
+    else the newest installed."""
+    installations = find_installations()  # runs `postgres --version` per bin dir: once
     if version is None and installations:
-        version = max(installations)
+        version = prefer if prefer in installations else max(installations)
     if version is None or version not in installations:
         return None
     cluster = EmbeddedCluster(installations[version], version)
@@ -31,8 +32,8 @@ def _start_embedded(version: int | None) -> PostgresServer | None:
         raise
 
 
-def _start(version: int | None) -> PostgresServer:
-    server = _start_embedded(version)
+def _start(version: int | None, prefer: int | None) -> PostgresServer:
+    server = _start_embedded(version, prefer)
     if server is not None:
         return server
     if docker_engine_answers():
@@ -61,9 +62,7 @@ def open_server(
     with how to get one. A server started here is stopped on exit.
     """
     dsn = dsn or os.environ.get(DSN_ENV) or None
-    if version is None and prefer is not None and not dsn and prefer in find_installations():
-        version = prefer
-    server = PostgresServer(dsn) if dsn else _start(version)
+    server = PostgresServer(dsn) if dsn else _start(version, prefer)
     try:
         yield server
     finally:

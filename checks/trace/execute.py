@@ -47,6 +47,9 @@ class _Transaction:
     pending: list[Timed] = field(default_factory=list)
     locks: set[tuple[int, str]] = field(default_factory=set)
     overhead: float = 0.0
+    # What the session saw after its last statement: the next one's "before" (nothing
+    # runs in between), so each statement costs one snapshot, not two.
+    last_seen: snapshot.Snapshot | None = None
 
 
 class Tracer:
@@ -120,7 +123,7 @@ class Tracer:
 
     def _in_transaction(self, conn: Conn, statement: PlannedStatement, tx: _Transaction) -> None:
         mark = time.monotonic()
-        before = snapshot.take(conn)
+        before = tx.last_seen or snapshot.take(conn)
         trace = self._new_trace(statement, before, in_transaction=statement.in_block)
         start = time.monotonic()
         tx.overhead += start - mark
@@ -132,7 +135,7 @@ class Tracer:
         if error is not None:
             self._failed(conn, tx, timed, error)
             return
-        after = snapshot.take(conn)
+        after = tx.last_seen = snapshot.take(conn)
         held = set(snapshot.own_locks(conn))
         self._remember(before, after)
         self._fill(conn, timed, before, after, snapshot.scanned(before.scans, after.scans))

@@ -9,7 +9,7 @@ major version.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import psycopg
 
@@ -51,6 +51,11 @@ def build_reference(server: PostgresServer, model: SchemaModel) -> Reference:
                     f"the profile's schema does not install on PostgreSQL {server.version}: "
                     f"{str(error).strip().splitlines()[0]}"
                 ) from error
-            return Reference(read_shapes(connection, model.schema, model_roles(model)), server.version)
+            return read_reference(connection, model, server.version)
     finally:
         server.drop_database(dsn)
+
+
+def read_reference(connection: psycopg.Connection[Any], model: SchemaModel, version: int) -> Reference:
+    """The reference read from a database that holds a fresh install of the model's schema."""
+    return Reference(read_shapes(connection, model.schema, model_roles(model)), version)

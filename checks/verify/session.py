@@ -10,10 +10,10 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.harness import PostgresServer, open_server
+from agentddl.checks.harness import open_server
 from agentddl.checks.harness.server import describe_dsn
 from agentddl.checks.install import install_schema
-from agentddl.checks.verify.reference import build_reference
+from agentddl.checks.verify.reference import Reference, build_reference, read_reference
 from agentddl.checks.verify.run import make_context, run_rules
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
@@ -28,7 +28,8 @@ class VerifyResult:
 def verify_target(dsn: str, model: SchemaModel | None, schemas: Sequence[str]) -> VerifyResult:
     """Verify the database at `dsn` (never changed); against `model` when given."""
     with open_server(dsn) as server:  # connects first: an unreachable server is one line
-        return _verify(server, dsn, model, schemas, installed=False)
+        reference = build_reference(server, model) if model is not None else None
+        return _verify(dsn, model, reference, schemas, installed=False)
 
 
 def verify_installed(model: SchemaModel, schemas: Sequence[str]) -> VerifyResult:
@@ -37,13 +38,19 @@ def verify_installed(model: SchemaModel, schemas: Sequence[str]) -> VerifyResult
     with open_server(None, prefer=model.profile.engine.version) as server, server.scratch_database() as dsn:
         with psycopg.connect(dsn, autocommit=True) as connection:
             install_schema(connection, model)
-        return _verify(server, dsn, model, schemas, installed=True)
+            # a fresh install of the model is its own reference: no second install to compare with
+            reference = read_reference(connection, model, server.version)
+        return _verify(dsn, model, reference, schemas, installed=True)
 
 
 def _verify(
-    server: PostgresServer, dsn: str, model: SchemaModel | None, schemas: Sequence[str], *, installed: bool
+    dsn: str,
+    model: SchemaModel | None,
+    reference: Reference | None,
+    schemas: Sequence[str],
+    *,
+    installed: bool,
 ) -> VerifyResult:
-    reference = build_reference(server, model) if model is not None else None
     with _connect(dsn) as connection:
         context = make_context(connection, schemas, model, reference)
         try:

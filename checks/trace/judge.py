@@ -98,7 +98,8 @@ def judge(traces: list[StatementTrace], existing: set[str], limits: Limits) -> l
         _workload_blocked,
         _failed,
     )
-    return [f for trace in traces for rule in rules for f in rule(_Seen(trace, existing), limits)]
+    seen = [_Seen(trace, existing) for trace in traces]
+    return [f for statement in seen for rule in rules for f in rule(statement, limits)]
 
 
 @dataclass(frozen=True)

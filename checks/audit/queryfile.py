@@ -30,7 +30,7 @@ import aiosql
 import pglast
 from pglast import ast
 
-from agentddl.checks.audit.paths import AuditPath, numbered
+from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.shape import nodes
 from agentddl.generator.errors import AgentDDLError
 
@@ -77,8 +77,10 @@ def load_query_file(path: Path) -> list[AuditPath]:
         raise AgentDDLError(f"{path}:1:1: no '-- name:' query blocks (aiosql format)")
     lines = text.splitlines()
     ends = [b.line - 1 for b in blocks[1:]] + [len(lines)]
-    for block, end in zip(blocks, ends, strict=True):
+    tables = [
         _check_statement(path, block, lines[block.line : end])
+        for block, end in zip(blocks, ends, strict=True)
+    ]
     aiosql_log = logging.getLogger("aiosql")
     level = aiosql_log.level
     aiosql_log.setLevel(logging.ERROR)  # its "may not be a select" hint: checked above
@@ -88,7 +90,10 @@ def load_query_file(path: Path) -> list[AuditPath]:
         raise AgentDDLError(f"{path}: {error}") from error
     finally:
         aiosql_log.setLevel(level)
-    return [_path(path, block, getattr(queries, block.name.replace("-", "_"))) for block in blocks]
+    return [
+        _path(path, block, getattr(queries, block.name.replace("-", "_")), table)
+        for block, table in zip(blocks, tables, strict=True)
+    ]
 
 
 def _blocks(path: Path, text: str) -> list[_Block]:
@@ -107,10 +112,12 @@ def _blocks(path: Path, text: str) -> list[_Block]:
     return blocks
 
 
-def _check_statement(path: Path, block: _Block, body: list[str]) -> None:
+def _check_statement(path: Path, block: _Block, body: list[str]) -> str | None:
     """The block's SQL (the lines after `-- name:`) parses as one statement the audit may
     run and roll back. Parameters become $n of the same width, so a parse error's offset
-    is the file's column."""
+    is the file's column. Returns the first table it reads or writes (for reporting and
+    suggestions): the parser's first relation, so `extract(epoch FROM now() - x)` is not
+    a table."""
     text = "\n".join(body)
     plain = _AIOSQL_PARAM.sub(lambda m: "$1".ljust(len(m.group(0))), text)
     try:
@@ -130,6 +137,8 @@ def _check_statement(path: Path, block: _Block, body: list[str]) -> None:
                 " INSERT, UPDATE, DELETE or MERGE (run in a rolled-back transaction), not DDL or"
                 " transaction control"
             )
+    found = next((n for n in nodes(statements) if isinstance(n, ast.RangeVar)), None)
+    return str(found.relname) if found is not None else None
 
 
 def _error_offset(error: pglast.parser.ParseError, end: int) -> int:
@@ -181,7 +190,7 @@ def _check_expression(path: Path, value: str, line: int, column: int) -> None:
         raise AgentDDLError(f"{path}:{line}:{column}: example value must be one SQL expression")
 
 
-def _path(path: Path, block: _Block, query: object) -> AuditPath:
+def _path(path: Path, block: _Block, query: object, table: str | None) -> AuditPath:
     statement: str = query.sql  # type: ignore[attr-defined]
     params = tuple(getattr(query, "parameters", None) or dict.fromkeys(re.findall(r"%\((\w+)\)s", statement)))
     for param in params:
@@ -198,21 +207,10 @@ def _path(path: Path, block: _Block, query: object) -> AuditPath:
         name=block.name,
         sql=statement,
         params=params,
-        table=_first_table(statement),
+        table=table,
         declared=block.index,
         kind="user",
         origin=f"{path}:{block.line}",
         example_exprs={p: v for p, (v, _, _) in block.examples.items()},
         example_at={p: f"{path}:{line}:{column}" for p, (_, line, column) in block.examples.items()},
     )
-
-
-def _first_table(statement: str) -> str | None:
-    """The first table the statement reads or writes (for reporting and suggestions):
-    the parser's first relation, so `extract(epoch FROM now() - x)` is not a table."""
-    try:
-        tree = pglast.parse_sql(numbered(statement))
-    except pglast.parser.ParseError:
-        return None
-    found = next((n for n in nodes(tree) if isinstance(n, ast.RangeVar)), None)
-    return str(found.relname) if found is not None else None

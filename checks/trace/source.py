@@ -150,12 +150,10 @@ def _statements(
     for statement, _context in migration.steps:
         if statement.in_do_block or _bookkeeping(statement.node):
             continue  # runs as part of its DO block; the migration tool's version table
-        line = statement.line
-        if runner == "alembic":
-            line = markers.get(statement.line, 0)
-            control = _control(statement.node)
-            if line == 0 and control is None:
-                continue  # alembic_version bookkeeping
+        control = _control(statement.node)
+        line = markers.get(statement.line, 0) if runner == "alembic" else statement.line
+        if runner == "alembic" and line == 0 and control is None:
+            continue  # alembic_version bookkeeping (no op.* line)
         planned.append(
             PlannedStatement(
                 file=file,
@@ -163,7 +161,7 @@ def _statements(
                 sql=statement.sql,
                 node=statement.node,
                 in_block=statement.in_transaction_block,
-                control=_control(statement.node),
+                control=control,
                 needs_autocommit=no_transaction_block(statement.node, pg_version) is not None,
                 copy_data=_copy_data(statement.node, migration.text, statement.offset + len(statement.sql)),
                 column=statement.column if runner == "psql" else 0,  # Alembic: the op.* line only

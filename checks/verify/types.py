@@ -59,7 +59,7 @@ class Rule:
         return self.group == "generic" or context.model is not None
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
-        yield from self.findings(fetch(connection, self.query, context.params), context)
+        yield from self.findings(fetch_once(connection, context, self.query), context)
 
     def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
         raise NotImplementedError
@@ -72,6 +72,16 @@ def fetch(connection: Connection, query: str, params: dict[str, Any] | None = No
     """Rows of a catalog query as dicts."""
     with connection.cursor(row_factory=dict_row) as cursor:
         return list(cursor.execute(query.encode(), params or {}).fetchall())
+
+
+def fetch_once(connection: Connection, context: VerifyContext, query: str) -> list[Row]:
+    """Rows of `query` with `context.params`, read once per run: several rules read the
+    same catalog query (four read the indexes)."""
+    key = f"rows:{query}"
+    if key not in context.cache:
+        context.cache[key] = fetch(connection, query, context.params)
+    rows: list[Row] = context.cache[key]
+    return rows
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from agentddl.checks.verify.indexes import (
     indexes_by_table,
     predicate_only_requires_not_null,
 )
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
+from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch, fetch_once
 
 
 class FkWithoutIndex(Rule):
@@ -63,7 +63,7 @@ class FkWithoutIndex(Rule):
     query = FOREIGN_KEYS_SQL
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
-        indexes = indexes_by_table(fetch(connection, INDEXES_SQL, context.params))
+        indexes = indexes_by_table(fetch_once(connection, context, INDEXES_SQL))
         for fk in fetch(connection, self.query, context.params):
             if covered(indexes, fk):
                 continue

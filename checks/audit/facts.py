@@ -17,7 +17,8 @@ WHERE n.nspname = %(schema)s AND c.relkind IN ('r', 'p', 'i', 'I')
 """
 _INDEXES = """
 SELECT ic.relname AS index, tc.relname AS table, x.indisunique AS is_unique,
-    (SELECT am.amname FROM pg_am AS am WHERE am.oid = ic.relam) = 'brin' AS lossy,
+    (SELECT am.amname FROM pg_am AS am WHERE am.oid = ic.relam) AS method,
+    x.indpred IS NOT NULL AS partial,
     EXISTS (SELECT FROM pg_constraint AS k WHERE k.conindid = x.indexrelid
             AND k.contype IN ('p', 'u', 'x')) AS backs_constraint,
     ARRAY(SELECT CASE WHEN k.attnum = 0 THEN '(expression)' ELSE a.attname END
@@ -69,9 +70,11 @@ def read_catalog(conn: psycopg.Connection[Any], schema: str) -> Catalog:
         partitions=partitions,
         partition_key={name: tuple(key) for name, key in conn.execute(_PARTITION_KEYS, params).fetchall()},
         index_table={roots[i]: root(t) for i, t, *_ in indexes},
-        index_columns={roots[i]: tuple(cols) for i, _, _, _, _, cols in indexes},
-        unique=frozenset(roots[i] for i, _, u, _, _, _ in indexes if u),
-        constraint_indexes=frozenset(roots[i] for i, _, _, _, b, _ in indexes if b),
-        lossy=frozenset(roots[i] for i, _, _, lossy, _, _ in indexes if lossy),
+        index_columns={roots[i]: tuple(cols) for i, _, _, _, _, _, cols in indexes},
+        unique=frozenset(roots[i] for i, _, u, _, _, _, _ in indexes if u),
+        constraint_indexes=frozenset(roots[i] for i, _, _, _, _, b, _ in indexes if b),
+        lossy=frozenset(roots[i] for i, _, _, method, _, _, _ in indexes if method == "brin"),
+        partial=frozenset(roots[i] for i, _, _, _, partial, _, _ in indexes if partial),
+        methods={roots[i]: str(method) for i, _, _, method, _, _, _ in indexes},
         leaves={table: tuple(sorted(names)) for table, names in leaves.items()},
     )

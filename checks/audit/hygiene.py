@@ -31,12 +31,6 @@ JOIN pg_type AS t ON t.oid = a.atttypid
 LEFT JOIN pg_stats AS s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname
 WHERE n.nspname = %(schema)s AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
 """
-_PARTIAL_OR_METHOD = """
-SELECT ic.relname, x.indpred IS NOT NULL AS partial, am.amname
-FROM pg_index AS x JOIN pg_class AS ic ON ic.oid = x.indexrelid
-JOIN pg_am AS am ON am.oid = ic.relam JOIN pg_namespace AS n ON n.oid = ic.relnamespace
-WHERE n.nspname = %(schema)s
-"""
 
 
 def hygiene_findings(
@@ -56,11 +50,8 @@ def hygiene_findings(
     stats = {
         (t, c): (float(n), typ) for t, c, n, typ in conn.execute(_COLUMNS, {"schema": schema}).fetchall()
     }
-    shape = {
-        name: (partial, am) for name, partial, am in conn.execute(_PARTIAL_OR_METHOD, {"schema": schema})
-    }
-    found += _low_cardinality(catalog, stats, shape)
-    found += _json_keys(catalog, stats, shape)
+    found += _low_cardinality(catalog, stats)
+    found += _json_keys(catalog, stats)
     return found
 
 
@@ -93,13 +84,11 @@ def _unused(catalog: Catalog, used: set[str], declared: dict[str, bool]) -> list
     ]
 
 
-def _low_cardinality(
-    catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]], shape: dict[str, tuple[bool, str]]
-) -> list[Finding]:
+def _low_cardinality(catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]]) -> list[Finding]:
     findings = []
     for index, columns in sorted(catalog.index_columns.items()):
         table = catalog.index_table[index]
-        partial, method = shape.get(index, (False, "btree"))
+        partial, method = index in catalog.partial, catalog.methods.get(index, "btree")
         small = catalog.rows.get(table, 0.0) < LOW_CARDINALITY_MIN_ROWS  # its stats say little
         if len(columns) != 1 or partial or method != "btree" or index in catalog.unique or small:
             continue
@@ -121,9 +110,7 @@ def _low_cardinality(
     return findings
 
 
-def _json_keys(
-    catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]], shape: dict[str, tuple[bool, str]]
-) -> list[Finding]:
+def _json_keys(catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]]) -> list[Finding]:
     """B-tree (or hash) keys on a whole JSON document; GIN on jsonb is the index made for it."""
     return [
         Finding(
@@ -138,5 +125,5 @@ def _json_keys(
         for index, columns in sorted(catalog.index_columns.items())
         for column in columns
         if stats.get((catalog.index_table[index], column), (0.0, ""))[1] in ("json", "jsonb")
-        and shape.get(index, (False, "btree"))[1] in ("btree", "hash")
+        and catalog.methods.get(index, "btree") in ("btree", "hash")
     ]

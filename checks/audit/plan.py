@@ -34,6 +34,8 @@ class Catalog:
     unique: frozenset[str] = frozenset()  # root indexes that enforce uniqueness
     constraint_indexes: frozenset[str] = frozenset()  # root indexes backing a PK/unique/exclusion
     lossy: frozenset[str] = frozenset()  # root indexes whose bitmaps are page ranges (BRIN)
+    partial: frozenset[str] = frozenset()  # root indexes with a WHERE predicate
+    methods: dict[str, str] = field(default_factory=dict)  # root index -> access method (btree, gin, ...)
     leaves: dict[str, tuple[str, ...]] = field(default_factory=dict)  # partitioned table -> leaf tables
 
     def root(self, name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentddl.checks.findings import Finding
-from agentddl.checks.verify.partitions import BOUNDS_SQL, bounds_and_instants
+from agentddl.checks.verify.partitions import bounds_and_instants
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 from agentddl.generator.model import Table
 
@@ -62,7 +62,6 @@ class PartitionRunway(Rule):
     name = "partition-runway"
     severity = "error"
     group = "profile"
-    query = BOUNDS_SQL
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
         assert context.model is not None

@@ -71,7 +71,6 @@ class RetentionPath(Rule):
     name = "retention-path"
     severity = "error"
     group = "profile"
-    query = TABLES_SQL
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
         assert context.model is not None

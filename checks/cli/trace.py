@@ -106,8 +106,9 @@ def run(
     import psycopg
 
     from agentddl.checks.harness import open_server
+    from agentddl.checks.report import FORMATS
     from agentddl.checks.trace.execute import error_line
-    from agentddl.checks.trace.report import FORMATS, render
+    from agentddl.checks.trace.report import render
     from agentddl.checks.trace.run import trace_migrations
     from agentddl.checks.trace.source import load_migrations
 

@@ -11,18 +11,16 @@ during_qps, after_qps, queries, connections, errors} (with --load), findings, su
 
 from __future__ import annotations
 
-import json
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agentddl.checks.report import RuleInfo, json_document, render_findings, render_text, sorted_findings
+from agentddl.checks.report import Format, RuleInfo, render_findings
 from agentddl.checks.trace.judge import RULES
 from agentddl.checks.trace.types import StatementTrace, TraceResult
 
-FORMATS = ("text", "json", "sarif")
 _SHORT = {
     "AccessShareLock": "AccessShare",
     "RowShareLock": "RowShare",
@@ -35,20 +33,20 @@ _SHORT = {
 }
 
 
-def render(result: TraceResult, fmt: str, out: TextIO) -> None:
-    findings = sorted_findings(result.findings)
+def render(result: TraceResult, fmt: Format, out: TextIO) -> None:
+    if fmt == "text":
+        _text(result, out)
+    extra: dict[str, Any] | None = None
     if fmt == "json":
-        extra = {"server_version": result.server_version, "statements": result.as_json()["statements"]}
+        with_load = result.throughput is not None
+        extra = {
+            "server_version": result.server_version,
+            "statements": [s.as_json(with_load) for s in result.statements],
+        }
         if result.throughput is not None:
             extra["load"] = result.throughput.as_json()
-        json.dump(json_document(findings, tool="trace", extra=extra), out, indent=2, ensure_ascii=False)
-        out.write("\n")
-    elif fmt == "sarif":
-        rules = [RuleInfo(r.code, r.name, r.severity, r.summary) for r in RULES]
-        render_findings(findings, "sarif", out, tool="trace", rules=rules)
-    else:
-        _text(result, out)
-        render_text(findings, out, tool="trace")
+    rules = [RuleInfo(r.code, r.name, r.severity, r.summary) for r in RULES]
+    render_findings(result.findings, fmt, out, tool="trace", rules=rules, extra=extra)
 
 
 def _text(result: TraceResult, out: TextIO) -> None:

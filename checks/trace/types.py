@@ -105,25 +105,3 @@ class TraceResult:
     @property
     def exit_code(self) -> int:
         return 1 if any(f.is_error for f in self.findings) else 0
-
-    def as_json(self) -> dict[str, Any]:
-        with_load = self.throughput is not None
-        data: dict[str, Any] = {
-            "server_version": self.server_version,
-            "statements": [s.as_json(with_load) for s in self.statements],
-            "findings": [finding_json(f) for f in self.findings],
-        }
-        if self.throughput is not None:
-            data["load"] = self.throughput.as_json()
-        return data
-
-
-def finding_json(finding: Finding) -> dict[str, str]:
-    return {
-        "code": finding.code,
-        "name": finding.name,
-        "severity": finding.severity,
-        "object": finding.object,
-        "message": finding.message,
-        "fix": finding.fix,
-    }

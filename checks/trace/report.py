@@ -19,18 +19,8 @@ from rich.table import Table
 
 from agentddl.checks.report import Format, RuleInfo, render_findings
 from agentddl.checks.trace.judge import RULES
+from agentddl.checks.trace.locks import STRENGTH
 from agentddl.checks.trace.types import StatementTrace, TraceResult
-
-_SHORT = {
-    "AccessShareLock": "AccessShare",
-    "RowShareLock": "RowShare",
-    "RowExclusiveLock": "RowExclusive",
-    "ShareUpdateExclusiveLock": "ShareUpdateExclusive",
-    "ShareLock": "Share",
-    "ShareRowExclusiveLock": "ShareRowExclusive",
-    "ExclusiveLock": "Exclusive",
-    "AccessExclusiveLock": "AccessExclusive",
-}
 
 
 def render(result: TraceResult, fmt: Format, out: TextIO) -> None:
@@ -108,9 +98,14 @@ def _locks_cell(trace: StatementTrace, existing: set[str]) -> str:
     """Locks on existing relations, one a line; those on relations the migration created
     hurt nobody: counted, not listed (JSON has them all); then the locks it waited for."""
     shown = [k for k in trace.locks if k.relation in existing]
-    lines = [f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in shown]
+    lines = [f"{_short(k.mode)} {escape(k.relation)}" for k in shown]
     if len(shown) < len(trace.locks):
         lines.append(f"(+{len(trace.locks) - len(shown)} on relations created here)")
-    waited = [f"{_SHORT.get(k.mode, k.mode)} {escape(k.relation)}" for k in trace.waited_for]
+    waited = [f"{_short(k.mode)} {escape(k.relation)}" for k in trace.waited_for]
     lines += [f"[red]waited {lock}[/red]" for lock in waited]
     return "\n".join(lines)
+
+
+def _short(mode: str) -> str:
+    """A table lock mode without pg_locks' "Lock" suffix (ShareLock: Share)."""
+    return mode.removesuffix("Lock") if mode in STRENGTH else mode

@@ -16,7 +16,7 @@ from profiles import with_version
 from agentddl.checks.findings import Finding
 from agentddl.checks.install import install_schema
 from agentddl.checks.verify import make_context, run_rules
-from agentddl.checks.verify.reference import Reference, build_reference
+from agentddl.checks.verify.reference import Reference, read_reference
 from agentddl.checks.verify.registry import rules_in_group
 from agentddl.checks.verify.types import Group
 from agentddl.generator.model import SchemaModel, derive
@@ -72,7 +72,7 @@ def install(pg_servers: Any) -> Iterator[Any]:
         connection = psycopg.connect(dsn, autocommit=True)
         opened.append((server, dsn, connection))
         install_schema(connection, model)
-        return Installed(model, build_reference(server, model), connection)
+        return Installed(model, read_reference(connection, model, server.version), connection)
 
     yield make
     for server, dsn, connection in opened:

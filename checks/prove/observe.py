@@ -17,12 +17,13 @@ import random
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any
 
 import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
+from agentddl.checks.runtime import TENANT_SETTING, Role
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
@@ -62,13 +63,23 @@ class Observer:
         return self.rows(statement, params)[0]
 
     @contextmanager
-    def as_role(self, kind: Literal["owner", "app", "relay", "readonly"]) -> Iterator[None]:
-        """Run the block as one of the schema's roles (grants and RLS apply)."""
+    def as_role(self, kind: Role, tenant: Any | None = None) -> Iterator[None]:
+        """Run the block as one of the schema's roles (grants and RLS apply), with `tenant`
+        (when given) as the session's tenant for the block."""
         self.conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.profile.role(kind))))
+        if tenant is not None:
+            self.set_tenant(tenant)
         try:
             yield
         finally:
+            if tenant is not None:
+                self.set_tenant(None)
             self.conn.execute(self._home)
+
+    def set_tenant(self, tenant: Any | None) -> None:
+        """The session's tenant, as the row-level security policies read it (None: none)."""
+        value = "" if tenant is None else str(tenant)
+        self.conn.execute("SELECT set_config(%s, %s, false)", [TENANT_SETTING, value])
 
     def check_roles(self) -> None:
         """Every query runs as its production role: the session must be able to SET ROLE

@@ -48,6 +48,16 @@ def claim_next(w: WorkerContext, tenant: Any | None, expire: bool = True) -> Row
     return claim
 
 
+def claim_within(w: WorkerContext, tenant: Any | None, seconds: float) -> Row | None:
+    """Poll until a run is claimed, for at most `seconds` (or until the coordinator says stop)."""
+    deadline = time.monotonic() + seconds
+    claim = claim_next(w, tenant)
+    while claim is None and time.monotonic() < deadline and not w.stop.is_set():
+        pause(0.02)
+        claim = claim_next(w, tenant)
+    return claim
+
+
 def failed(w: WorkerContext, what: str, error: psycopg.Error) -> None:
     """A named query raised: roll back, journal the SQLSTATE."""
     w.journal.write("error", what=what, sqlstate=error.sqlstate, message=str(error).splitlines()[0][:300])

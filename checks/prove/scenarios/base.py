@@ -68,6 +68,10 @@ class ScenarioContext:
     def journal(self) -> list[dict[str, Any]]:
         return read_journal(self.journal_dir, self.name)
 
+    def completed_runs(self) -> int:
+        """The scenario's runs that succeeded."""
+        return sum(1 for r in self.observer.runs(self.name) if r["status"] == "succeeded")
+
     def result(
         self, counts: Mapping[str, Count], must_be_zero: dict[str, str], dispatch: Dispatch | None = None
     ) -> ScenarioResult:

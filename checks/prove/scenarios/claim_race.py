@@ -12,7 +12,6 @@ a run, a second active attempt inserted as the app role must be refused by the d
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 from typing import Any
 
@@ -60,7 +59,7 @@ def _observe(ctx: ScenarioContext, runs: int, seconds: float) -> dict[str, Any]:
     journal = ctx.journal()
     claims = Counter(line["run"] for line in journal if line["kind"] == "claimed")
     effects = Counter((line["run"], line["seq"]) for line in journal if line["kind"] == "effect")
-    completed = sum(1 for r in ctx.observer.runs(NAME) if r["status"] == "succeeded")
+    completed = ctx.completed_runs()
     return {
         "runs": runs,
         "workers": len(ctx.slots),
@@ -92,15 +91,12 @@ def _intrude(ctx: ScenarioContext, tenant: Any, claim: dict[str, Any]) -> int:
     """1 if the second active attempt was accepted, 0 if refused."""
     insert, values = _intruder(ctx, claim)
     observer = ctx.observer
-    with observer.as_role("app"):
-        observer.conn.execute("SELECT set_config('agentddl.tenant', %s, false)", [str(tenant)])
+    with observer.as_role("app", tenant):
         try:
             with observer.conn.transaction(force_rollback=True):
                 observer.conn.execute(insert, values)
         except psycopg.errors.UniqueViolation:
             return 0
-        finally:
-            observer.conn.execute("SELECT set_config('agentddl.tenant', '', false)")
     return 1
 
 
@@ -155,9 +151,4 @@ def work_drain(w: WorkerContext, tenant: Any) -> dict[str, int]:
 
 def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """Claim one run and keep it (its attempt stays active)."""
-    deadline = time.monotonic() + 30
-    claim = steps.claim_next(w, tenant)
-    while claim is None and time.monotonic() < deadline:
-        steps.pause(0.02)
-        claim = steps.claim_next(w, tenant)
-    return {"claim": claim}
+    return {"claim": steps.claim_within(w, tenant, 30)}

@@ -16,6 +16,7 @@ from collections import defaultdict
 from typing import Any
 
 from agentddl.checks.prove import steps
+from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, overlapping_attempts
 from agentddl.checks.prove.worker import Task, WorkerContext
@@ -62,7 +63,7 @@ def observe(ctx: ScenarioContext, runs: int, deaths: int) -> dict[str, Any]:
     final = ctx.observer.runs(NAME)
     attempts = ctx.observer.attempts(NAME)
     crashed = [line for line in journal if line["kind"] == "crash"]
-    live = sum(1 for r in final if r["status"] not in ("succeeded", "failed", "cancelled"))
+    live = sum(1 for r in final if r["status"] not in TERMINAL)
     succeeded = [r for r in final if r["status"] == "succeeded"]
     return {
         "runs": runs,

@@ -44,7 +44,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     watch = Watch(timeout=120.0 + len(keys) * len(ctx.slots) * 0.2)
     dispatch = ctx.dispatch(tasks, watch)
     counts = judge(ctx.journal(), expected_requests=len(keys) * len(ctx.slots))
-    counts["runs_completed"] = sum(1 for r in ctx.observer.runs(NAME) if r["status"] == "succeeded")
+    counts["runs_completed"] = ctx.completed_runs()
     return ctx.result(counts, MUST_BE_ZERO, dispatch)
 
 
@@ -103,12 +103,7 @@ def input_hash(data: dict[str, Any]) -> bytes:
 
 def work_request(w: WorkerContext, tenant: Any, requests: list[tuple[str, str]]) -> dict[str, Any]:
     """Hold a run, wait for every worker to hold one, then ask for every key's effect."""
-    claim = None
-    deadline = time.monotonic() + WAIT_SECONDS
-    while claim is None and time.monotonic() < deadline and not w.stop.is_set():
-        claim = steps.claim_next(w, tenant)
-        if claim is None:
-            steps.pause(0.02)
+    claim = steps.claim_within(w, tenant, WAIT_SECONDS)
     w.ready()
     if claim is None:
         return {"claimed": False}

@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.prove import steps
+from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
@@ -104,7 +105,7 @@ def observe(ctx: ScenarioContext, deaths: int) -> dict[str, Any]:
         "crash_points_missed": sum(
             1 for p in ("after_complete", "after_relay_claim") if not _crashes(journal, p)
         ),
-        "stuck_runs": sum(1 for r in final if r["status"] not in ("succeeded", "failed", "cancelled")),
+        "stuck_runs": sum(1 for r in final if r["status"] not in TERMINAL),
         "errors": errors(journal),
     }
 

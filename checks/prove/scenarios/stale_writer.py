@@ -62,7 +62,7 @@ def _observe(ctx: ScenarioContext, count: int, takeovers: int) -> dict[str, Any]
         "newer_state_damaged": sum(
             1 for line in journal if line["kind"] == "finished" and not line["intact"]
         ),
-        "runs_completed": sum(1 for r in ctx.observer.runs(NAME) if r["status"] == "succeeded"),
+        "runs_completed": ctx.completed_runs(),
         "errors": errors(journal),
     }
 

@@ -20,7 +20,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.prove import steps
-from agentddl.checks.prove.observe import CHILD_TABLES
+from agentddl.checks.prove.observe import CHILD_TABLES, PROVE_KIND
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
@@ -159,8 +159,7 @@ def _raw_sql_leaks(ctx: ScenarioContext, a: Any, b: Any) -> int:
     and with no tenant in the session, every row is."""
     observer, column = ctx.observer, sql.Identifier(ctx.model.profile.tenancy.column or "")
     leaks = 0
-    with observer.as_role("app"):
-        observer.conn.execute("SELECT set_config('agentddl.tenant', %s, false)", [str(a)])
+    with observer.as_role("app", a):
         for table in ("tenants", *TABLES):
             seen = observer.one(
                 sql.SQL("SELECT count(*) AS n FROM {} WHERE {} <> %s").format(observer.table(table), column),
@@ -173,7 +172,7 @@ def _raw_sql_leaks(ctx: ScenarioContext, a: Any, b: Any) -> int:
         )
         leaks += int(updated.rowcount > 0)
         leaks += _insert_for(ctx, b)
-        observer.conn.execute("SELECT set_config('agentddl.tenant', '', false)")
+        observer.set_tenant(None)
         seen = observer.one(sql.SQL("SELECT count(*) AS n FROM {}").format(observer.table("runs")))
         leaks += int(seen["n"] > 0)
     return leaks
@@ -185,7 +184,7 @@ def _insert_for(ctx: ScenarioContext, tenant: Any) -> int:
             sql.SQL("INSERT INTO {} ({}, kind, input) VALUES (%s, %s, %s)").format(
                 ctx.observer.table("runs"), sql.Identifier(ctx.model.profile.tenancy.column or "")
             ),
-            [tenant, "agentddl.prove", Jsonb({"scenario": NAME})],
+            [tenant, PROVE_KIND, Jsonb({"scenario": NAME})],
         )
     except psycopg.Error:
         return 0  # refused: row-level security's WITH CHECK

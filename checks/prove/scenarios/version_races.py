@@ -103,8 +103,7 @@ def _raw_forbidden(ctx: ScenarioContext, tenant: Any, final: list[dict[str, Any]
     """Raw UPDATEs as the app role (it may UPDATE runs): the trigger must refuse them."""
     observer = ctx.observer
     attempted = accepted = 0
-    with observer.as_role("app"):
-        observer.conn.execute("SELECT set_config('agentddl.tenant', %s, false)", [str(tenant)])
+    with observer.as_role("app", tenant):
         for status, assignment in FORBIDDEN:
             for run in [r for r in final if r["status"] == status and "forbidden" in r["input"]]:
                 attempted += 1
@@ -118,7 +117,6 @@ def _raw_forbidden(ctx: ScenarioContext, tenant: Any, final: list[dict[str, Any]
                     accepted += done.rowcount
                 except psycopg.Error:
                     pass  # refused, as it must be
-        observer.conn.execute("SELECT set_config('agentddl.tenant', '', false)")
     return attempted, accepted
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.harness import open_server
+from agentddl.checks.harness import PostgresServer, open_server
 from agentddl.checks.harness.server import describe_dsn
 from agentddl.checks.install import install_schema
 from agentddl.checks.prove.observe import Observer
@@ -37,11 +37,11 @@ def prove_database(model: SchemaModel, dsn: str | None, existing: bool) -> Itera
     if existing:
         if dsn is None:
             raise AgentDDLError("--existing proves the schema in a database you name: pass --dsn")
-        yield _existing(model, dsn), _major(dsn)
+        yield _existing(model, dsn), PostgresServer(dsn).version
         return
     if dsn is not None:
         with _installed_into(model, dsn):
-            yield dsn, _major(dsn)
+            yield dsn, PostgresServer(dsn).version
         return
     version = model.profile.engine.version
     with open_server(None, prefer=version) as server, server.scratch_database() as scratch:
@@ -58,11 +58,6 @@ def _connect(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
     except psycopg.OperationalError as error:
         first = (str(error).strip().splitlines() or [""])[0]
         raise AgentDDLError(f"cannot connect to PostgreSQL at {describe_dsn(dsn)}: {first}") from error
-
-
-def _major(dsn: str) -> int:
-    with _connect(dsn) as conn:
-        return conn.info.server_version // 10000
 
 
 def _schema_exists(conn: psycopg.Connection[tuple[object, ...]], schema: str) -> bool:

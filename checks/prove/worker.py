@@ -66,6 +66,7 @@ class WorkerContext:
         self.armed = False  # the work in progress is where the crash is planned
         self.lease_seconds = setup.lease_seconds
         self.conn = self._connect()
+        self._runtimes: dict[Any, Runtime] = {}
 
     def _connect(self) -> psycopg.Connection[Row]:
         return psycopg.connect(
@@ -82,7 +83,12 @@ class WorkerContext:
             self.conn.rollback()
 
     def runtime(self, tenant: Any | None) -> Runtime:
-        return Runtime(self.model, self.conn, tenant, self.queries)
+        """The queries as `tenant`'s session on this worker's connection: one Runtime per
+        tenant, made again after a reconnect (every query of every step asks for one)."""
+        found = self._runtimes.get(tenant)
+        if found is None or found.connection is not self.conn:
+            found = self._runtimes[tenant] = Runtime(self.model, self.conn, tenant, self.queries)
+        return found
 
     def scope(self, tenant: Any | None) -> dict[str, Any]:
         """The tenant parameter of a tenant-scoped query (nothing when single-tenant)."""

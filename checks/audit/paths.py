@@ -13,12 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import aiosql
-
-from agentddl.checks.runtime import role_of
+from agentddl.checks.runtime import load_queries, role_of
 from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
 from agentddl.generator.model.blocks import quote
-from agentddl.generator.render.queries import render_queries
 
 Kind = str  # read | write | claim | maintenance | health | constraint | user
 
@@ -47,7 +44,7 @@ def numbered(statement: str) -> str:
 
 def model_paths(model: SchemaModel) -> list[AuditPath]:
     """The generated queries (in access-path order), then the FK lookups."""
-    queries = aiosql.from_str(render_queries(model), "psycopg")
+    queries = load_queries(model)
     paths = []
     for access in model.access_paths:
         query = getattr(queries, access.name)
@@ -118,5 +115,5 @@ def _lookup(
 
 def _param(model: SchemaModel, column: str) -> str:
     """Example parameter names for FK columns: the run a child row points at."""
-    aliases = {"parent_run_id": "run_id", "run_created_at": "run_created_at", "created_at": "run_created_at"}
+    aliases = {"parent_run_id": "run_id", "created_at": "run_created_at"}
     return aliases.get(column, column) if column != model.profile.tenancy.column else column

@@ -15,12 +15,10 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
-from agentddl.checks.audit.judge import Thresholds, judge
+from agentddl.checks.audit.judge import PLAN_ERRORS, Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath, numbered
 from agentddl.checks.audit.plan import Catalog, summarize
 from agentddl.checks.findings import Finding
-
-JUDGED = ("ADA101", "ADA102", "ADA108", "ADA109")  # a large table read or sorted without an index
 
 
 def generic_plan_findings(
@@ -39,7 +37,7 @@ def generic_plan_findings(
         plan = summarize(explain(conn, request), catalog, version)
     except ExplainError:
         return []  # e.g. a parameter whose type only its value tells: no generic plan to read
-    worse = [f for f in judge(path, plan, catalog, limits) if f.code in JUDGED]
+    worse = [f for f in judge(path, plan, catalog, limits) if f.code in PLAN_ERRORS]
     if not worse:
         return []
     return [

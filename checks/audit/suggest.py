@@ -17,14 +17,11 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
-from agentddl.checks.audit.judge import judge
+from agentddl.checks.audit.judge import PLAN_ERRORS, judge
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
 from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.checks.audit.shape import IndexShape, KeyPart, index_shapes
 from agentddl.generator.model.blocks import quote
-
-# what the hypothetical index must fix: a large table read or sorted without an index
-PLAN_ERRORS = ("ADA101", "ADA102", "ADA108", "ADA109")
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -31,8 +30,6 @@ in --dsn's database), is seeded to --rows events and the related rows, analyzed,
 every access path is planned. Exit codes: 0 every path served and no error finding,
 1 a path not served (or a baseline regression), 2 usage or connection error.
 """
-
-FORMATS = ("text", "json", "sarif", "markdown")
 
 
 def audit(
@@ -63,15 +60,15 @@ def audit(
     no_analyze: Annotated[bool, typer.Option("--no-analyze", help="Plan only (no EXPLAIN ANALYZE).")] = False,
 ) -> None:
     """Prove every access path is served by an index at realistic volume (EXPLAIN)."""
-    from agentddl.checks.audit.report import render
+    from agentddl.checks.audit.report import FORMATS, render
     from agentddl.checks.audit.run import AuditOptions
     from agentddl.checks.audit.session import AuditRequest, run_audit
     from agentddl.generator.model import derive
-    from agentddl.generator.profile import load_profile
+    from agentddl.generator.profile import load_default_profile, load_profile
 
     if output_format not in FORMATS:
         raise AgentDDLError(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
-    model = derive(load_profile(profile or Path(str(files("agentddl.schemas") / "default.yaml"))))
+    model = derive(load_profile(profile) if profile else load_default_profile())
     request = AuditRequest(
         model,
         dsn,
@@ -90,7 +87,7 @@ def audit(
             status.update(f"seeded {table}: {loaded:,} rows" if table != "analyze" else "auditing...")
 
         result = run_audit(request, progress)
-    render(result, output_format, sys.stdout)  # type: ignore[arg-type]
+    render(result, output_format, sys.stdout)
     if not result.passed:
         raise CheckFailed(_failure(result))
 

@@ -166,12 +166,7 @@ def _text(result: AuditResult, out: TextIO) -> None:
             f"[bold]suggestion[/] for {escape(s.path)}: {escape(s.ddl)}\n  {escape(s.reason)}"
             f"\n  {escape(_verdict(s))}"
         )
-    render_text(
-        sorted_findings(result.findings),
-        out,
-        tool="audit",
-        extra={k: v for k, v in result.extra.items() if k == "seed_summary"},
-    )
+    render_text(sorted_findings(result.findings), out, tool="audit")
 
 
 def _verdict(s: Any) -> str:

@@ -126,6 +126,19 @@ def save_checkpoint(w: WorkerContext, claim: Row, seq: int, payload: dict[str, A
     return saved
 
 
+def record_operation(w: WorkerContext, claim: Row, key: str, result: dict[str, Any]) -> Row | None:
+    """complete_operation: the succeeded result of the claim's operation `key` (fenced by
+    the claim; the caller commits)."""
+    recorded: Row | None = w.runtime(tenant_of(w, claim)).call(
+        "complete_operation",
+        **fence(w, claim, lease=False),
+        idempotency_key=key,
+        status="succeeded",
+        result=Jsonb(result),
+    )
+    return recorded
+
+
 def resume_point(w: WorkerContext, claim: Row) -> int:
     """The step to resume after: the latest checkpoint, read back and checked."""
     last = claim["last_checkpoint_seq"]

@@ -18,7 +18,6 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import psycopg
-from psycopg.types.json import Jsonb
 
 from agentddl.checks.prove import steps
 from agentddl.checks.prove.pool import Watch
@@ -161,15 +160,7 @@ def _perform(w: WorkerContext, claim: Row, key: str, data: dict[str, Any]) -> st
     effect = uuid.uuid4().hex
     w.journal.write("effect", key=key, input=data["amount"], effect=effect)  # the call happened
     try:
-        recorded = w.runtime(steps.tenant_of(w, claim)).call(
-            "complete_operation",
-            **w.scope(steps.tenant_of(w, claim)),
-            idempotency_key=key,
-            run_id=claim["run_id"],
-            fencing_token=claim["fencing_token"],
-            status="succeeded",
-            result=Jsonb({"effect": effect}),
-        )
+        recorded = steps.record_operation(w, claim, key, {"effect": effect})
         w.conn.commit()
     except psycopg.Error as error:
         steps.failed(w, "complete_operation", error)

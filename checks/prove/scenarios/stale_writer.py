@@ -190,15 +190,7 @@ def _stale_writes(w: WorkerContext, claim: Row) -> list[tuple[str, Any]]:
         ("operation", lambda: _reserve(w, claim, f"stale-new-{claim['run_id']}")),
         (
             "operation_result",
-            lambda: rt.call(
-                "complete_operation",
-                **scope,
-                idempotency_key=f"stale-{claim['run_id']}",
-                run_id=claim["run_id"],
-                fencing_token=claim["fencing_token"],
-                status="succeeded",
-                result=Jsonb({"by": "stale"}),
-            ),
+            lambda: steps.record_operation(w, claim, f"stale-{claim['run_id']}", {"by": "stale"}),
         ),
         ("heartbeat", lambda: rt.call("heartbeat", **steps.fence(w, claim), lease_seconds=60)),
         (
@@ -225,15 +217,7 @@ def _finish(w: WorkerContext, claim: Row) -> bool:
     scope = w.scope(steps.tenant_of(w, claim))
     event_seq = (claim["last_event_seq"] or 0) + 1
     wrote = steps.write_step(w, claim, 2, event_seq)
-    recorded = rt.call(
-        "complete_operation",
-        **scope,
-        idempotency_key=f"stale-{claim['run_id']}",
-        run_id=claim["run_id"],
-        fencing_token=claim["fencing_token"],
-        status="succeeded",
-        result=Jsonb({"by": claim["fencing_token"]}),
-    )
+    recorded = steps.record_operation(w, claim, f"stale-{claim['run_id']}", {"by": claim["fencing_token"]})
     w.conn.commit()
     latest = rt.call(
         "latest_checkpoint", **scope, run_id=claim["run_id"], run_created_at=claim["run_created_at"]

@@ -237,15 +237,7 @@ def _give_history(w: WorkerContext, claim: Row) -> int:
             idempotency_key=key,
             input_hash=b"\1" * 32,
         )
-        rt.call(
-            "complete_operation",
-            **scope,
-            idempotency_key=key,
-            run_id=claim["run_id"],
-            fencing_token=claim["fencing_token"],
-            status="succeeded",
-            result=Jsonb({"secret": key}),
-        )
+        steps.record_operation(w, claim, key, {"secret": key})
         rt.call(
             "enqueue_outbox", **scope, run_id=claim["run_id"], topic="run.step", payload=Jsonb({"k": key})
         )

@@ -71,7 +71,6 @@ class Pool:
         self.setup: WorkerSetup | None = None
         self.stop = self._mp.Event()
         self.go = self._mp.Event()
-        self.spawned = 0
         self.starting: set[int] = set()  # replacements not yet connected to the database
         self.slots = {slot: self._spawn(slot) for slot in range(size)}
 
@@ -87,7 +86,6 @@ class Pool:
         with _sigint_ignored():  # inherited: Ctrl-C stops the coordinator, which stops the workers
             process.start()
         child.close()
-        self.spawned += 1
         if self.setup is not None:  # a replacement joins the current database (its ack is skipped)
             self.starting.add(slot)
             with contextlib.suppress(OSError):  # died at once: seen as a death, replaced again

@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from importlib.resources import files
-from pathlib import Path
 
 import psycopg
 
@@ -22,12 +20,12 @@ from agentddl.checks.harness import open_server
 from agentddl.checks.install import install_schema
 from agentddl.checks.seed import SeedStats, seed_model
 from agentddl.generator.model import derive
-from agentddl.generator.profile import load_profile
+from agentddl.generator.profile import load_default_profile
 from agentddl.generator.profile.model import Engine
 
 
 def bench(version: int, rows: int) -> tuple[SeedStats, AuditResult, float]:
-    profile = load_profile(Path(str(files("agentddl.schemas") / "default.yaml")))
+    profile = load_default_profile()
     model = derive(profile.model_copy(update={"engine": Engine(version=version)}))
     with open_server(version=version) as server, server.scratch_database() as dsn:
         with psycopg.connect(dsn, autocommit=True) as conn:

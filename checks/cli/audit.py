@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -65,11 +64,11 @@ def audit(
     from agentddl.checks.audit.run import AuditOptions
     from agentddl.checks.audit.session import AuditRequest, run_audit
     from agentddl.generator.model import derive
-    from agentddl.generator.profile import load_profile
+    from agentddl.generator.profile import load_default_profile, load_profile
 
     if output_format not in FORMATS:
         raise AgentDDLError(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
-    model = derive(load_profile(profile or Path(str(files("agentddl.schemas") / "default.yaml"))))
+    model = derive(load_profile(profile) if profile is not None else load_default_profile())
     request = AuditRequest(
         model,
         dsn,

@@ -4,7 +4,6 @@ PostgreSQL and report what each statement locked, rewrote, scanned and blocked."
 from __future__ import annotations
 
 import sys
-from importlib.resources import as_file, files
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
@@ -133,14 +132,13 @@ def _model(profile: Path | None, use_default: bool) -> SchemaModel | None:
     """The profile's schema model: the given profile, else the default one unless the user
     brings their own schema (--schema-sql)."""
     from agentddl.generator.model import derive
-    from agentddl.generator.profile import load_profile
+    from agentddl.generator.profile import load_default_profile, load_profile
 
     if profile is not None:
         return derive(load_profile(profile))
     if not use_default:
         return None
-    with as_file(files("agentddl.schemas") / "default.yaml") as default:
-        return derive(load_profile(default))
+    return derive(load_default_profile())
 
 
 def _progress(stage: str, count: int) -> None:

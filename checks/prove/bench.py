@@ -15,19 +15,17 @@ from agentddl.checks.prove.options import ProveOptions
 from agentddl.checks.prove.pool import Pool
 from agentddl.checks.prove.result import TOTAL_KEYS, ProveReport
 from agentddl.checks.prove.run import prove
-from agentddl.generator.profile import LockStrategy, load_profile
-
-DEFAULT_PROFILE = Path(__file__).resolve().parents[2] / "schemas" / "default.yaml"
+from agentddl.generator.profile import LockStrategy, load_default_profile, load_profile
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--profile", type=Path, default=DEFAULT_PROFILE)
+    parser.add_argument("--profile", type=Path, default=None, help="default: schemas/default.yaml")
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--dsn", default=None, help="an empty database (default: embedded server)")
     args = parser.parse_args(argv)
-    profile = load_profile(args.profile)
+    profile = load_profile(args.profile) if args.profile else load_default_profile()
     options = ProveOptions(workers=args.workers, runs=args.runs)
     pool = Pool(args.workers)
     reports = []

@@ -17,7 +17,6 @@ import argparse
 import sys
 import tempfile
 import time
-from importlib.resources import as_file, files
 from pathlib import Path
 
 import psycopg
@@ -29,7 +28,7 @@ from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.source import load_migrations
 from agentddl.checks.trace.types import StatementTrace, TraceResult
 from agentddl.generator.model import SchemaModel, derive
-from agentddl.generator.profile import load_profile
+from agentddl.generator.profile import load_default_profile
 
 INDEX = "events_kind_bench_idx"
 COLUMN = "kind"
@@ -42,8 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pg-version", type=int, default=None)
     parser.add_argument("--dsn", default=None)
     args = parser.parse_args(argv)
-    with as_file(files("agentddl.schemas") / "default.yaml") as default:
-        profile = load_profile(default)
+    profile = load_default_profile()
     version = args.pg_version or profile.engine.version
     model = derive(
         profile.model_copy(update={"engine": profile.engine.model_copy(update={"version": version})})

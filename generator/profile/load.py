@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,12 @@ def load_profile(path: str | Path) -> Profile:
     except OSError as error:
         raise ProfileError(str(path), 1, 1, f"cannot read profile: {error.strerror}") from None
     return load_profile_text(text, str(path))
+
+
+def load_default_profile() -> Profile:
+    """The packaged schemas/default.yaml: from a wheel, an editable install or the repo."""
+    text = files("agentddl.schemas").joinpath("default.yaml").read_text(encoding="utf-8")
+    return load_profile_text(text, "schemas/default.yaml")
 
 
 def load_profile_text(text: str, source: str = "<profile>") -> Profile:

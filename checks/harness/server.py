@@ -39,6 +39,18 @@ def describe_dsn(dsn: str) -> str:
     return f"{host}:{params.get('port') or 5432}/{params.get('dbname') or ''}"
 
 
+def connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection; a DSN that is not one, or a server that does not answer,
+    is an AgentDDLError of one line (the CLI prints it, exit 2), never a traceback."""
+    try:
+        return psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
+        raise AgentDDLError(f"invalid DSN: {str(error).strip()}") from None  # libpq ends it with \n
+    except psycopg.OperationalError as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise AgentDDLError(f"cannot connect to PostgreSQL at {describe_dsn(dsn)}: {first_line}") from error
+
+
 def validate_database_name(name: str) -> str:
     if not _DATABASE_NAME.fullmatch(name):
         raise AgentDDLError(
@@ -62,17 +74,7 @@ class PostgresServer:
         return f"PostgresServer(version={self.version}, {describe_dsn(self.admin_dsn)})"
 
     def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
-        try:
-            return psycopg.connect(
-                self.admin_dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS
-            )
-        except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
-            raise AgentDDLError(f"invalid DSN: {str(error).strip()}") from None  # libpq ends it with \n
-        except psycopg.OperationalError as error:
-            first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            raise AgentDDLError(
-                f"cannot connect to PostgreSQL at {describe_dsn(self.admin_dsn)}: {first_line}"
-            ) from error
+        return connect(self.admin_dsn)
 
     def create_database(self, name: str | None = None) -> str:
         """Create an empty database (from template0, which nobody can be connected to)."""

@@ -18,7 +18,7 @@ import psycopg
 from psycopg import sql
 
 from agentddl.checks.harness import PostgresServer, open_server
-from agentddl.checks.harness.server import describe_dsn
+from agentddl.checks.harness.server import connect, describe_dsn
 from agentddl.checks.install import install_schema
 from agentddl.checks.prove.observe import Observer
 from agentddl.generator.errors import AgentDDLError
@@ -45,19 +45,9 @@ def prove_database(model: SchemaModel, dsn: str | None, existing: bool) -> Itera
         return
     version = model.profile.engine.version
     with open_server(None, prefer=version) as server, server.scratch_database() as scratch:
-        with _connect(scratch) as conn:
+        with connect(scratch) as conn:
             install_schema(conn, model)
         yield scratch, server.version
-
-
-def _connect(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
-    try:
-        return psycopg.connect(dsn, autocommit=True, connect_timeout=10)
-    except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
-        raise AgentDDLError(f"invalid DSN: {str(error).strip()}") from None
-    except psycopg.OperationalError as error:
-        first = (str(error).strip().splitlines() or [""])[0]
-        raise AgentDDLError(f"cannot connect to PostgreSQL at {describe_dsn(dsn)}: {first}") from error
 
 
 def _schema_exists(conn: psycopg.Connection[tuple[object, ...]], schema: str) -> bool:
@@ -67,7 +57,7 @@ def _schema_exists(conn: psycopg.Connection[tuple[object, ...]], schema: str) ->
 
 @contextlib.contextmanager
 def _installed_into(model: SchemaModel, dsn: str) -> Iterator[None]:
-    with _connect(dsn) as conn:
+    with connect(dsn) as conn:
         if _schema_exists(conn, model.schema):
             raise AgentDDLError(
                 f"{describe_dsn(dsn)} already has a schema {model.schema!r}: prove it in place with "
@@ -77,12 +67,12 @@ def _installed_into(model: SchemaModel, dsn: str) -> Iterator[None]:
     try:
         yield
     finally:  # the database is left as empty as it was (the cluster-wide roles stay)
-        with _connect(dsn) as conn:
+        with connect(dsn) as conn:
             conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(model.schema)))
 
 
 def _existing(model: SchemaModel, dsn: str) -> str:
-    with _connect(dsn) as conn:
+    with connect(dsn) as conn:
         if not _schema_exists(conn, model.schema):
             raise AgentDDLError(f"{describe_dsn(dsn)} has no schema {model.schema!r} to prove")
     observer = Observer(dsn, model)

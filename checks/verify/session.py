@@ -11,7 +11,7 @@ import psycopg
 
 from agentddl.checks.findings import Finding
 from agentddl.checks.harness import open_server
-from agentddl.checks.harness.server import describe_dsn
+from agentddl.checks.harness.server import connect, describe_dsn
 from agentddl.checks.install import install_schema
 from agentddl.checks.verify.reference import Reference, build_reference, read_reference
 from agentddl.checks.verify.run import make_context, run_rules
@@ -70,10 +70,6 @@ def _verify(
 
 
 def _connect(dsn: str) -> psycopg.Connection[Any]:
-    try:
-        connection = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
-    except psycopg.OperationalError as error:
-        first = (str(error).strip().splitlines() or [""])[0]
-        raise AgentDDLError(f"cannot connect to PostgreSQL at {describe_dsn(dsn)}: {first}") from error
+    connection = connect(dsn)
     connection.execute("SET default_transaction_read_only = on")  # verify only reads
     return connection

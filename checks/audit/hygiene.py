@@ -43,8 +43,7 @@ def hygiene_findings(
     """verify's generic index rules plus the workload rules. fk_indexes: indexes some
     foreign key's lookup needs (in use even when no query plan shows them)."""
     schema = model.schema
-    found = verify.fk_without_index(conn, schema) + verify.duplicate_indexes(conn, schema)
-    found += verify.redundant_indexes(conn, schema) + verify.invalid_indexes(conn, schema)
+    found = verify.index_findings(conn, schema)
     used = {i for r in results if r.plan for i in r.plan.indexes} | fk_indexes
     found += _unused(catalog, used, _declared_in_use(model))
     stats = {

@@ -15,6 +15,7 @@ __all__ = [
     "duplicate_indexes",
     "fk_without_index",
     "generic_findings",
+    "index_findings",
     "invalid_indexes",
     "make_context",
     "redundant_indexes",
@@ -49,3 +50,14 @@ def invalid_indexes(connection: Connection, schema: str) -> list[Finding]:
     from agentddl.checks.verify.generic.invalid_index import InvalidIndex
 
     return run_one(InvalidIndex, connection, schema)
+
+
+def index_findings(connection: Connection, schema: str) -> list[Finding]:
+    """ADV101-ADV104 together, in one context: the index catalog is read once, not four times."""
+    from agentddl.checks.verify.generic.duplicate_index import DuplicateIndex
+    from agentddl.checks.verify.generic.fk_without_index import FkWithoutIndex
+    from agentddl.checks.verify.generic.invalid_index import InvalidIndex
+    from agentddl.checks.verify.generic.redundant_index import RedundantIndex
+
+    rules = (FkWithoutIndex, DuplicateIndex, RedundantIndex, InvalidIndex)
+    return run_rules(connection, make_context(connection, [schema]), rules)

@@ -16,6 +16,7 @@ import psycopg
 from psycopg import sql
 
 from agentddl.generator.model import SchemaModel
+from agentddl.generator.profile import Profile
 from agentddl.generator.render.queries import render_queries
 
 Role = Literal["app", "relay", "readonly", "owner"]
@@ -32,6 +33,15 @@ def role_of(query_name: str) -> Role | None:
     if query_name.startswith("purge_") or query_name == "maintain_partitions":
         return "owner"
     return "app" if query_name.isidentifier() else None
+
+
+def production_role(profile: Profile, query_name: str) -> str | None:
+    """The profile's role name that runs `query_name` in production; None: the connecting
+    user (pg_partman's maintenance runs as the tables' owner, who applied the schema)."""
+    if query_name == "maintain_partitions" and profile.retention.partition_manager == "pg_partman":
+        return None
+    kind = role_of(query_name)
+    return None if kind is None else profile.role(kind)
 
 
 def load_queries(model: SchemaModel, text: str | None = None) -> Any:
@@ -70,7 +80,7 @@ class Runtime:
         if name not in self.names:
             raise KeyError(f"queries.sql has no query named {name!r}")
         conn = self.connection
-        role = self._role(name)
+        role = production_role(self.profile, name)
         if role is not None:
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
         if self.tenant is not None:
@@ -83,9 +93,3 @@ class Runtime:
                 conn.rollback()
             if not conn.closed:
                 conn.execute("RESET ROLE")
-
-    def _role(self, name: str) -> str | None:
-        if name == "maintain_partitions" and self.profile.retention.partition_manager == "pg_partman":
-            return None  # pg_partman's maintenance runs as the tables' owner (who applied the schema)
-        kind = role_of(name)
-        return None if kind is None else self.profile.role(kind)

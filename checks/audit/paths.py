@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agentddl.checks.runtime import load_queries, role_of
+from agentddl.checks.runtime import load_queries, production_role
 from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
 from agentddl.generator.model.blocks import quote
 
@@ -48,7 +48,6 @@ def model_paths(model: SchemaModel) -> list[AuditPath]:
     paths = []
     for access in model.access_paths:
         query = getattr(queries, access.name)
-        kind = role_of(access.name)
         paths.append(
             AuditPath(
                 name=access.name,
@@ -58,15 +57,11 @@ def model_paths(model: SchemaModel) -> list[AuditPath]:
                 declared=access.index,
                 kind=access.kind,
                 origin="queries.sql",
-                role=model.profile.role(kind) if kind and not _owner_runs(model, access.name) else None,
+                role=production_role(model.profile, access.name),
                 plannable=access.index is not None,
             )
         )
     return paths + fk_paths(model)
-
-
-def _owner_runs(model: SchemaModel, name: str) -> bool:
-    return name == "maintain_partitions" and model.profile.retention.partition_manager == "pg_partman"
 
 
 def fk_paths(model: SchemaModel) -> list[AuditPath]:

@@ -9,9 +9,17 @@ from pathlib import Path
 from agentddl.generator.errors import AgentDDLError, DriftError
 
 
+def _file_mode() -> int:
+    """What open() would give a new file: 0666 less the umask (mkstemp's temp is 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
     """Write every file via temp file + rename; on failure, nothing is replaced."""
     staged: list[tuple[Path, Path]] = []
+    mode = _file_mode()
     try:
         for relative, text in files.items():
             target = out_dir / relative
@@ -19,6 +27,7 @@ def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
             fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
+            os.chmod(temp_name, mode)
             staged.append((Path(temp_name), target))
     except OSError as error:
         for temp, _ in staged:

@@ -1,6 +1,6 @@
 """Fixtures shared by every test.
 
-Real PostgreSQL servers come from agentddl.checks.harness: one embedded server per major
+Real PostgreSQL servers come from agentddl.checks.db: one embedded server per major
 for the whole session, started when a test first needs it. Which majors:
 $AGENTDDL_TEST_PG_VERSIONS (e.g. "14,15,18"), else every installed major in 14..18;
 with $AGENTDDL_DSN set, only that server.
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentddl.checks.harness import PostgresServer, find_installations, open_server
+from agentddl.checks.db import PostgresServer, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
 
 SUPPORTED_MAJORS = range(14, 19)
@@ -69,7 +69,8 @@ class ServerPool:
 
     def get(self, major: int | None) -> PostgresServer:
         if major not in self._servers:
-            self._servers[major] = self._stack.enter_context(open_server(version=major))
+            dsn = os.environ.get("AGENTDDL_DSN") if major is None else None
+            self._servers[major] = self._stack.enter_context(open_server(dsn, version=major))
         return self._servers[major]
 
     def close(self) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 from agentddl.checks.audit.judge import Thresholds
 from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.audit.run import AuditResult
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.output import write_files
 

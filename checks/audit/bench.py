@@ -16,9 +16,9 @@ import psycopg
 
 from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
 from agentddl.checks.audit.session import audit_paths
-from agentddl.checks.harness import open_server
-from agentddl.checks.install import install_schema
-from agentddl.checks.seed import SeedStats, seed_model
+from agentddl.checks.db import open_server
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.seed import SeedStats, seed_model
 from agentddl.generator.model import derive
 from agentddl.generator.profile import load_default_profile
 from agentddl.generator.profile.model import Engine

@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.harness import PostgresServer, find_installations
+from agentddl.checks.db import PostgresServer, find_installations
 from agentddl.generator.errors import AgentDDLError
 
 

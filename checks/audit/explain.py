@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.runtime import TENANT_SETTING
+from agentddl.checks.db.runtime import TENANT_SETTING
 
 STATEMENT_TIMEOUT = "60s"
 

@@ -18,7 +18,7 @@ from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
 from agentddl.checks.audit.judge import PLAN_ERRORS, Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath, numbered
 from agentddl.checks.audit.plan import Catalog, summarize
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 
 
 def generic_plan_findings(

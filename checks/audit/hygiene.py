@@ -16,7 +16,7 @@ import psycopg
 from agentddl.checks import verify
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.generator.model import SchemaModel
 
 LOW_DISTINCT = 10  # a full (non-partial) single-column B-tree on fewer distinct values is low-cardinality

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog, PlanSummary, Scan
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 
 # a large table read or sorted without an index: what a (hypothetical) index must fix
 PLAN_ERRORS = ("ADA101", "ADA102", "ADA108", "ADA109")

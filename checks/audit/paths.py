@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agentddl.checks.runtime import load_queries, production_role
+from agentddl.checks.db.runtime import load_queries, production_role
 from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
 from agentddl.generator.model.blocks import quote
 

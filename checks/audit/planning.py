@@ -14,7 +14,7 @@ from agentddl.checks.audit.generic import generic_plan_findings
 from agentddl.checks.audit.judge import Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 

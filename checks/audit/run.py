@@ -16,7 +16,7 @@ from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.planning import PathResult, Planner, example_params
 from agentddl.checks.audit.suggest import Suggestion, suggest
 from agentddl.checks.audit.workload import Impact, redundant_indexes
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.generator.model import SchemaModel
 
 

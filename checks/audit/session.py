@@ -18,9 +18,9 @@ from agentddl.checks.audit.existing import copy_schema, first_line
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
-from agentddl.checks.harness import PostgresServer, open_server
-from agentddl.checks.install import install_schema
-from agentddl.checks.seed import seed_model
+from agentddl.checks.db import PostgresServer, open_server
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 

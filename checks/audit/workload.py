@@ -18,7 +18,7 @@ from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult, Planner
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 
 COST_SLACK = 1.10  # a plan 10% costlier (plus one page) without the index counts as "as good"
 

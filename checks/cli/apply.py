@@ -10,11 +10,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from agentddl.checks import alembic_run
-from agentddl.checks.catalog import compare_with_model, snapshot
-from agentddl.checks.harness import open_server
-from agentddl.checks.harness.server import describe_dsn
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import alembic_run, open_server
+from agentddl.checks.db.catalog import compare_with_model, snapshot
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.server import describe_dsn
 from agentddl.generator.errors import CheckFailed
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_profile

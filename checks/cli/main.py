@@ -1,13 +1,20 @@
-"""Entry point: builds the Typer app from one module per subcommand."""
+"""Entry point: builds the Typer app from one module per subcommand.
+
+One error path: every user mistake (an AgentDDLError, a usage error, a file that cannot
+be read) is one line on stderr and exit code 2; findings are exit code 1.
+"""
 
 from __future__ import annotations
 
 import functools
 import sys
+from importlib import metadata
 
 import typer
 
 from agentddl.generator.errors import AgentDDLError
+
+COMMANDS = ("generate", "apply", "lint", "trace", "verify", "audit", "prove")
 
 app = typer.Typer(
     name="agentddl",
@@ -15,17 +22,40 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def version() -> str:
+    try:
+        return metadata.version("agentddl")
+    except metadata.PackageNotFoundError:  # running from a source tree without an install
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentddl {version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Schema, migrations and safety checks for durable agent runtimes on PostgreSQL."""
 
 
 @functools.cache
 def _register() -> None:
-    # Once per process: main() may run many times (tests call it in-process). Lazy
-    # imports keep `import agentddl.checks.cli.main` cheap.
-    from agentddl.checks.cli import apply, audit, generate, lint, prove, trace, verify
+    # Once per process: main() may run many times (tests call it in-process). The command
+    # modules import only typer and the shared options; their work is imported lazily.
+    import importlib
 
-    for module in (generate, apply, lint, trace, verify, prove, audit):
-        module.register(app)
+    for name in COMMANDS:
+        importlib.import_module(f"agentddl.checks.cli.{name}").register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

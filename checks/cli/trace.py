@@ -104,7 +104,7 @@ def run(
     """Trace, print in the chosen format, return the exit code (0 clean, 1 error findings)."""
     import psycopg
 
-    from agentddl.checks.harness import open_server
+    from agentddl.checks.db import open_server
     from agentddl.checks.report import FORMATS
     from agentddl.checks.trace.execute import error_line
     from agentddl.checks.trace.report import render

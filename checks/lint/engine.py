@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.rules import all_rules
-from agentddl.checks.lint.source import SourceMap
 from agentddl.checks.lint.suppress import Suppression, attach_to_statements, find_suppressions
 from agentddl.checks.lint.types import Context, Finding, Rule, Severity, Statement, Violation
-from agentddl.checks.lint.walk import Migration, SyntaxProblem, walk
+from agentddl.checks.pg.source import SourceMap
+from agentddl.checks.pg.walk import Migration, SyntaxProblem, walk
 
 SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
     "syntax-error",

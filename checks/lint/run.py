@@ -7,12 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from agentddl.checks.lint import alembic_offline
 from agentddl.checks.lint.config import ConfigError, LintConfig
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.report import LintReport
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.types import Finding
+from agentddl.checks.pg import alembic_offline
 
 STDIN = "-"
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", "build"}

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 
-from agentddl.checks.lint import alembic_offline, tool_markers
 from agentddl.checks.lint.types import Runner
+from agentddl.checks.pg import alembic_offline, tool_markers
 
 _BEGIN = re.compile(r"^\s*(BEGIN|START\s+TRANSACTION)\b", re.IGNORECASE | re.MULTILINE)
 Item = tuple[Path, int, Runner]  # a migration, its target major version, its runner

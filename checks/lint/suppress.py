@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 import pglast
 
-from agentddl.checks.lint.source import SourceMap
+from agentddl.checks.pg.source import SourceMap
 
 _IGNORE = re.compile(
     r"agentddl:\s*(?P<kind>ignore-file|ignore)\s*\[(?P<rules>[^\]]*)\]\s*(?P<reason>.*)",

@@ -4,16 +4,17 @@ A rule never parses SQL and never touches a database. The framework parses a
 migration once, walks it in order and hands each rule one `Statement` plus the
 frozen `Context` that was in force *before* that statement ran.
 
-For rule authors (framework modules you can import):
-- `ast_helpers`: relation_name(range_var, ctx), is_new_relation(range_var, ctx),
+For rule authors (the PostgreSQL-semantics layer, `agentddl.checks.pg`, which trace
+shares):
+- `pg.ast_helpers`: relation_name(range_var, ctx), is_new_relation(range_var, ctx),
   resolve(schema, name, ctx), qualified_name(names, ctx), name_list, const_value,
   iter_nodes, function_name, expression_volatility(expr), option_enabled(options, name).
-- `columns`: ALTER TABLE commands, added columns/constraints, column types and rewrites;
-  `batching`: is an UPDATE/DELETE bounded; `earlier`: what this migration made before.
+- `pg.columns`: ALTER TABLE commands, added columns/constraints, column types and rewrites;
+  `pg.batching`: is an UPDATE/DELETE bounded; `pg.earlier`: what this migration made before.
 - `Rule.node_types`: the statement node types a rule reports on (the engine calls it for
   those only); `Violation.severity`: a milder (or harsher) severity for one case.
-- `locks`: locks_taken(statement, ctx) -> [(RelationName, LockMode)], lock strengths.
-- `walk.walk(text, file, pg_version, runner)` / `engine.lint(text, file, config, only=)`.
+- `pg.locks`: locks_taken(statement, ctx) -> [(RelationName, LockMode)], lock strengths.
+- `pg.walk.walk(text, file, pg_version, runner)` / `engine.lint(text, file, config, only=)`.
 - DO blocks: inner statements arrive as their own Statement (in_do_block=True) right
   after the DoStmt, located at the DO; `Violation.location` is ignored for them.
 - Transactions: `in_transaction_block` follows the runner's real model (psql:
@@ -33,163 +34,15 @@ For rule authors (framework modules you can import):
 
 from __future__ import annotations
 
-import bisect
-import itertools
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, overload
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
 
-Severity = Literal["error", "warning", "info"]
-Runner = Literal["psql", "alembic"]
+from agentddl.checks.core.findings import Finding, Severity
+from agentddl.checks.core.rules import Rule as BaseRule
+from agentddl.checks.pg.statements import Context, RelationName, Runner, Statement
 
-
-@dataclass(frozen=True, order=True)
-class RelationName:
-    """A schema-qualified relation name, already case-folded as PostgreSQL does."""
-
-    schema: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.schema}.{self.name}"
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One top-level SQL statement of a migration (or one found inside a DO block)."""
-
-    node: Any  # the pglast.ast node inside the RawStmt (e.g. ast.IndexStmt)
-    sql: str  # the statement's own text
-    file: str
-    line: int  # 1-based line of the statement's first character
-    column: int  # 1-based column of the statement's first character
-    offset: int  # 0-based character offset of the statement in its file
-    index: int  # position in the migration, 0-based
-    transaction: int  # statements sharing this id run in one transaction
-    in_transaction_block: bool  # runs inside BEGIN..COMMIT or the runner's implicit transaction
-    in_do_block: bool = False  # extracted from a DO $$ ... $$ body (or EXECUTE string)
-
-
-@dataclass(frozen=True)
-class Context:
-    """What is known before a statement runs. Built by the walker; never mutated."""
-
-    pg_version: int  # target server major version
-    runner: Runner
-    search_path: tuple[str, ...] = ("public",)
-    created_relations: frozenset[RelationName] = frozenset()  # new, empty: no lock hazard
-    lock_timeout_ms: int = 0  # 0 = no timeout in force
-    statement_timeout_ms: int = 0
-    timezone: str | None = None  # TimeZone the migration set (lower-cased); None: the server's
-    earlier: Sequence[Statement] = ()  # every earlier statement of this migration, in order
-    options: dict[str, Any] = field(default_factory=dict)  # per-rule config from [tool.agentddl]
-    # The walker's append-only index of earlier statements (by node type, by transaction),
-    # so `earlier_of` and `same_transaction` need not scan `earlier` (quadratic on big files).
-    history: History | None = field(default=None, compare=False, repr=False)
-
-    def is_new(self, relation: RelationName) -> bool:
-        """True when the relation was created earlier in this migration."""
-        return relation in self.created_relations
-
-    def same_transaction(self, statement: Statement, *node_types: type) -> tuple[Statement, ...]:
-        """Earlier statements that share `statement`'s transaction block, in order; with
-        `node_types`, only those whose node is one of them (costs only the matches)."""
-        if not statement.in_transaction_block:
-            return ()
-        if self.history is None:
-            same = (s for s in self.earlier if s.transaction == statement.transaction)
-            return tuple(s for s in same if not node_types or isinstance(s.node, node_types))
-        transaction = ("transaction", statement.transaction)
-        if not node_types:
-            return self.history.before(transaction, len(self.earlier))
-        keys = [(*transaction, kind) for kind in node_types]
-        return self._merged(keys)
-
-    def earlier_of(self, *node_types: type) -> tuple[Statement, ...]:
-        """Earlier statements whose node is one of `node_types`, in order. Prefer this to
-        scanning `earlier`: it costs only the matches, so big files stay linear."""
-        if self.history is None:
-            return tuple(s for s in self.earlier if isinstance(s.node, node_types))
-        return self._merged(list(node_types))
-
-    def _merged(self, keys: Sequence[object]) -> tuple[Statement, ...]:
-        assert self.history is not None
-        found = [s for key in keys for s in self.history.before(key, len(self.earlier))]
-        return tuple(sorted(found, key=lambda s: s.index)) if len(keys) > 1 else tuple(found)
-
-
-class Earlier(Sequence[Statement]):
-    """The first `length` statements of the walker's shared, append-only list: what
-    `Context.earlier` is during a walk. One list for the whole migration instead of a
-    copy per statement (copies are quadratic in time and memory on big files)."""
-
-    def __init__(self, statements: list[Statement], length: int) -> None:
-        self._statements, self._length = statements, length
-
-    def __len__(self) -> int:
-        return self._length
-
-    @overload
-    def __getitem__(self, index: int) -> Statement: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Statement, ...]: ...
-    def __getitem__(self, index: int | slice) -> Statement | tuple[Statement, ...]:
-        if isinstance(index, slice):
-            return tuple(self._statements[: self._length][index])
-        if not -self._length <= index < self._length:
-            raise IndexError("earlier statement index out of range")
-        return self._statements[index % self._length]
-
-    def __iter__(self) -> Iterator[Statement]:
-        return itertools.islice(self._statements, self._length)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence):
-            return NotImplemented
-        return tuple(self) == tuple(other)
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-
-class History:
-    """The walker's append-only index of a migration's statements, each with the Context
-    in force before it. Lists are keyed by node type, by ("transaction", id), by
-    ("transaction", id, node type) and by the extra keys the walker passes to `add` (see
-    `earlier.index_keys`). Statement.index is the position in the migration, so the
-    statements earlier than the current one are those below `len(context.earlier)`."""
-
-    def __init__(self) -> None:
-        self._lists: dict[object, list[Statement]] = {}
-        self._contexts: dict[int, Context] = {}
-        # Indexes that helper modules build lazily, once per migration (e.g. held locks).
-        self.memo: dict[object, Any] = {}
-
-    def add(self, statement: Statement, context: Context, keys: Iterable[object] = ()) -> None:
-        """Record a statement and the Context it ran in (the walker calls this after each)."""
-        self._contexts[statement.index] = context
-        kind, transaction = type(statement.node), ("transaction", statement.transaction)
-        for key in dict.fromkeys((kind, transaction, (*transaction, kind), *keys)):
-            self._lists.setdefault(key, []).append(statement)
-
-    def before(self, key: object, position: int) -> tuple[Statement, ...]:
-        """The statements under `key` whose index is below `position`."""
-        items = self._lists.get(key, [])
-        end = bisect.bisect_left(items, position, key=lambda s: s.index)
-        return tuple(items[:end])
-
-    def has_before(self, key: object, position: int) -> bool:
-        """True when some statement under `key` has an index below `position`."""
-        items = self._lists.get(key, [])
-        return len(items) > 0 and items[0].index < position
-
-    def all(self, key: object) -> list[Statement]:
-        """Every statement under `key`, in order (the list itself: do not change it)."""
-        return self._lists.get(key, [])
-
-    def context_of(self, statement: Statement) -> Context:
-        """The Context in force before `statement` ran."""
-        return self._contexts[statement.index]
+__all__ = ["Context", "Finding", "RelationName", "Rule", "Runner", "Severity", "Statement", "Violation"]
 
 
 @dataclass(frozen=True)
@@ -203,31 +56,16 @@ class Violation:
     severity: Severity | None = None  # None: the rule's; a configured severity wins over both
 
 
-@dataclass(frozen=True)
-class Finding:
-    """A located, coded violation as reporters print it."""
-
-    file: str
-    line: int
-    column: int
-    code: str
-    rule: str
-    severity: Severity
-    message: str
-    help: str
-
-
-class Rule:
+class Rule(BaseRule):
     """Base of every lint rule: one subclass per module in `agentddl.checks.lint.rules`.
 
     The class docstring is the rule's documentation and must have the sections
     What it does / Why is this bad? / Example / Use instead / In an Alembic migration /
-    References; `docs/rules/` is generated from it.
+    References; the docs site's rule pages are generated from it.
     """
 
-    code: ClassVar[str]  # "ADL101"; stable forever once released
-    name: ClassVar[str]  # "require-concurrent-index-creation"; used in ignore comments
-    severity: ClassVar[Severity] = "error"
+    family = "lint"
+    # `name` is also what ignore comments and [tool.agentddl.rules] use
     enabled_by_default: ClassVar[bool] = True
     # The statement node types `check` can report on; the engine calls it for those only
     # (one dict lookup instead of a call per rule and statement). Empty: every statement.

@@ -23,7 +23,7 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from agentddl.checks.runtime import TENANT_SETTING, Role
+from agentddl.checks.db.runtime import TENANT_SETTING, Role
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 

@@ -8,6 +8,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 
+from agentddl.checks.db.runtime import load_queries
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveOptions
 from agentddl.checks.prove.pool import Pool
@@ -16,7 +17,6 @@ from agentddl.checks.prove.scenarios import SCENARIOS
 from agentddl.checks.prove.scenarios.base import ScenarioContext
 from agentddl.checks.prove.target import prove_database
 from agentddl.checks.prove.worker import WorkerSetup
-from agentddl.checks.runtime import load_queries
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import LockStrategy, Profile

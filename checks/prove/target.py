@@ -17,9 +17,9 @@ from collections.abc import Iterator
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.harness import PostgresServer, open_server
-from agentddl.checks.harness.server import connect, describe_dsn
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import PostgresServer, open_server
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.server import connect, describe_dsn
 from agentddl.checks.prove.observe import Observer
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel

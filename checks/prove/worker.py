@@ -23,8 +23,8 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from agentddl.checks.db.runtime import Runtime, load_queries
 from agentddl.checks.prove.journal import Journal
-from agentddl.checks.runtime import Runtime, load_queries
 from agentddl.generator.model import SchemaModel
 
 Row = dict[str, Any]

@@ -22,7 +22,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.harness import open_server
+from agentddl.checks.db import open_server
 from agentddl.checks.trace.run import TraceOptions, trace_on
 from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.source import load_migrations

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import bisect
 
+from agentddl.checks.pg.lockmodes import strength
 from agentddl.checks.trace.execute import Timed
-from agentddl.checks.trace.locks import strength
 from agentddl.checks.trace.types import StatementTrace, Throughput
 from agentddl.checks.trace.workload import Call
 

@@ -19,8 +19,8 @@ from typing import Any
 import psycopg
 from psycopg.pq import TransactionStatus
 
+from agentddl.checks.pg.lockmodes import RUNTIME_NEEDS, blocked_kinds, strongest
 from agentddl.checks.trace import snapshot
-from agentddl.checks.trace.locks import RUNTIME_NEEDS, blocked_kinds, strongest
 from agentddl.checks.trace.source import MigrationFile, PlannedStatement
 from agentddl.checks.trace.types import HeldLock, StatementTrace
 from agentddl.checks.trace.watch import LockWatcher

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agentddl.checks.findings import Finding, Severity
-from agentddl.checks.trace.locks import ROW_EXCLUSIVE, conflicts, strength
+from agentddl.checks.core.findings import Finding, Severity
+from agentddl.checks.pg.lockmodes import ROW_EXCLUSIVE, conflicts, strength
 from agentddl.checks.trace.types import HeldLock, StatementTrace
 
 

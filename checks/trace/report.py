@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agentddl.checks.pg.lockmodes import STRENGTH
 from agentddl.checks.report import Format, RuleInfo, render_findings
 from agentddl.checks.trace.judge import RULES
-from agentddl.checks.trace.locks import STRENGTH
 from agentddl.checks.trace.types import StatementTrace, TraceResult
 
 

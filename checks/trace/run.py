@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.trace import snapshot
 from agentddl.checks.trace.blocking import charge_blocked, throughput
 from agentddl.checks.trace.execute import Timed, Tracer

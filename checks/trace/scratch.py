@@ -11,9 +11,9 @@ from typing import Any
 
 import psycopg
 
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
-from agentddl.checks.seed.load import seed_model
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.seed.load import seed_model
 from agentddl.checks.trace.execute import error_line, run_statement
 from agentddl.checks.trace.source import PlannedStatement, load_migrations
 from agentddl.generator.errors import AgentDDLError

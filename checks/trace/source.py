@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from pglast import ast, enums
 
-from agentddl.checks.lint import alembic_offline, psql_script
-from agentddl.checks.lint.batching import BOOKKEEPING_TABLES
-from agentddl.checks.lint.rules.concurrently_in_transaction import no_transaction_block
-from agentddl.checks.lint.walk import walk
+from agentddl.checks.pg import alembic_offline, psql_script
+from agentddl.checks.pg.batching import BOOKKEEPING_TABLES
+from agentddl.checks.pg.transactions import no_transaction_block
+from agentddl.checks.pg.walk import walk
 from agentddl.generator.errors import AgentDDLError
 
 Control = Literal["begin", "commit", "rollback"]

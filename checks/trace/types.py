@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 
 
 @dataclass(frozen=True, order=True)

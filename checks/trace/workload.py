@@ -3,7 +3,7 @@
 Several worker threads, each on its own connection, loop through a run's life as a
 worker does: start a run, claim one (claims), then step writes (append_event,
 heartbeat, save_checkpoint) and reads (get_run, run_events), then complete it. Every
-query goes through agentddl.checks.runtime, as its production role. Each call's
+query goes through agentddl.checks.db.runtime, as its production role. Each call's
 latency is recorded with the session's pid; the lock watcher tells which calls waited
 on a lock. Nothing sets lock_timeout: waits are what we measure. A generous
 statement_timeout bounds every call, so a run always ends.
@@ -24,7 +24,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from agentddl.checks.runtime import Runtime, load_queries
+from agentddl.checks.db.runtime import Runtime, load_queries
 from agentddl.checks.trace.execute import error_line
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel

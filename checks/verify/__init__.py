@@ -1,12 +1,12 @@
 """`agentddl verify`: a live schema's invariants, read from pg_catalog.
 
 Library use (e.g. by `audit`): every function takes an open psycopg connection and a
-schema name and returns `agentddl.checks.findings.Finding`s.
+schema name and returns `agentddl.checks.core.findings.Finding`s.
 """
 
 from __future__ import annotations
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.run import generic_findings, make_context, rule_infos, run_one, run_rules
 from agentddl.checks.verify.types import Connection, VerifyContext
 

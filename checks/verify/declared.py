@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.reference import Reference, model_roles
 from agentddl.checks.verify.shapes import Shape, Shapes, differences, read_shapes
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext

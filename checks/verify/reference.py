@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 import psycopg
 
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
 from agentddl.checks.verify.shapes import Shapes, read_shapes
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from agentddl.checks.rule_modules import rule_classes
+from agentddl.checks.core.rules import rule_classes
 from agentddl.checks.verify import generic, profile
 from agentddl.checks.verify.types import Group, Rule
 

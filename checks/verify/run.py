@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.report import RuleInfo, rule_info, sorted_findings
 from agentddl.checks.verify.reference import Reference
 from agentddl.checks.verify.registry import all_rules, rules_in_group

@@ -9,10 +9,10 @@ from typing import Any
 
 import psycopg
 
-from agentddl.checks.findings import Finding
-from agentddl.checks.harness import open_server
-from agentddl.checks.harness.server import connect, describe_dsn
-from agentddl.checks.install import install_schema
+from agentddl.checks.core.findings import Finding
+from agentddl.checks.db import open_server
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.server import connect, describe_dsn
 from agentddl.checks.verify.reference import Reference, build_reference, read_reference
 from agentddl.checks.verify.run import make_context, run_rules
 from agentddl.generator.errors import AgentDDLError

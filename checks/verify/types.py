@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import psycopg
 from psycopg.rows import dict_row
 
-from agentddl.checks.findings import Finding, Severity
+from agentddl.checks.core.findings import Finding, Severity
 from agentddl.generator.model import SchemaModel
 
 if TYPE_CHECKING:

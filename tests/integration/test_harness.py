@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from agentddl.checks.harness import PostgresServer, embedded, find_installations, open_server
+from agentddl.checks.db import PostgresServer, embedded, find_installations, open_server
 from agentddl.generator.errors import AgentDDLError
 
 DEBIAN_15_BIN = Path("/usr/lib/postgresql/15/bin")
@@ -127,11 +127,9 @@ def test_debian_15_has_the_checks_extensions() -> None:
         assert not server.has_extension("agentddl_no_such_extension")
 
 
-def test_external_dsn_is_used_and_never_stopped(
-    pg_server_latest: PostgresServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("AGENTDDL_DSN", pg_server_latest.admin_dsn)
-    with open_server() as external:
+def test_external_dsn_is_used_and_never_stopped(pg_server_latest: PostgresServer) -> None:
+    # $AGENTDDL_DSN is read by the CLI (--dsn's envvar), not by the library
+    with open_server(pg_server_latest.admin_dsn) as external:
         assert external.admin_dsn == pg_server_latest.admin_dsn
         with external.scratch_database() as dsn:
             psycopg.connect(dsn).close()

@@ -10,8 +10,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_profile_text
 from agentddl.generator.render.plan import render_plan

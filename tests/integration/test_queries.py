@@ -17,9 +17,9 @@ from profiles import example_profiles, with_strategy, with_version
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
-from agentddl.checks.runtime import Runtime
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.runtime import Runtime
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
 
@@ -39,7 +39,7 @@ SCENARIOS = scenario_profiles()
 
 
 class Session:
-    """One database with the schema applied and queries.sql loaded (agentddl.checks.runtime,
+    """One database with the schema applied and queries.sql loaded (agentddl.checks.db.runtime,
     the same runtime the live checks use); calls are recorded."""
 
     def __init__(self, dsn: str, profile: Profile) -> None:

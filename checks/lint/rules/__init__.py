@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from functools import cache
 
+from agentddl.checks.core.rules import rule_classes
 from agentddl.checks.lint.types import Rule
-from agentddl.checks.rule_modules import rule_classes
 
 
 @cache

@@ -8,11 +8,11 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType
 
-from agentddl.checks.lint.ast_helpers import iter_nodes, relation_name
-from agentddl.checks.lint.batching import is_unbounded_read, is_unbounded_write
-from agentddl.checks.lint.earlier import constraint_named_in_transaction, is_new
-from agentddl.checks.lint.locks import exclusive_holders
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import iter_nodes, relation_name
+from agentddl.checks.pg.batching import is_unbounded_read, is_unbounded_write
+from agentddl.checks.pg.earlier import constraint_named_in_transaction, is_new
+from agentddl.checks.pg.locks import exclusive_holders
 
 
 class AccessExclusiveWithSlowWork(Rule):

@@ -7,14 +7,14 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.columns import (
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.columns import (
     added_columns,
     column_constraints,
     default_expression,
     existing_altered_table,
     is_serial,
 )
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 FAST_DEFAULT_SINCE = 11  # a non-volatile DEFAULT no longer rewrites the table
 # Constraints that fill a new column in by themselves.

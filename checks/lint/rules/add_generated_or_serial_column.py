@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.columns import (
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.columns import (
     added_columns,
     column_constraints,
     existing_altered_table,
     is_serial,
 )
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 VIRTUAL_GENERATED_SINCE = 18
 

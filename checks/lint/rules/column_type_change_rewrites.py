@@ -9,7 +9,8 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType
 
-from agentddl.checks.lint.columns import (
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.columns import (
     MAYBE_FREE_INTO,
     ZERO_OFFSET_ZONES,
     ColumnType,
@@ -21,9 +22,8 @@ from agentddl.checks.lint.columns import (
     rewrite_needed,
     rewrite_needed_from_unknown,
 )
-from agentddl.checks.lint.earlier import earlier_commands
-from agentddl.checks.lint.type_hints import existing_types
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.earlier import earlier_commands
+from agentddl.checks.pg.type_hints import existing_types
 
 UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone
 

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.ast_helpers import name_list, relation_name
-from agentddl.checks.lint.columns import (
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import name_list, relation_name
+from agentddl.checks.pg.columns import (
     added_columns,
     added_constraints,
     column_constraints,
@@ -17,8 +18,7 @@ from agentddl.checks.lint.columns import (
     is_serial,
     is_validating,
 )
-from agentddl.checks.lint.earlier import type_created_earlier
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.earlier import type_created_earlier
 
 _KINDS = (ConstrType.CONSTR_FOREIGN, ConstrType.CONSTR_CHECK)
 

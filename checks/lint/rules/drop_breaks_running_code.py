@@ -8,14 +8,14 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.ast_helpers import name_list, qualified_name, relation_name
-from agentddl.checks.lint.earlier import (
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import name_list, qualified_name, relation_name
+from agentddl.checks.pg.earlier import (
     column_added_earlier,
     detached_earlier,
     is_new,
     schema_created_earlier,
 )
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 _TABLE_KINDS: dict[ObjectType | None, str] = {
     ObjectType.OBJECT_TABLE: "table",

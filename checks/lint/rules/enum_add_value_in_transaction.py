@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from pglast import ast
 
-from agentddl.checks.lint.ast_helpers import qualified_name
-from agentddl.checks.lint.columns import string_constants
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import qualified_name
+from agentddl.checks.pg.columns import string_constants
 
 ADD_VALUE_IN_TRANSACTION_SINCE = 12
 # From 17 a value added to a type created in the same transaction is usable at once.

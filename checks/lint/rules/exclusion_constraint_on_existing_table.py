@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.columns import added_constraints, existing_altered_table
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.columns import added_constraints, existing_altered_table
 
 # PostgreSQL 18's temporal keys (`WITHOUT OVERLAPS`) are exclusion constraints too.
 _KINDS = (ConstrType.CONSTR_EXCLUSION, ConstrType.CONSTR_UNIQUE, ConstrType.CONSTR_PRIMARY)

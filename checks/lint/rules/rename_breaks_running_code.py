@@ -7,15 +7,15 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ObjectType
 
-from agentddl.checks.lint.ast_helpers import name_list, relation_name
-from agentddl.checks.lint.earlier import (
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import name_list, relation_name
+from agentddl.checks.pg.earlier import (
     column_added_earlier,
     enum_value_added_earlier,
     is_new,
     schema_created_earlier,
     type_created_earlier,
 )
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 # Relations application code names in queries; renaming an index, constraint,
 # sequence or trigger does not change any query text.

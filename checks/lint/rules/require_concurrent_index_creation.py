@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from pglast import ast
 
-from agentddl.checks.lint.ast_helpers import is_new_relation, relation_name
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import is_new_relation, relation_name
 
 _PARTITIONED_HINT = (
     " On a partitioned table (CONCURRENTLY is not supported on the parent): CREATE INDEX"

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from pglast import ast, enums
 
-from agentddl.checks.lint.ast_helpers import qualified_name
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import qualified_name
 
 
 class RequireConcurrentIndexDeletion(Rule):

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ReindexObjectType
 
-from agentddl.checks.lint.ast_helpers import option_enabled, relation_name
-from agentddl.checks.lint.earlier import is_new, schema_created_earlier
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import option_enabled, relation_name
+from agentddl.checks.pg.earlier import is_new, schema_created_earlier
 
 CONCURRENT_REINDEX_SINCE = 12
 

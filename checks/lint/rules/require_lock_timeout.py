@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from pglast import ast
 
-from agentddl.checks.lint.locks import LOCKING_STATEMENTS, Lock, held_mode, locks_taken
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.locks import LOCKING_STATEMENTS, Lock, held_mode, locks_taken
 
 
 class RequireLockTimeout(Rule):

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.columns import (
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.columns import (
     added_columns,
     added_constraints,
     column_constraints,
     existing_altered_table,
 )
-from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 
 _KINDS = (ConstrType.CONSTR_UNIQUE, ConstrType.CONSTR_PRIMARY)
 

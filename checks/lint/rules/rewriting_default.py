@@ -8,19 +8,19 @@ from typing import Any
 from pglast import ast
 from pglast.enums import ConstrType
 
-from agentddl.checks.lint.ast_helpers import (
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import (
     VOLATILE_FUNCTIONS,
     function_name,
     iter_nodes,
 )
-from agentddl.checks.lint.columns import (
+from agentddl.checks.pg.columns import (
     added_columns,
     column_constraints,
     default_expression,
     existing_altered_table,
 )
-from agentddl.checks.lint.earlier import function_volatility
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.earlier import function_volatility
 
 FAST_DEFAULT_SINCE = 11  # non-volatile defaults are stored in the catalog, not the rows
 # Columns whose values are computed for every row anyway: add-generated-or-serial-column.

@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType
 
-from agentddl.checks.lint.columns import (
+from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.columns import (
     added_constraint,
     existing_altered_table,
     implies_not_null,
     is_validating,
     table_commands,
 )
-from agentddl.checks.lint.earlier import earlier_commands
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.earlier import earlier_commands
 
 CHECK_SKIPS_SCAN_SINCE = 12  # SET NOT NULL uses a validated CHECK (col IS NOT NULL)
 NOT_NULL_NOT_VALID_SINCE = 18  # ADD CONSTRAINT ... NOT NULL col NOT VALID

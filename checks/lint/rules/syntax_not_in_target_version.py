@@ -9,8 +9,8 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType, MergeMatchKind, PartitionStrategy
 
-from agentddl.checks.lint.ast_helpers import iter_nodes, option_enabled
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import iter_nodes, option_enabled
 
 
 @dataclass(frozen=True)

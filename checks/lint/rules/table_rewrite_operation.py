@@ -8,9 +8,9 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.ast_helpers import option_enabled, relation_name
-from agentddl.checks.lint.earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import option_enabled, relation_name
+from agentddl.checks.pg.earlier import is_new
 
 # REINDEX (TABLESPACE ...) CONCURRENTLY moves an index online from this version on.
 REINDEX_TABLESPACE_SINCE = 14

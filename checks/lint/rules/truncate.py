@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from pglast import ast
 
-from agentddl.checks.lint.ast_helpers import relation_name
-from agentddl.checks.lint.earlier import is_new
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import relation_name
+from agentddl.checks.pg.earlier import is_new
 
 
 class Truncate(Rule):

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import AlterTableType
 
-from agentddl.checks.lint.columns import added_constraint, commands_of, existing_altered_table
-from agentddl.checks.lint.earlier import earlier_commands
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.columns import added_constraint, commands_of, existing_altered_table
+from agentddl.checks.pg.earlier import earlier_commands
 
 
 class ValidateInSameTransaction(Rule):

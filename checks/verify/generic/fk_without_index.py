@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.indexes import (
     FOREIGN_KEYS_SQL,
     INDEXES_SQL,

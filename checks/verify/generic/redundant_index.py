@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.generic.duplicate_index import duplicates
 from agentddl.checks.verify.indexes import INDEXES_SQL, IndexShape, covers_prefix, indexes_by_table
 from agentddl.checks.verify.types import Row, Rule, VerifyContext

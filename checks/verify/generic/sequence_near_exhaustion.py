@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
-from agentddl.checks.findings import Finding, Severity
+from agentddl.checks.core.findings import Finding, Severity
 from agentddl.checks.verify.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.partitions import bounds_and_instants
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 from agentddl.generator.model import Table

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.declared import live_shapes, reference_of
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 

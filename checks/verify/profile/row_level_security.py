@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.declared import live_shapes, mismatches, reference_of
 from agentddl.checks.verify.shapes import Shapes
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext, fetch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.declared import live_shapes
 from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
 

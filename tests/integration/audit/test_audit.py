@@ -24,8 +24,8 @@ from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
 from agentddl.checks.audit.session import audit_paths
 from agentddl.checks.audit.workload import drop_impact
 from agentddl.checks.cli.main import main
-from agentddl.checks.install import install_schema
-from agentddl.checks.seed import seed_model
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.seed import seed_model
 from agentddl.generator.model import SchemaModel, derive
 
 HERE = Path(__file__).parent

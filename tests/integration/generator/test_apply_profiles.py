@@ -9,10 +9,10 @@ import psycopg
 import pytest
 from profiles import example_profiles, with_strategy, with_version
 
-from agentddl.checks import alembic_run
-from agentddl.checks.catalog import compare_with_model, snapshot
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import alembic_run
+from agentddl.checks.db.catalog import compare_with_model, snapshot
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.alembic import render_revision

@@ -11,8 +11,8 @@ import pytest
 from profiles import example_profiles, with_version
 from psycopg import errors
 
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import derive
 
 TENANT_A, TENANT_B = uuid.uuid4(), uuid.uuid4()

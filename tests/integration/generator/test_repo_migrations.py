@@ -10,7 +10,7 @@ from pathlib import Path
 import psycopg
 from profiles import ROOT
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 
 ALEMBIC = Path(sys.executable).parent / "alembic"
 

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from psycopg import errors
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 

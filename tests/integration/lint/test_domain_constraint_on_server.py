@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.lint.locks import LockMode, all_locks
-from agentddl.checks.lint.walk import walk
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.pg.locks import LockMode, all_locks
+from agentddl.checks.pg.walk import walk
 
 Connection = psycopg.Connection[tuple[object, ...]]
 SETUP = """

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import psycopg
 
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.lint.settings import duration_ms, search_path_list
-from agentddl.checks.lint.walk import walk
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.pg.settings import duration_ms, search_path_list
+from agentddl.checks.pg.walk import walk
 
 SCRIPT = """
 SET lock_timeout = '2s';

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.install import install_schema
+from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.render.queries import render_queries
 

@@ -15,8 +15,8 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from agentddl.checks.cli.main import main
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import derive
 
 PROFILE = str(ROOT / "schemas" / "default.yaml")

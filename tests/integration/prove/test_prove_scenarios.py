@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from profiles import example_profiles, with_strategy, with_version
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.prove import SCENARIOS, Pool, ProveOptions, ProveReport, prove
 from agentddl.generator.profile import LockStrategy, Profile
 

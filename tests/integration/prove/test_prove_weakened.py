@@ -10,7 +10,7 @@ import pytest
 from profiles import example_profiles, with_strategy, with_version
 from prove_weakenings import CLAIM_GUARDS_OFF, RLS_OFF, WEAKENINGS, Weakening
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.prove import Pool, ProveOptions, prove
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile

@@ -10,8 +10,8 @@ import pytest
 from profiles import example_profiles
 from psycopg import sql
 
-from agentddl.checks.install import install_schema
-from agentddl.checks.seed import plan_seed, seed_model
+from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.seed import plan_seed, seed_model
 from agentddl.generator.model import SchemaModel, derive
 
 PROFILES = example_profiles()

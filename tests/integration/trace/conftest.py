@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 
 TRACE_MAJORS = (15, 18)
 

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from agentddl.checks.cli.main import main
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
 SCHEMA = FIXTURES / "schema.sql"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from trace_blockers import Blocker, holding
 
-from agentddl.checks.findings import Finding
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.core.findings import Finding
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.trace.run import TraceOptions, trace_migrations
 from agentddl.checks.trace.types import StatementTrace, TraceResult
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from profiles import ROOT, with_version
 from psycopg.conninfo import conninfo_to_dict
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.trace.run import TraceOptions, trace_migrations
 from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.types import TraceResult

@@ -8,7 +8,7 @@ import time
 
 import psycopg
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.trace.watch import LockWatcher
 
 

@@ -13,8 +13,8 @@ import psycopg
 import pytest
 from profiles import with_version
 
-from agentddl.checks.findings import Finding
-from agentddl.checks.install import install_schema
+from agentddl.checks.core.findings import Finding
+from agentddl.checks.db.install import install_schema
 from agentddl.checks.verify import make_context, run_rules
 from agentddl.checks.verify.reference import Reference, read_reference
 from agentddl.checks.verify.registry import rules_in_group

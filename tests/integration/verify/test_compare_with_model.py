@@ -6,9 +6,9 @@ from __future__ import annotations
 import psycopg
 from profiles import example_profiles, with_version
 
-from agentddl.checks.catalog import compare_with_model, snapshot
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
+from agentddl.checks.db.catalog import compare_with_model, snapshot
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import derive
 
 CHANGES = {

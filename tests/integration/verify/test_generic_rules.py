@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from agentddl.checks.harness import PostgresServer
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.verify import generic_findings, invalid_indexes
 from agentddl.checks.verify.registry import rules_in_group
 

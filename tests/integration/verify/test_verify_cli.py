@@ -11,8 +11,8 @@ import pytest
 from profiles import ROOT
 
 from agentddl.checks.cli.main import main
-from agentddl.checks.harness import PostgresServer
-from agentddl.checks.install import install_schema
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import derive
 from agentddl.generator.profile import load_profile
 

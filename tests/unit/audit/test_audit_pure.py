@@ -18,7 +18,7 @@ from agentddl.checks.audit.report import markdown
 from agentddl.checks.audit.run import AuditResult
 from agentddl.checks.audit.shape import index_shape, index_shapes
 from agentddl.checks.audit.suggest import suggest
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import derive
 from agentddl.generator.profile import load_profile

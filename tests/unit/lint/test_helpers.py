@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pglast import ast, parse_sql
 
-from agentddl.checks.lint.ast_helpers import expression_volatility, iter_nodes, option_enabled
-from agentddl.checks.lint.locks import LockMode, all_locks
-from agentddl.checks.lint.walk import walk
+from agentddl.checks.pg.ast_helpers import expression_volatility, iter_nodes, option_enabled
+from agentddl.checks.pg.locks import LockMode, all_locks
+from agentddl.checks.pg.walk import walk
 
 
 @pytest.mark.parametrize(

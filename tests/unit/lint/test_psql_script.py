@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
-from agentddl.checks.lint.psql_script import as_sql
+from agentddl.checks.pg.psql_script import as_sql
 
 SCRIPT = """\\set ON_ERROR_STOP on
 \\set reader app_ro

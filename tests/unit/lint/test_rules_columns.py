@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pglast import ast, parse_sql
 
-from agentddl.checks.lint.columns import (
+from agentddl.checks.pg.columns import (
     ColumnType,
     column_type,
     default_expression,
@@ -16,7 +16,7 @@ from agentddl.checks.lint.columns import (
     rewrite_needed,
     rewrite_needed_from_unknown,
 )
-from agentddl.checks.lint.walk import walk
+from agentddl.checks.pg.walk import walk
 
 
 def _type(sql_type: str) -> ColumnType:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pglast import ast, parse_sql
 
-from agentddl.checks.lint.batching import is_unbounded_read, is_unbounded_write
+from agentddl.checks.pg.batching import is_unbounded_read, is_unbounded_write
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name

@@ -7,7 +7,7 @@ import pytest
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
-from agentddl.checks.lint.tool_markers import up_section
+from agentddl.checks.pg.tool_markers import up_section
 
 INDEX = "CREATE INDEX CONCURRENTLY orders_status_idx ON orders (status);\n"
 DROP = "DROP INDEX orders_status_idx;\nALTER TABLE orders DROP COLUMN legacy;\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentddl.checks.lint.type_hints import existing_types, hint_comment
+from agentddl.checks.pg.type_hints import existing_types, hint_comment
 
 
 def test_a_hint_round_trips_to_the_column_type() -> None:

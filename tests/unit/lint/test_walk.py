@@ -5,7 +5,7 @@ from __future__ import annotations
 from pglast import ast
 
 from agentddl.checks.lint.types import RelationName
-from agentddl.checks.lint.walk import walk
+from agentddl.checks.pg.walk import walk
 
 
 def test_statement_positions_skip_comments_and_whitespace() -> None:

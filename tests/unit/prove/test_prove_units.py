@@ -15,7 +15,7 @@ from agentddl.checks.prove.journal import Journal, read_journal
 from agentddl.checks.prove.result import TOTAL_KEYS, ProveReport, ScenarioResult, verdict
 from agentddl.checks.prove.scenarios.base import overlapping_attempts
 from agentddl.checks.prove.scenarios.idempotency import MUST_BE_ZERO, judge
-from agentddl.checks.runtime import role_of
+from agentddl.checks.db.runtime import role_of
 
 T0 = datetime(2026, 1, 1)
 

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 from profiles import example_profiles
 
-from agentddl.checks.seed import plan_seed
-from agentddl.checks.seed.plan import HOT_MINIMUM, zipf_tenant
+from agentddl.checks.db.seed import plan_seed
+from agentddl.checks.db.seed.plan import HOT_MINIMUM, zipf_tenant
 from agentddl.generator.model import derive
 
 PROFILES = example_profiles()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentddl.checks.trace.judge import Limits, judge
-from agentddl.checks.trace.locks import blocked_kinds
+from agentddl.checks.pg.lockmodes import blocked_kinds
 from agentddl.checks.trace.types import HeldLock, StatementTrace
 
 EXISTING = {"public.orders", "public.orders_pkey"}

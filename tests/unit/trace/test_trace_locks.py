@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentddl.checks.trace.locks import STRENGTH, blocked_kinds, conflicts, strongest
+from agentddl.checks.pg.lockmodes import STRENGTH, blocked_kinds, conflicts, strongest
 
 # Table 13.2 "Conflicting Lock Modes", row by row: the requested mode conflicts with these.
 DOCUMENTED = {

@@ -6,7 +6,7 @@ import io
 import json
 
 from agentddl.checks.trace.judge import Limits, judge
-from agentddl.checks.trace.locks import blocked_kinds
+from agentddl.checks.pg.lockmodes import blocked_kinds
 from agentddl.checks.trace.report import render
 from agentddl.checks.trace.types import HeldLock, StatementTrace, Throughput, TraceResult
 

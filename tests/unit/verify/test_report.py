@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from agentddl.checks.findings import Finding
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.report import RuleInfo, render_findings
 
 FINDINGS = [

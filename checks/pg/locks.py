@@ -10,39 +10,14 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator
-from enum import IntEnum
 from typing import Any
 
 from pglast import ast, enums
 
-from agentddl.checks.lint.ast_helpers import option_enabled, qualified_name, relation_name
-from agentddl.checks.lint.earlier import recorded
-from agentddl.checks.lint.types import Context, History, RelationName, Statement
-
-
-class LockMode(IntEnum):
-    """Table-level lock modes, weakest first; `mode >= LockMode.SHARE` blocks writers."""
-
-    ACCESS_SHARE = 1
-    ROW_SHARE = 2
-    ROW_EXCLUSIVE = 3
-    SHARE_UPDATE_EXCLUSIVE = 4
-    SHARE = 5
-    SHARE_ROW_EXCLUSIVE = 6
-    EXCLUSIVE = 7
-    ACCESS_EXCLUSIVE = 8
-
-    def __str__(self) -> str:
-        return self.name.replace("_", " ")
-
-    def blocks_writes(self) -> bool:
-        """True from SHARE up: INSERT/UPDATE/DELETE (ROW EXCLUSIVE) wait for it."""
-        return self >= LockMode.SHARE
-
-    def blocks_reads(self) -> bool:
-        """Only ACCESS EXCLUSIVE blocks plain SELECT."""
-        return self == LockMode.ACCESS_EXCLUSIVE
-
+from agentddl.checks.pg.ast_helpers import option_enabled, qualified_name, relation_name
+from agentddl.checks.pg.earlier import recorded
+from agentddl.checks.pg.lockmodes import LockMode
+from agentddl.checks.pg.statements import Context, History, RelationName, Statement
 
 Lock = tuple[RelationName, LockMode]
 _AT = enums.AlterTableType

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 
-from agentddl.checks.harness.containers import docker_engine_answers, start_container
-from agentddl.checks.harness.embedded import EmbeddedCluster
-from agentddl.checks.harness.installations import find_installations
-from agentddl.checks.harness.server import PostgresServer
+from agentddl.checks.db.containers import docker_engine_answers, start_container
+from agentddl.checks.db.embedded import EmbeddedCluster
+from agentddl.checks.db.installations import find_installations
+from agentddl.checks.db.server import PostgresServer
 from agentddl.generator.errors import AgentDDLError
-
-DSN_ENV = "AGENTDDL_DSN"
 
 
 def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer | None:
@@ -46,7 +43,7 @@ def _start(version: int | None, prefer: int | None) -> PostgresServer:
     wanted = f"PostgreSQL {version}" if version else "a PostgreSQL server"
     raise AgentDDLError(
         f"no {wanted} found: run tests/setup/install_postgres.sh {version or ''}".rstrip()
-        + f" (make test does), or pass --dsn / {DSN_ENV}=postgresql://..."
+        + " (make test does), or pass --server (or --dsn) postgresql://..."
     )
 
 
@@ -54,16 +51,27 @@ def _start(version: int | None, prefer: int | None) -> PostgresServer:
 def open_server(
     dsn: str | None = None, version: int | None = None, prefer: int | None = None
 ) -> Iterator[PostgresServer]:
-    """dsn (or $AGENTDDL_DSN when dsn is None): use that server and never stop it.
+    """dsn: use that server (any database on it) and never stop it.
 
     Otherwise start an embedded server from the newest local installation (exactly
     `version` when given; `prefer` when that major is installed, e.g. a profile's engine
     version), else a testcontainers PostgreSQL when a Docker engine answers, else fail
     with how to get one. A server started here is stopped on exit.
     """
-    dsn = dsn or os.environ.get(DSN_ENV) or None
     server = PostgresServer(dsn) if dsn else _start(version, prefer)
     try:
         yield server
     finally:
         server.close()
+
+
+def scratch_server(
+    server: str | None, dsn: str | None, pg_version: int | None, prefer: int | None = None
+) -> contextlib.AbstractContextManager[PostgresServer]:
+    """The server a command creates scratch databases on: --server, else --dsn's server,
+    else an embedded one (exactly --pg-version when given, else `prefer` when installed).
+    --pg-version names the embedded server to start: it cannot be combined with a server."""
+    given = server or dsn
+    if given and pg_version is not None:
+        raise AgentDDLError("--pg-version starts an embedded server: not with --server or --dsn")
+    return open_server(given, version=pg_version, prefer=prefer)

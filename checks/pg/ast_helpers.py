@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pglast import ast
 
-from agentddl.checks.lint.types import Context, RelationName
+from agentddl.checks.pg.statements import Context, RelationName
 
 Volatility = Literal["immutable", "stable", "volatile", "unknown"]
 

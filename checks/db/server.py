@@ -13,9 +13,9 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from agentddl.checks.db.connect import connect, describe_dsn
 from agentddl.generator.errors import AgentDDLError
 
-CONNECT_TIMEOUT_SECONDS = 10
 # Conservative on purpose: a name that needs no thought in a shell, a URI or a log line.
 _DATABASE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 _PROTECTED_DATABASES = frozenset({"postgres", "template0", "template1"})
@@ -27,28 +27,6 @@ def with_dbname(dsn: str, dbname: str) -> str:
         parts = urlsplit(dsn)
         return urlunsplit(parts._replace(path="/" + quote(dbname, safe="")))
     return make_conninfo(dsn, dbname=dbname)
-
-
-def describe_dsn(dsn: str) -> str:
-    """host:port/dbname of a DSN, without the password, for error messages."""
-    try:
-        params = conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError:
-        return "<unparsable DSN>"
-    host = params.get("host") or "localhost"
-    return f"{host}:{params.get('port') or 5432}/{params.get('dbname') or ''}"
-
-
-def connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
-    """An autocommit connection; a DSN that is not one, or a server that does not answer,
-    is an AgentDDLError of one line (the CLI prints it, exit 2), never a traceback."""
-    try:
-        return psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
-    except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
-        raise AgentDDLError(f"invalid DSN: {str(error).strip()}") from None  # libpq ends it with \n
-    except psycopg.OperationalError as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise AgentDDLError(f"cannot connect to PostgreSQL at {describe_dsn(dsn)}: {first_line}") from error
 
 
 def validate_database_name(name: str) -> str:

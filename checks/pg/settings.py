@@ -9,7 +9,7 @@ from typing import Any
 
 from pglast import ast, enums
 
-from agentddl.checks.lint.ast_helpers import const_value, function_name, iter_nodes
+from agentddl.checks.pg.ast_helpers import const_value, function_name, iter_nodes
 
 TRACKED = ("lock_timeout", "statement_timeout", "search_path", "timezone")
 # timezone None: the server's setting (unknown to a static linter).

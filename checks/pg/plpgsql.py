@@ -19,7 +19,7 @@ import pglast
 from pglast import ast
 from pglast.stream import RawStream
 
-from agentddl.checks.lint.ast_helpers import const_value, function_name
+from agentddl.checks.pg.ast_helpers import const_value, function_name
 
 
 def do_block_sql(node: ast.DoStmt) -> list[str]:

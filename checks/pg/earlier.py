@@ -17,14 +17,14 @@ from typing import Any
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.ast_helpers import (
+from agentddl.checks.pg.ast_helpers import (
     const_value,
     is_new_relation,
     name_list,
     relation_name,
 )
-from agentddl.checks.lint.columns import added_columns, altered_table, table_commands
-from agentddl.checks.lint.types import Context, History, RelationName, Statement
+from agentddl.checks.pg.columns import added_columns, altered_table, table_commands
+from agentddl.checks.pg.statements import Context, History, RelationName, Statement
 
 
 def index_keys(statement: Statement) -> list[object]:

@@ -25,9 +25,10 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.seed.columns import insert_statement, staging_statement
-from agentddl.checks.seed.partitions import ensure_partitions
-from agentddl.checks.seed.plan import DAY, SeedPlan, plan_seed
+from agentddl.checks.db.connect import connect
+from agentddl.checks.db.seed.columns import insert_statement, staging_statement
+from agentddl.checks.db.seed.partitions import ensure_partitions
+from agentddl.checks.db.seed.plan import DAY, SeedPlan, plan_seed
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, Table
 
@@ -70,7 +71,7 @@ def seed_model(
 ) -> SeedStats:
     """Load synthetic rows for a profile's schema (already installed in the database at dsn)
     so that the events table gets `events` rows and every other table rows in realistic
-    proportion and skew (see agentddl.checks.seed.plan); then VACUUM ANALYZE.
+    proportion and skew (see agentddl.checks.db.seed.plan); then VACUUM ANALYZE.
     Run it once on an empty schema. enforce: keep FK/trigger checks on during the load
     (default: only when the session can't switch them off); workers: concurrent loaders
     for the tables under runs (default: the machine's cores, at most 4)."""
@@ -97,7 +98,7 @@ def _load_all(
 ) -> dict[str, int]:
     """Partitions, the staging table (in a schema of its own, dropped after), every table."""
     schema = f"agentddl_seed_{secrets.token_hex(4)}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with connect(dsn) as conn:
         fast = enforce is False or (enforce is None and _is_superuser(conn))
         _session(conn, fast)
         now: datetime = conn.execute("SELECT now()").fetchone()[0]  # type: ignore[index]
@@ -143,7 +144,7 @@ def _load_children(load: _Load, progress: Progress | None) -> dict[str, int]:
 
     def run(task: tuple[str, int]) -> tuple[str, int]:
         name, group = task
-        with psycopg.connect(load.dsn, autocommit=True) as conn:
+        with connect(load.dsn) as conn:
             _session(conn, load.fast)
             params = {**load.params, "workers": load.loaders, "group": group}
             return name, conn.execute(statements[name], params).rowcount  # type: ignore[arg-type]
@@ -190,7 +191,7 @@ def _vacuum_analyze(dsn: str, model: SchemaModel, loaders: int) -> None:
     """Production tables are vacuumed (visibility map: index-only scans) and analyzed."""
 
     def vacuum(table: Table) -> None:
-        with psycopg.connect(dsn, autocommit=True) as conn:
+        with connect(dsn) as conn:
             conn.execute(
                 sql.SQL("VACUUM (ANALYZE) {}.{}").format(
                     sql.Identifier(model.schema), sql.Identifier(table.name)

@@ -18,8 +18,8 @@ from pglast.enums import (
     ObjectType,
 )
 
-from agentddl.checks.lint.ast_helpers import const_value, iter_nodes, name_list, relation_name
-from agentddl.checks.lint.types import Context, RelationName, Statement
+from agentddl.checks.pg.ast_helpers import const_value, iter_nodes, name_list, relation_name
+from agentddl.checks.pg.statements import Context, RelationName, Statement
 
 
 def table_commands(node: Any) -> tuple[ast.AlterTableCmd, ...]:

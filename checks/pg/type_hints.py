@@ -14,7 +14,7 @@ import re
 import pglast
 from pglast import ast
 
-from agentddl.checks.lint.columns import ColumnType, column_type
+from agentddl.checks.pg.columns import ColumnType, column_type
 
 PREFIX = "agentddl: existing-type"
 _HINT = re.compile(r"/\*\s*agentddl:\s*existing-type\s+\"([^\"]+)\"\s+(.+?)\s*\*/")

@@ -15,9 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
-from agentddl.checks.harness.installations import library_env
+from agentddl.checks.db.connect import DatabaseError, connect
+from agentddl.checks.db.installations import library_env
 from agentddl.generator.errors import AgentDDLError
 
 # PostgreSQL refuses to run as root; as root we run it as this system user.
@@ -190,9 +189,9 @@ class EmbeddedCluster:
             if process.poll() is not None:
                 return False
             try:
-                psycopg.connect(self.admin_dsn, connect_timeout=2).close()
+                connect(self.admin_dsn, timeout=2).close()
                 return True
-            except psycopg.OperationalError:
+            except DatabaseError:
                 time.sleep(0.05)
         raise AgentDDLError(
             f"PostgreSQL {self.major} did not accept connections within "

@@ -22,12 +22,12 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from agentddl.checks.lint import type_hints
+from agentddl.checks.pg import type_hints
 
 ENV_PY = """\
 from alembic import context
 
-from agentddl.checks.lint.alembic_offline import run_offline
+from agentddl.checks.pg.alembic_offline import run_offline
 
 run_offline(context)
 """

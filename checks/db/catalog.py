@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
-
+from agentddl.checks.db.connect import connect
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.model.types import Index, Table
 
@@ -85,7 +84,7 @@ _QUERIES: dict[str, str] = {
 def snapshot(dsn: str, schema: str) -> dict[str, dict[str, tuple[Any, ...]]]:
     """Everything that defines the schema, keyed by kind then object name."""
     result: dict[str, dict[str, tuple[Any, ...]]] = {}
-    with psycopg.connect(dsn) as connection:
+    with connect(dsn, autocommit=False) as connection:
         for kind, sql in _QUERIES.items():
             rows = connection.execute(sql, {"schema": schema}).fetchall()
             result[kind] = {

@@ -20,12 +20,12 @@ from typing import Any
 import pglast
 from pglast import ast, enums
 
-from agentddl.checks.lint import psql_script, settings, tool_markers
-from agentddl.checks.lint.ast_helpers import resolve
-from agentddl.checks.lint.earlier import index_keys
-from agentddl.checks.lint.plpgsql import do_block_sql
-from agentddl.checks.lint.source import SourceMap, skip_trivia
-from agentddl.checks.lint.types import Context, Earlier, History, RelationName, Runner, Statement
+from agentddl.checks.pg import psql_script, settings, tool_markers
+from agentddl.checks.pg.ast_helpers import resolve
+from agentddl.checks.pg.earlier import index_keys
+from agentddl.checks.pg.plpgsql import do_block_sql
+from agentddl.checks.pg.source import SourceMap, skip_trivia
+from agentddl.checks.pg.statements import Context, Earlier, History, RelationName, Runner, Statement
 
 
 @dataclass(frozen=True)

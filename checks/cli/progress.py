@@ -1,0 +1,32 @@
+"""Progress lines for the CLI: a live status on a terminal, plain lines on stderr otherwise
+(CI logs), at most one line every `PLAIN_INTERVAL_SECONDS` unless the stage changes."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+PLAIN_INTERVAL_SECONDS = 2.0
+
+
+@contextlib.contextmanager
+def progress(first: str) -> Iterator[Callable[[str], None]]:
+    """A Progress callback for the duration of a with-block, starting at `first`."""
+    if sys.stderr.isatty():
+        from rich.console import Console
+
+        with Console(stderr=True).status(first) as status:
+            yield lambda message: status.update(message)
+        return
+    last = {"stage": "", "at": 0.0}
+
+    def plain(message: str) -> None:
+        stage, now = message.split(":", 1)[0], time.monotonic()
+        if stage != last["stage"] or now - float(last["at"]) >= PLAIN_INTERVAL_SECONDS:
+            print(f"agentddl: {message}", file=sys.stderr, flush=True)
+            last["stage"], last["at"] = stage, now
+
+    plain(first)
+    yield plain

@@ -1,0 +1,27 @@
+"""The database layer: every server, connection, scratch database and catalog read.
+
+- `open_server(dsn, version=, prefer=)`: a real PostgreSQL server (the given one, an
+  embedded one from local binaries, or a testcontainers one), stopped on exit if started.
+- `PostgresServer.scratch_database()`: a throwaway database, dropped on any exit.
+- `connect(dsn, read_only=, settings=)`: the one way to open a connection.
+- `DatabaseError` / `error_line`: the one wording of connection and SQL failures.
+- `catalog`: the one catalog snapshot and diff; `install`, `alembic_run`: put a
+  profile's schema in a database; `runtime`: the named queries as production runs them;
+  `seed`: synthetic rows at volume.
+"""
+
+from agentddl.checks.db.connect import DatabaseError, connect, database_error, describe_dsn, error_line
+from agentddl.checks.db.installations import find_installations
+from agentddl.checks.db.provision import open_server
+from agentddl.checks.db.server import PostgresServer
+
+__all__ = [
+    "DatabaseError",
+    "PostgresServer",
+    "connect",
+    "database_error",
+    "describe_dsn",
+    "error_line",
+    "find_installations",
+    "open_server",
+]

@@ -1,0 +1,29 @@
+"""Every rule of every family, in one place: the docs generator and anything that needs
+the whole catalogue of codes read it from here."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from agentddl.checks.core.rules import Rule
+from agentddl.checks.lint.rules import all_rules as lint_rules
+from agentddl.checks.verify.registry import all_rules as verify_rules
+
+FAMILY_TITLES = {
+    "lint": "Lint (`agentddl lint`): a migration's SQL, statically",
+    "verify": "Verify (`agentddl verify`): a live schema's catalog",
+    "trace": "Trace (`agentddl trace`): what a migration really did on a server",
+    "audit": "Audit (`agentddl audit`): every access path served by an index",
+    "prove": "Prove (`agentddl prove`): the guarantees under concurrency and crashes",
+}
+
+
+@cache
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule class of every family, by code."""
+    found = [*lint_rules(), *verify_rules()]
+    return tuple(sorted(found, key=lambda rule: rule.code))
+
+
+def by_code() -> dict[str, type[Rule]]:
+    return {rule.code: rule for rule in all_rules()}

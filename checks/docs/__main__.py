@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from agentddl.checks.core.rules import missing_sections
+from agentddl.checks.docs.commands import command_files
+from agentddl.checks.docs.profile import profile_page
 from agentddl.checks.docs.registry import all_rules
 from agentddl.checks.docs.rules import rule_files
 from agentddl.generator.output import write_files
@@ -16,13 +18,15 @@ from agentddl.generator.output import write_files
 GENERATED_DIRS = ("docs/rules",)  # every .md under these is generated: others are orphans
 
 
-def expected_files() -> dict[str, str]:
-    return rule_files(all_rules())
+def expected_files(root: Path) -> dict[str, str]:
+    """Every generated page (rules, profile reference) and every command page with its
+    help block current, by path relative to the repository root."""
+    return {**rule_files(all_rules()), "docs/profile.md": profile_page(), **command_files(root)}
 
 
 def drift(root: Path) -> list[str]:
     """Generated files that are missing, stale or orphaned under `root`."""
-    files = expected_files()
+    files = expected_files(root)
     stale = [
         path
         for path, text in files.items()
@@ -49,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in stale:
             print(f"{path}: out of date; run python -m agentddl.checks.docs", file=sys.stderr)
         return 1 if stale or incomplete else 0
-    files = expected_files()
+    files = expected_files(args.root)
     write_files(files, args.root)
     for orphan in _orphans(args.root, files):
         orphan.unlink()

@@ -1,40 +1,67 @@
-"""Lint what the user named: SQL files, directories, stdin, Alembic revisions."""
+"""Lint what the user named: SQL files, folders, stdin, Alembic revisions and environments."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import replace
+import configparser
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from agentddl.checks.lint.config import ConfigError, LintConfig
+from agentddl.checks.lint.config import ConfigError, LintConfig, decode, read_text
 from agentddl.checks.lint.engine import lint
-from agentddl.checks.lint.report import LintReport
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.types import Finding
 from agentddl.checks.pg import alembic_offline
 
 STDIN = "-"
+STDIN_NAME = "<stdin>"
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", "build"}
 
 
-def lint_paths(paths: list[str], config: LintConfig, stdin: TextIO | None = None) -> LintReport:
-    """Lint every input; a path that does not exist is a usage error (exit 2)."""
-    report = LintReport()
+@dataclass(frozen=True)
+class LintedFile:
+    """One linted input and its findings."""
+
+    path: str  # as the user named it; "<stdin>" for standard input
+    text: str  # what the findings' lines refer to (for a revision: the Python script)
+    findings: tuple[Finding, ...]
+
+
+def lint_paths(paths: Sequence[str], config: LintConfig, stdin: TextIO | None = None) -> list[LintedFile]:
+    """Lint every input, SQL first in the order named, then the Alembic revisions together.
+    A path that does not exist, or inputs that hold nothing to lint, are usage errors."""
+    linted: list[LintedFile] = []
     revisions: list[Path] = []
     for path in paths:
         if path == STDIN:
-            text = stdin.read() if stdin is not None else ""
-            report.add("<stdin>", text, lint(text, "<stdin>", config))
+            text = _read_stdin(stdin)
+            linted.append(LintedFile(STDIN_NAME, text, tuple(lint(text, STDIN_NAME, config))))
             continue
         for kind, found in _expand(Path(path)):
             if kind == "sql":
-                _lint_sql_file(found, config, report)
+                text = read_text(found)
+                linted.append(LintedFile(str(found), text, tuple(lint(text, str(found), config))))
             else:
                 revisions.append(found)
     if revisions:
-        _lint_revisions(revisions, config, report)
-    return report
+        linted.extend(_lint_revisions(_unique(revisions), config))
+    if not linted:
+        searched = ", ".join(paths)
+        raise ConfigError(f"{searched}: no .sql file or Alembic revision found (searched recursively)")
+    return linted
+
+
+def _read_stdin(stdin: TextIO | None) -> str:
+    if stdin is None:
+        return ""
+    buffer = getattr(stdin, "buffer", None)  # bytes when there are: decoded as UTF-8 whatever the locale
+    if buffer is not None:
+        return decode(buffer.read(), STDIN_NAME)
+    try:
+        return stdin.read()
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{STDIN_NAME}: not UTF-8 text ({error.reason})") from None
 
 
 def _expand(path: Path) -> Iterator[tuple[str, Path]]:
@@ -43,7 +70,7 @@ def _expand(path: Path) -> Iterator[tuple[str, Path]]:
     if path.is_file():
         yield ("revision" if path.suffix == ".py" else "sql"), path
     elif alembic_offline.is_environment(path):
-        for folder in alembic_offline.environment_versions(path):
+        for folder in _environment_versions(path):
             yield from (("revision", p) for p in alembic_offline.revision_files([folder]))
     else:
         for child in sorted(path.iterdir()):
@@ -55,6 +82,14 @@ def _expand(path: Path) -> Iterator[tuple[str, Path]]:
                 yield "revision", child
 
 
+def _environment_versions(path: Path) -> list[Path]:
+    try:
+        return alembic_offline.environment_versions(path)
+    except (configparser.Error, UnicodeDecodeError, OSError) as error:
+        detail = " ".join(str(error).split())  # configparser's messages span lines
+        raise ConfigError(f"{path / 'alembic.ini'}: cannot read: {detail}") from None
+
+
 def _looks_like_revision(path: Path) -> bool:
     """A loose Alembic revision script: module-level `revision = "..."` and an upgrade()."""
     try:
@@ -64,26 +99,18 @@ def _looks_like_revision(path: Path) -> bool:
     return "def upgrade(" in text and alembic_offline.revision_identity(path) is not None
 
 
-def _lint_sql_file(path: Path, config: LintConfig, report: LintReport) -> None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
-    report.add(str(path), text, lint(text, str(path), config))
-
-
-def _lint_revisions(revisions: list[Path], config: LintConfig, report: LintReport) -> None:
+def _lint_revisions(revisions: list[Path], config: LintConfig) -> Iterator[LintedFile]:
+    sources = {path: read_text(path) for path in revisions}  # unreadable: a usage error, before Alembic
     alembic_config = replace(config, runner="alembic")
-    for result in alembic_offline.offline_sql(_unique(revisions)):
+    for result in alembic_offline.offline_sql(revisions):
         file = str(result.path)
-        source = result.path.read_text(encoding="utf-8")
-        lines = source.splitlines()
+        lines = sources[result.path].splitlines()
         findings = lint(result.sql, file, alembic_config) if result.sql.strip() else []
         findings = [_to_revision_line(f, result.markers, lines) for f in findings]
         if result.error is not None:
             error = _revision_error(file, result)
-            findings.append(_to_revision_line(error, {error.line: error.line}, lines))
-        report.add(file, source, findings)
+            findings.append(_to_revision_line(error, {result.error_line: result.error_line}, lines))
+        yield LintedFile(file, sources[result.path], tuple(findings))
 
 
 def _unique(paths: list[Path]) -> list[Path]:
@@ -95,7 +122,7 @@ def _unique(paths: list[Path]) -> list[Path]:
 
 def _to_revision_line(finding: Finding, markers: dict[int, int], lines: list[str]) -> Finding:
     """Move a finding from the offline SQL to the op call that emitted it (else line 1)."""
-    line = markers.get(finding.line, 0) or 1
+    line = markers.get(finding.line or 0, 0) or 1
     text = lines[line - 1] if line <= len(lines) else ""
     return replace(finding, line=line, column=len(text) - len(text.lstrip()) + 1)
 
@@ -106,20 +133,13 @@ def _revision_error(file: str, result: alembic_offline.RevisionSQL) -> Finding:
     rule = rules_by_name()["syntax-error"]
     if result.broken:
         message = f"This revision cannot be loaded ({result.error}); nothing in it was linted."
-        return Finding(
-            file, result.error_line, 1, rule.code, rule.name, "error", message, "Fix the revision script."
-        )
+        fix = "Fix the revision script."
+        return rule.finding(message, fix, severity="error", file=file, line=result.error_line, column=1)
     message = (
         f"Alembic's offline mode stopped here ({result.error}); statements from this line on were not linted."
     )
-    return Finding(
-        file,
-        result.error_line,
-        1,
-        rule.code,
-        rule.name,
-        "warning",
-        message,
+    fix = (
         "Keep schema changes in op.* / op.execute() calls that render with --sql;"
-        " move data reads (op.get_bind()) to a separate data migration.",
+        " move data reads (op.get_bind()) to a separate data migration."
     )
+    return rule.finding(message, fix, severity="warning", file=file, line=result.error_line, column=1)

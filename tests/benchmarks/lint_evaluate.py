@@ -1,6 +1,6 @@
 """Precision and recall on a labelled corpus (a command, not a test):
 
-    python -m agentddl.checks.lint.evaluate tests/lint_corpus [--squawk]
+    python tests/benchmarks/lint_evaluate.py tests/lint_corpus [--squawk]   (make lint-eval)
 
 Every corpus file starts with a header (`#` instead of `--` in Alembic `.py` revisions):
 `-- corpus: label=safe|unsafe pg-version=N runner=psql|alembic hazards=name,...`.
@@ -26,9 +26,10 @@ from itertools import groupby
 from pathlib import Path
 from typing import TextIO, cast
 
+from lint_squawk import run_squawk, squawk_binary
+
+from agentddl.checks.lint import LintRequest, run
 from agentddl.checks.lint.config import LintConfig
-from agentddl.checks.lint.run import lint_paths
-from agentddl.checks.lint.squawk import run_squawk, squawk_binary
 from agentddl.checks.lint.types import Runner
 
 _HEADER = re.compile(r"^\s*(?:--|#)\s*corpus:(.*)$", re.MULTILINE)
@@ -166,13 +167,14 @@ def evaluate(files: list[CorpusFile], squawk: str | None = None) -> list[Outcome
     """Lint every file with agentddl (and squawk, given its binary)."""
     outcomes = {f.path: Outcome(f) for f in files}
     for (version, runner), group in _groups(files):
-        report = lint_paths([str(f.path) for f in group], LintConfig(pg_version=version, runner=runner))
-        for finding in report.findings:
-            outcome = outcomes[Path(finding.file)]
-            if finding.severity == "error":
-                outcome.agentddl = (*outcome.agentddl, finding.rule)
-            else:
-                outcome.agentddl_warnings = (*outcome.agentddl_warnings, finding.rule)
+        config = LintConfig(pg_version=version, runner=runner)
+        for linted in run(LintRequest([str(f.path) for f in group], config=config)).linted:
+            outcome = outcomes[Path(linted.path)]
+            for finding in linted.findings:
+                if finding.severity == "error":
+                    outcome.agentddl = (*outcome.agentddl, finding.name)
+                else:
+                    outcome.agentddl_warnings = (*outcome.agentddl_warnings, finding.name)
     if squawk is not None:
         for path, rules in run_squawk(squawk, [(f.path, f.pg_version, f.runner) for f in files]).items():
             outcomes[path].squawk = rules
@@ -202,11 +204,11 @@ def score(outcomes: Iterable[Outcome], view: View) -> Scores:
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="python -m agentddl.checks.lint.evaluate")
+    parser = argparse.ArgumentParser(prog="python tests/benchmarks/lint_evaluate.py")
     parser.add_argument("corpus", type=Path, help="folder of labelled migrations")
     parser.add_argument("--squawk", action="store_true", help="also score squawk (PyPI squawk-cli)")
     args = parser.parse_args(argv)
-    from agentddl.checks.lint.evaluate_report import print_report
+    from lint_evaluate_report import print_report
 
     try:
         files = read_corpus(args.corpus)

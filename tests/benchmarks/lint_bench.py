@@ -1,4 +1,4 @@
-"""Benchmark (not a test): `python -m agentddl.checks.lint.bench [--files 1000]`.
+"""Benchmark (not a test): `python tests/benchmarks/lint_bench.py [--files 1000]` (`make bench-lint`).
 
 Generates a corpus of realistic migration files in a temporary folder, lints them all
 in this process and, when `squawk` (PyPI squawk-cli) is on PATH or beside this Python,
@@ -15,9 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from lint_squawk import squawk_binary
+
+from agentddl.checks.lint import LintRequest, run
 from agentddl.checks.lint.config import LintConfig
-from agentddl.checks.lint.run import lint_paths
-from agentddl.checks.lint.squawk import squawk_binary
 
 TABLES = ("runs", "attempts", "checkpoints", "events", "operations", "outbox", "tenants")
 COLUMNS = ("status", "wake_at", "priority", "trace_id", "lease_expires_at", "tenant_id")
@@ -70,8 +71,8 @@ def write_corpus(folder: Path, count: int, seed: int = 7) -> list[Path]:
 
 def time_agentddl(folder: Path) -> tuple[float, int]:
     start = time.perf_counter()
-    report = lint_paths([str(folder)], LintConfig())
-    return time.perf_counter() - start, len(report.findings)
+    result = run(LintRequest([str(folder)], config=LintConfig()))
+    return time.perf_counter() - start, len(result.findings)
 
 
 def time_squawk(binary: str, paths: list[Path]) -> float:
@@ -81,7 +82,7 @@ def time_squawk(binary: str, paths: list[Path]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agentddl.checks.lint.bench")
+    parser = argparse.ArgumentParser(prog="python tests/benchmarks/lint_bench.py")
     parser.add_argument("--files", type=int, default=1000)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="agentddl-bench-") as temp:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
-from agentddl.checks.lint.evaluate import Outcome, Scores, View, score
+from lint_evaluate import Outcome, Scores, View, score
 
 
 def print_report(outcomes: list[Outcome], views: Sequence[View], out: TextIO) -> None:

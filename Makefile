@@ -35,7 +35,7 @@ test: check postgres
 generate: reinstall
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
-	$(BIN)/python -m agentddl.checks.lint.docs
+	$(BIN)/python -m agentddl.checks.docs
 	$(BIN)/python -m agentddl.checks.verify.docs
 
 check: reinstall
@@ -48,7 +48,7 @@ squawk: $(BIN)/.installed
 	$(BIN)/pip install -q squawk-cli
 
 bench-lint: reinstall squawk
-	$(BIN)/python -m agentddl.checks.lint.bench --files 1000
+	$(BIN)/python tests/benchmarks/lint_bench.py --files 1000
 
 # `agentddl trace --load` on the default schema seeded with 1,000,000 events: how long the
 # runtime waits on a plain CREATE INDEX on events vs the same index built CONCURRENTLY.
@@ -68,7 +68,7 @@ bench-audit: reinstall postgres
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval
 lint-eval: reinstall squawk
-	$(BIN)/python -m agentddl.checks.lint.evaluate tests/lint_corpus --squawk
+	$(BIN)/python tests/benchmarks/lint_evaluate.py tests/lint_corpus --squawk
 
 clean:
 	rm -rf out build $(VENV)

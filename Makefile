@@ -53,7 +53,7 @@ bench-lint: reinstall squawk
 # `agentddl trace --load` on the default schema seeded with 1,000,000 events: how long the
 # runtime waits on a plain CREATE INDEX on events vs the same index built CONCURRENTLY.
 bench-trace: reinstall postgres
-	$(BIN)/python -m agentddl.checks.trace.bench --events 1000000
+	$(BIN)/python tests/benchmarks/trace_bench.py --events 1000000
 
 # `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
 # strategy: run time, claim-race throughput, totals.

@@ -8,7 +8,7 @@ INDEX CONCURRENTLY on every partition, ALTER INDEX ... ATTACH PARTITION each one
 parent index becomes valid when the last is attached). Both run on one seeded database
 (the concurrent one first, then its index is dropped and the plain one runs).
 
-    python -m agentddl.checks.trace.bench --events 1000000
+    python tests/benchmarks/trace_bench.py --events 1000000      (make bench-trace)
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import psycopg
 from psycopg import sql
 
-from agentddl.checks.db import open_server
-from agentddl.checks.trace.run import TraceOptions, trace_on
+from agentddl.checks.db import connect, open_server
+from agentddl.checks.trace import TraceResult
 from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.source import load_migrations
-from agentddl.checks.trace.types import StatementTrace, TraceResult
+from agentddl.checks.trace.tracing import TraceOptions, trace_on
+from agentddl.checks.trace.types import StatementTrace
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_default_profile
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--pg-version", type=int, default=None)
-    parser.add_argument("--dsn", default=None)
+    parser.add_argument("--server", default=None, help="a server for the scratch database")
     args = parser.parse_args(argv)
     profile = load_default_profile()
     version = args.pg_version or profile.engine.version
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         profile.model_copy(update={"engine": profile.engine.model_copy(update={"version": version})})
     )
     options = TraceOptions(model=model, load=True, connections=args.connections, settle_seconds=2.0)
-    with open_server(args.dsn, prefer=version) as server:
+    with open_server(args.server, prefer=version) as server:
         print(f"PostgreSQL {server.version}; seeding {args.events} events ...", flush=True)
         started = time.perf_counter()
         with scratch_with_schema(server, model, [], rows=args.events) as dsn:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 def _migrations(dsn: str, model: SchemaModel, folder: Path) -> tuple[Path, Path]:
     """The two migrations as SQL files (names quoted by psycopg, partitions read back)."""
     schema = model.schema
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with connect(dsn) as conn:
         partitions = [
             name
             for (name,) in conn.execute(
@@ -93,7 +93,7 @@ def _migrations(dsn: str, model: SchemaModel, folder: Path) -> tuple[Path, Path]
 
 
 def _drop_index(dsn: str, model: SchemaModel) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with connect(dsn) as conn:
         conn.execute(sql.SQL("DROP INDEX {}.{}").format(sql.Identifier(model.schema), sql.Identifier(INDEX)))
 
 

@@ -1,4 +1,6 @@
-"""trace_migrations: the whole `agentddl trace` run as a library call."""
+"""Tracing on a server already running: a scratch database holding the current schema,
+the migrations applied and recorded statement by statement, the findings judged.
+`agentddl.checks.trace.run` (request.py) opens the server and calls this."""
 
 from __future__ import annotations
 
@@ -8,14 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.trace import snapshot
 from agentddl.checks.trace.blocking import charge_blocked, throughput
 from agentddl.checks.trace.execute import Timed, Tracer
-from agentddl.checks.trace.judge import Limits, judge
+from agentddl.checks.trace.judge import judge
+from agentddl.checks.trace.observed import Limits
+from agentddl.checks.trace.result import TraceResult
 from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.source import MigrationFile, load_migrations
-from agentddl.checks.trace.types import TraceResult
 from agentddl.checks.trace.watch import LockWatcher
 from agentddl.checks.trace.workload import Workload
 from agentddl.generator.errors import AgentDDLError
@@ -31,32 +35,40 @@ class TraceOptions:
     connections: int = 4  # workload sessions with --load
     settle_seconds: float = 1.0  # workload time before and after the migration
     limits: Limits = field(default_factory=Limits)
-    progress: Callable[[str, int], None] | None = None
+    progress: Progress | None = None  # seeding progress
     # Something to run alongside the migration, given the scratch DSN (tests: a session
     # holding a conflicting lock, so lock_timeout fires or CONCURRENTLY has to wait).
     alongside: Callable[[str], contextlib.AbstractContextManager[object]] | None = None
+
+    def check(self) -> None:
+        """Workload and seeded rows need a profile's schema (its queries, its tables)."""
+        if self.load and self.model is None:
+            raise AgentDDLError(
+                "--load runs the profile's queries: pass --profile (or leave the default schema)"
+            )
+        if self.rows and self.model is None:
+            raise AgentDDLError(
+                "--rows seeds a profile's schema: pass --profile (own tables: insert rows in --schema-sql)"
+            )
 
 
 def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOptions) -> TraceResult:
     """Apply the migrations to a scratch database holding the current schema, record every
     statement, judge; the scratch database is dropped whatever happens."""
     files = load_migrations(paths, server.version)  # parse errors before any database work
-    if options.load and options.model is None:
-        raise AgentDDLError("--load runs the profile's queries: pass --profile (or leave the default schema)")
-    if options.rows and options.model is None:
-        raise AgentDDLError(
-            "--rows seeds a profile's schema: pass --profile (own tables: insert rows in --schema-sql)"
-        )
+    options.check()
     with scratch_with_schema(
         server, options.model, options.schema_files, options.rows, options.progress
     ) as dsn:
+        if options.progress is not None:
+            options.progress(f"tracing {sum(len(f.statements) for f in files)} statement(s)")
         return trace_on(dsn, server.version, files, options)
 
 
 def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceOptions) -> TraceResult:
     """Trace `files` on a database that already holds the current schema (and rows): the
     scratch database of trace_migrations, or one a benchmark prepared once for many runs."""
-    result = TraceResult(server_version=version)
+    result = TraceResult(server_version=version, sources={str(f.path): f.text for f in files})
     existing = snapshot.existing(dsn)
     alongside = options.alongside(dsn) if options.alongside else contextlib.nullcontext()
     with LockWatcher(dsn) as watcher, alongside:

@@ -57,6 +57,8 @@ def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
     # a corrupt baseline is a usage error found now, not after minutes of seeding
     compare_to = _baseline_to_compare(request)
     engine = request.model.profile.engine.version
+    given = request.server or request.dsn
+    progress(f"connecting to {describe_dsn(given)}" if given else "starting an embedded PostgreSQL")
     with (
         scratch_server(request.server, request.dsn, request.pg_version, prefer=engine) as server,
         server.scratch_database() as scratch,

@@ -20,7 +20,9 @@ Examples:
 
   agentddl audit --baseline audit-baseline.json --format markdown > audit.md   # CI regression mode
 
-  agentddl audit --server postgresql://me@db/postgres --pg-version 16   # scratch database on a server
+  agentddl audit --pg-version 18 --rows 200000    # on an embedded PostgreSQL 18
+
+  agentddl audit --server postgresql://me@db/postgres    # the scratch database on your server
 
   agentddl audit --dsn postgresql://me@db/app --existing --profile schemas/default.yaml
 

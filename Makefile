@@ -63,7 +63,7 @@ bench-prove: reinstall postgres
 # `agentddl audit` figures: seeding rate at 1,000,000 events, audit time, each path's plan
 # node and estimated cost, on 16 (the default profile's engine) and 18.
 bench-audit: reinstall postgres
-	$(BIN)/python -m agentddl.checks.audit.bench --rows 1000000 --versions 16,18
+	$(BIN)/python tests/benchmarks/audit_bench.py --rows 1000000 --versions 16,18
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval

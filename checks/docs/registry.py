@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from agentddl.checks.audit.rules import all_rules as audit_rules
 from agentddl.checks.core.rules import Rule
 from agentddl.checks.lint.rules import all_rules as lint_rules
 from agentddl.checks.trace.rules import all_rules as trace_rules
@@ -22,7 +23,7 @@ FAMILY_TITLES = {
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class of every family, by code."""
-    found = [*lint_rules(), *verify_rules(), *trace_rules()]
+    found: list[type[Rule]] = [*lint_rules(), *verify_rules(), *trace_rules(), *audit_rules()]
     return tuple(sorted(found, key=lambda rule: rule.code))
 
 

@@ -27,7 +27,7 @@ DEPRECATED_ARGUMENT = "agentddl: the PROFILE argument is deprecated: use --profi
 
 ProfileArgument = Annotated[
     Path | None,
-    typer.Argument(help="Deprecated: use --profile.", metavar="[PROFILE]", show_default=False),
+    typer.Argument(help="Deprecated: use --profile.", metavar="PROFILE", show_default=False),
 ]
 Keep = Annotated[bool, typer.Option("--keep", help="Keep both databases for a look (with --server).")]
 

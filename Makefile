@@ -24,7 +24,7 @@ postgres:
 
 demo: reinstall postgres
 	$(BIN)/agentddl generate schemas/default.yaml --out out/default
-	$(BIN)/agentddl apply schemas/default.yaml
+	$(BIN)/agentddl apply --profile schemas/default.yaml
 	$(BIN)/agentddl verify --profile schemas/default.yaml
 	$(BIN)/agentddl lint migrations/versions
 
@@ -36,7 +36,6 @@ generate: reinstall
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.docs
-	$(BIN)/python -m agentddl.checks.verify.docs
 
 check: reinstall
 	$(BIN)/ruff check generator checks tests

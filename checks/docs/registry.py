@@ -9,7 +9,7 @@ from agentddl.checks.audit.rules import all_rules as audit_rules
 from agentddl.checks.core.rules import Rule
 from agentddl.checks.lint.rules import all_rules as lint_rules
 from agentddl.checks.trace.rules import all_rules as trace_rules
-from agentddl.checks.verify.registry import all_rules as verify_rules
+from agentddl.checks.verify.rules import all_rules as verify_rules
 
 FAMILY_TITLES = {
     "lint": "Lint (`agentddl lint`): a migration's SQL, statically",

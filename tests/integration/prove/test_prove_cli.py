@@ -48,8 +48,9 @@ def databases(server: PostgresServer) -> set[str]:
 
 
 def test_json_report_of_a_fresh_install_on_a_server(
-    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str]
+    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)  # else it is the --dsn to prove in
     before = databases(pg_server_latest)
     argv = ["prove", "--profile", PROFILE, "--server", pg_server_latest.admin_dsn, *SMALL, "--format", "json"]
     code = main([*argv, "--scenario", "claim_race", "--scenario", "version_races"])
@@ -114,9 +115,10 @@ def test_existing_refuses_a_database_with_live_runs(
 
 
 def test_a_server_older_than_the_profile_engine_is_one_line_exit_2(
-    pg_servers: Any, capsys: pytest.CaptureFixture[str]
+    pg_servers: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The engine-18 profile's schema on a 14 server was a 43-57-line traceback."""
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)  # else it is the --dsn to prove in
     server = pg_servers.get(14)
     before = databases(server)
     newest = str(ROOT / "schemas" / "examples" / "newest-engine.yaml")

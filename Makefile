@@ -55,9 +55,10 @@ bench-trace: reinstall postgres
 	$(BIN)/python tests/benchmarks/trace_bench.py --events 1000000
 
 # `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
-# strategy: run time, claim-race throughput, totals.
+# strategy: run time, claim-race throughput, totals (a quick look: PROVE_BENCH="--workers 2 --runs 20").
+PROVE_BENCH ?= --workers 8 --runs 2000
 bench-prove: reinstall postgres
-	$(BIN)/python -m agentddl.checks.prove.bench --workers 8 --runs 2000
+	$(BIN)/python tests/benchmarks/prove_bench.py $(PROVE_BENCH)
 
 # `agentddl audit` figures: seeding rate at 1,000,000 events, audit time, each path's plan
 # node and estimated cost, on 16 (the default profile's engine) and 18.

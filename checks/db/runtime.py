@@ -1,8 +1,12 @@
 """The generated named queries, run as production runs them.
 
 queries.sql is loaded with aiosql (the way a team's runtime loads it) and every query
-runs on one psycopg connection as the role that runs it in production, with the
-session's tenant set, so grants and row-level security apply exactly as they would.
+runs on one psycopg connection as the role that runs it in production, with its tenant
+named for row-level security (queries.sql's set_tenant), so grants and policies apply
+exactly as they would. Role and tenant are local to the query's transaction
+(set_config(..., true)), never left on the session: behind a transaction-mode pooler the
+server connection serves another client's next transaction. On an autocommit
+connection each call is a transaction of its own; otherwise it joins the caller's.
 The live checks (prove, trace, audit) and the integration tests share this one copy.
 """
 
@@ -21,12 +25,17 @@ from agentddl.generator.render.queries import render_queries
 
 Role = Literal["app", "relay", "readonly", "owner"]
 TENANT_SETTING = "agentddl.tenant"  # what the row-level security policies read
+RELAY_QUERIES = frozenset(
+    {"relay_claim", "mark_delivered", "fail_delivery", "dead_letters", "requeue_dead_letter"}
+)
+# Procedures that commit as they go: they run outside any transaction, as the session.
+COMMITTING = frozenset({"maintain_partitions"})
 
 
 def role_of(query_name: str) -> Role | None:
     """Who runs a query: workers (app), the relay, monitoring (read-only), retention jobs
     and partition maintenance (owner). None: not a generated query name."""
-    if query_name in ("relay_claim", "mark_delivered"):
+    if query_name in RELAY_QUERIES:
         return "relay"
     if query_name.startswith("health_"):
         return "readonly"
@@ -75,21 +84,56 @@ class Runtime:
         return Runtime(self.model, connection, self.tenant if tenant is None else tenant, self.queries)
 
     def call(self, name: str, **params: Any) -> Any:
-        """Run query `name` as its production role; many rows come back as a list. A failed
-        statement rolls a non-autocommit transaction back, and the role is always reset."""
+        """Run query `name` as its production role, its tenant named; many rows come back
+        as a list. A failed statement rolls a non-autocommit transaction back."""
         if name not in self.names:
             raise KeyError(f"queries.sql has no query named {name!r}")
         conn = self.connection
-        role = production_role(self.profile, name)
-        if role is not None:
-            conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
-        if self.tenant is not None:
-            conn.execute("SELECT set_config(%s, %s, false)", [TENANT_SETTING, str(self.tenant)])
+        if name in COMMITTING and self._builtin_maintenance:
+            return self._call_committing(name, params)
+        if conn.autocommit:
+            with conn.transaction():
+                return self._call_in_transaction(name, params)
         try:
-            result = getattr(self.queries, name)(conn, **params)
-            return list(result) if isinstance(result, Iterator) else result
+            return self._call_in_transaction(name, params)
         finally:
             if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
                 conn.rollback()
-            if not conn.closed:
+
+    @property
+    def _builtin_maintenance(self) -> bool:
+        return self.profile.retention.partition_manager != "pg_partman"
+
+    def _call_in_transaction(self, name: str, params: dict[str, Any]) -> Any:
+        """Role and tenant for this transaction only; the role is handed back after the
+        query (a rolled-back transaction drops both anyway)."""
+        conn = self.connection
+        role = production_role(self.profile, name)
+        if role is not None:
+            conn.execute("SELECT set_config('role', %s, true)", [role])
+        if self.tenant is not None and "set_tenant" in self.names:
+            column = self.profile.tenancy.column
+            self.queries.set_tenant(conn, **{str(column): self.tenant})
+        result = self._run(name, params)
+        if role is not None:
+            conn.execute("SELECT set_config('role', 'none', true)")
+        return result
+
+    def _call_committing(self, name: str, params: dict[str, Any]) -> Any:
+        """A procedure that commits after each step: on an autocommit connection only, as
+        its role for the call."""
+        conn = self.connection
+        if not conn.autocommit:
+            raise ValueError(f"{name} commits as it goes: call it on an autocommit connection")
+        role = production_role(self.profile, name)
+        if role is not None:
+            conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+        try:
+            return self._run(name, params)
+        finally:
+            if not conn.closed and role is not None:
                 conn.execute("RESET ROLE")
+
+    def _run(self, name: str, params: dict[str, Any]) -> Any:
+        result = getattr(self.queries, name)(self.connection, **params)
+        return list(result) if isinstance(result, Iterator) else result

@@ -155,6 +155,23 @@ class Observer:
                 if not cursor.nextset():
                     return found
 
+    def enqueue(self, scenario: str, messages: list[tuple[Row, str, int]]) -> None:
+        """Outbox messages (set-up, not the runtime): one per (run, topic, max_attempts),
+        the run one of `start_runs`' rows."""
+        key = [self.tenant_column] if self.tenant_column else []
+        columns = [*key, "run_id", "topic", "payload", "max_attempts"]
+        insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
+            self.table("outbox"),
+            sql.SQL(", ").join(sql.Identifier(c) for c in columns),
+            sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+        )
+        rows = [
+            (*(run[c] for c in key), run["run_id"], topic, json.dumps({"scenario": scenario}), limit)
+            for run, topic, limit in messages
+        ]
+        with self.conn.cursor() as cursor:
+            cursor.executemany(insert, rows)
+
     def scenario_runs(self, scenario: str) -> sql.Composable:
         """A WHERE condition on runs (alias r) selecting the scenario's runs."""
         return sql.SQL("r.kind = {} AND r.input->>'scenario' = {}").format(

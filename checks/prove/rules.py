@@ -1,4 +1,4 @@
-"""The prove rules: one guarantee per scenario (ADP101..ADP107).
+"""The prove rules: one guarantee per scenario (ADP101..ADP109).
 
 A scenario drives one guarantee with real worker processes and crashes and judges it
 by counts that must be zero. A broken scenario is an error finding of its rule, on
@@ -119,12 +119,13 @@ class CrashedRunTakenOver(ProveRule):
     ## What it does
     Guarantees that a worker killed mid-step never leaves its run stuck: its lease
     expires by time alone and another worker takes the run over from its latest
-    checkpoint, with no human and no reaper. In the `crash_mid_step` scenario workers
-    SIGKILL themselves at four points of a run's first attempt: right after the claim,
-    inside a heartbeat's transaction, after a step's writes before `COMMIT`, right
-    after a step's `COMMIT`. The other workers' polls (`expire_leases`, then
-    `claim_run`) must expire each killed attempt once its lease runs out and take the
-    run over; the takeover reads the latest checkpoint back and resumes after it.
+    checkpoint, with no human, no reaper and no `expire_leases` call. In the
+    `crash_mid_step` scenario workers SIGKILL themselves at four points of a run's
+    first attempt: right after the claim, inside a heartbeat's transaction, after a
+    step's writes before `COMMIT`, right after a step's `COMMIT`. The other workers'
+    `claim_run` must take each run over once its lease runs out, in the claim itself
+    (the killed attempt ends `expired`, the new one opens); the takeover reads the
+    latest checkpoint back and resumes after it.
     Observed in the database (every succeeded run has checkpoints and events exactly
     1..n, killed attempts ended `expired`), the journal (what each takeover resumed
     from) and whatever is still live when nothing moves. Guarded counts:
@@ -139,24 +140,29 @@ class CrashedRunTakenOver(ProveRule):
     committed.
 
     ## Example
-    `expire_leases` changed to expire a lease only after a day (a reaper someone must
-    run) (`agentddl prove --dsn ... --workers 4 --runs 100`, on PostgreSQL 18):
+    `claim_run` changed to take a lapsed run over only a day after its lease ran out
+    (a reaper someone must run) (`agentddl prove --dsn ... --workers 4 --runs 100`, on
+    PostgreSQL 18):
     ```text
     error ADP102 [crashed-run-taken-over] skip_locked/crash_mid_step
       stuck_runs=4: runs still in progress when nothing moved any more; not_taken_over=4:
       killed attempts whose run was never taken over by time.
-      fix: expire leases by time alone on every poll, requeue a run only while the expired
-        attempt's fencing token is current, and resume from the latest committed checkpoint
+      fix: let the claim take over a run whose lease ran out (by time alone, fenced by the
+        expired attempt's token), and resume from the latest committed checkpoint
     ```
 
     ## Use instead
-    An attempt is valid only until its lease; every poll ends lapsed leases and
-    requeues their runs, fenced so a run that moved on is left alone:
+    An attempt is valid only until its lease; the claim itself takes a lapsed run over,
+    ending the old attempt before the new one opens, fenced so a run that moved on is
+    left alone, and readers derive the status from the lease:
     ```sql
-    UPDATE agent.attempts SET status = 'expired', ended_at = now()
-    WHERE status = 'active' AND lease_expires_at < now();   -- time alone, no cleanup by the dead
-    UPDATE agent.runs SET status = 'queued', version = version + 1
-    WHERE run_id = :run_id AND fencing_token = :expired_attempts_token AND status = 'running';
+    WITH lapsed AS (SELECT ... FROM agent.attempts AS a JOIN agent.runs AS r USING (...)
+                    WHERE a.status = 'active' AND a.lease_expires_at < now()
+                      AND r.status = 'running' AND r.fencing_token = a.fencing_token ...),
+    ended AS (UPDATE agent.attempts SET status = 'expired' ... RETURNING ...),
+    claimed AS (UPDATE agent.runs SET fencing_token = fencing_token + 1 ...
+                WHERE ... AND EXISTS (SELECT FROM ended ...))
+    INSERT INTO agent.attempts ...;                         -- one statement, no reaper
     ```
     Write each step's checkpoint and event in one transaction, so the latest
     checkpoint is always a committed one.
@@ -175,8 +181,8 @@ class CrashedRunTakenOver(ProveRule):
     name = "crashed-run-taken-over"
     scenario = "crash_mid_step"
     remedy = (
-        "expire leases by time alone on every poll, requeue a run only while the expired "
-        "attempt's fencing token is current, and resume from the latest committed checkpoint"
+        "let the claim take over a run whose lease ran out (by time alone, fenced by the expired "
+        "attempt's token), and resume from the latest committed checkpoint"
     )
 
 
@@ -189,8 +195,8 @@ class StaleWriterRejected(ProveRule):
     Guarantees that a worker whose run was taken over can change nothing: every late
     write is refused by the fencing or version check. In the `stale_writer` scenario
     worker A claims a run, writes step 1 and reserves an operation, then stalls past
-    its lease (a GC pause, a network partition). Worker B expires the lease and takes
-    the run over. A wakes up and writes as if it still held the run: a transition from
+    its lease (a GC pause, a network partition). Worker B's claim takes the run over
+    once the lease has run out. A wakes up and writes as if it still held the run: a transition from
     the version it read, checkpoint 2, event 2, a new operation, the result of the
     operation B took over, a heartbeat, completion. Each must be refused (no row, or a
     constraint's refusal); then B's own writes and read-backs must go through
@@ -243,6 +249,72 @@ class StaleWriterRejected(ProveRule):
     remedy = (
         "fence every write with the run's current fencing token (and lease token) or its expected "
         "version, so a writer whose claim was taken over changes nothing"
+    )
+
+
+class ForgedLeaseRejected(ProveRule):
+    """Every write of an attempt's work needs the attempt's lease token: a caller who
+    knows the run and its fencing token but not the token changes nothing.
+
+    ## What it does
+    Guarantees that every write of an attempt's work is a capability: the caller must
+    present the attempt's lease token, which the database checks against its stored
+    sha256, and a guessed or stolen fencing token is not enough. In the `forged_lease`
+    scenario holders claim runs, write step 1 and reserve an operation, and keep their
+    leases live. An attacker that knows each run's key, its current fencing token (a
+    small counter) and the holder's operation key, but not the lease token, tries
+    every write with a token of its own: `heartbeat`, `append_event`,
+    `save_checkpoint`, `reserve_operation`, `complete_operation`, `fail_attempt`,
+    `interrupt_attempt`, `complete_attempt`. Each must return no row; then the
+    holders' own writes and read-backs must go through untouched. Guarded counts:
+    `forged_writes_accepted`, `forged_writes_missing`, `holder_state_damaged`,
+    `errors`, `worker_failures`.
+
+    ## Why is this bad?
+    A fencing token orders claims; it is not a secret. Anything that can reach the
+    database with the app role and guess a run's current token (1, 2, 3, ...) can
+    append events to its history, replace its resume point, record an effect's
+    result it never produced, or finish the run: a confused or compromised worker
+    corrupts runs it never held, and nothing in the data says so.
+
+    ## Example
+    The lease-token check removed from the history and operation writes of
+    `queries.sql` (`agentddl prove --dsn ... --workers 4 --runs 100`, on PostgreSQL
+    18):
+    ```text
+    error ADP108 [forged-lease-rejected] skip_locked/forged_lease
+      forged_writes_accepted=8: writes with a forged lease token (right run, right fencing
+      token) that were accepted.
+      fix: make every write of an attempt's work present the attempt's lease token and
+        check its hash in the statement, next to the fencing token
+    ```
+
+    ## Use instead
+    The lease token is returned once, stored only as its hash, and presented with
+    every write of the attempt's work:
+    ```sql
+    INSERT INTO agent.events (...)
+    SELECT ... FROM agent.attempts AS a JOIN agent.runs AS r USING (tenant_id, run_id)
+    WHERE a.run_id = :run_id AND a.status = 'active'
+      AND a.fencing_token = :fencing_token
+      AND a.lease_token_hash = sha256(convert_to(:lease_token, 'UTF8'))
+      AND r.fencing_token = a.fencing_token AND r.status = 'running'
+    FOR KEY SHARE OF a FOR SHARE OF r;
+    ```
+
+    ## References
+    - Design source `seeds/002_7b1c1d838d77a12b.txt`: the token is a capability, not
+      an identity; the raw lease token is returned exactly once and only its hash is
+      stored; every mutating call on an attempt must present attempt_id + lease_token.
+    - https://www.postgresql.org/docs/current/functions-binarystring.html
+    """
+
+    code = "ADP108"
+    name = "forged-lease-rejected"
+    scenario = "forged_lease"
+    remedy = (
+        "make every write of an attempt's work present the attempt's lease token and check its "
+        "hash in the statement, next to the fencing token"
     )
 
 
@@ -371,6 +443,68 @@ class OutboxDeliversEveryMessage(ProveRule):
     )
 
 
+class PoisonMessageDeadLettered(ProveRule):
+    """A message no consumer accepts is tried a bounded number of times, backing off,
+    then dead-lettered where an operator sees it; it never blocks or burns the relay.
+
+    ## What it does
+    Guarantees that the outbox bounds delivery attempts: a poison message is tried at
+    most its `max_attempts` times, waiting longer after each refusal, then
+    dead-lettered and listed by `dead_letters` and `health_dead_letters`, while every
+    healthy message is still delivered. In the `poison_message` scenario the outbox
+    holds healthy messages and two poison ones: the consumer refuses one every time
+    (the relay reports it with `fail_delivery`), the other kills the relay that takes
+    it, every time (its claim lapses). Observed: the relays' journal (claims,
+    refusals and the backoff each was given, deliveries, crashes) against the outbox
+    rows. Guarded counts: `poison_not_dead_lettered`, `poison_tried_past_limit`,
+    `backoff_ignored`, `healthy_lost`, `healthy_dead_lettered`,
+    `dead_letters_unlisted`, `crash_points_missed`, `errors`, `worker_failures`.
+
+    ## Why is this bad?
+    A message retried forever costs a relay round (or a relay process) on every pass:
+    at-least-once delivery turns into at-least-forever, the queue's lag alarm fires
+    for the wrong reason, and a message that crashes relays takes the whole relay
+    fleet down in turn. Without a dead-letter state nobody is told which message it
+    is, and retries without backoff hammer a consumer that is already failing.
+
+    ## Example
+    The attempt bound removed from `relay_claim` and `fail_delivery` (`agentddl
+    prove --dsn ... --workers 4 --runs 100`, on PostgreSQL 18):
+    ```text
+    error ADP109 [poison-message-dead-lettered] skip_locked/poison_message
+      poison_not_dead_lettered=2: poison messages still pending (tried without end) or
+      delivered; poison_tried_past_limit=2: claims of poison messages beyond their
+      max_attempts.
+      fix: count delivery attempts, back off after each failure, and dead-letter a message
+        whose attempts are spent (its own state, listed and alerted on)
+    ```
+
+    ## Use instead
+    ```sql
+    -- the relay reports a failure: back off, or dead-letter once attempts are spent
+    UPDATE agent.outbox AS m
+    SET claimed_by = NULL, claimed_until = NULL, last_error = :error,
+        dead_at = CASE WHEN m.delivery_attempts >= m.max_attempts THEN now() END,
+        available_at = now() + :backoff_seconds * power(2, m.delivery_attempts - 1) * interval '1 second'
+    WHERE ... AND m.claimed_by = :relay_id AND m.delivered_at IS NULL AND m.dead_at IS NULL;
+    -- a claim that lapsed on the last attempt (the relay died on it) is dead-lettered too
+    ```
+
+    ## References
+    - Design source `seeds/000_1b2e48b7374a4a06.txt`: the outbox gives operations a
+      delivery state they can query instead of relying on log lines.
+    - https://www.postgresql.org/docs/current/sql-select.html#SQL-FOR-UPDATE-SHARE
+    """
+
+    code = "ADP109"
+    name = "poison-message-dead-lettered"
+    scenario = "poison_message"
+    remedy = (
+        "count delivery attempts, back off after each failure, and dead-letter a message whose "
+        "attempts are spent (its own state, listed and alerted on)"
+    )
+
+
 class TenantIsolation(ProveRule):
     """A session of one tenant can read and change nothing of another tenant's, and
     deleting a tenant follows the profile's `on_tenant_delete`.
@@ -382,19 +516,29 @@ class TenantIsolation(ProveRule):
     every named query at tenant B's runs, checkpoints, events, operations and
     messages, with B's keys, fencing and lease tokens; under row-level security it
     also passes B's tenant id (the database, not the query, must refuse it) and the
-    coordinator tries raw SQL as the app role. Then a third tenant is deleted: its
-    rows must be gone (`cascade`) or the delete refused with every row kept
-    (`restrict`), the other tenants' rows untouched. A single-tenant profile has
-    nothing to isolate (the scenario holds, not applicable). Guarded counts:
-    `probe_leaks`, `targets_without_history`, `deletion_untested`,
-    `other_tenant_changed`, `raw_sql_leaks`, `deletion_mismatches`, `errors`,
+    coordinator tries raw SQL as the app role. Two more under row-level security: a
+    pooled connection, where tenant A's transaction (its tenant named by
+    `set_tenant`) committed and the next transaction on the same connection, as a
+    pooler would hand it to another client, names no tenant: it must see nothing; and
+    the tables' owner (the owner role) in a session naming tenant A must see nothing
+    of B's (FORCE ROW LEVEL SECURITY: an owner otherwise skips every policy). Then a
+    third tenant is deleted: its rows must be gone (`cascade`) or the delete refused
+    with every row kept (`restrict`), the other tenants' rows untouched. A
+    single-tenant profile has nothing to isolate (the scenario holds, not
+    applicable). Guarded counts: `probe_leaks`, `targets_without_history`,
+    `deletion_untested`, `other_tenant_changed`, `raw_sql_leaks`,
+    `pooled_session_leaks`, `owner_leaks`, `deletion_mismatches`, `errors`,
     `worker_failures`.
 
     ## Why is this bad?
     One missing tenant predicate shows one customer's runs, prompts and results to
-    another, or lets one customer's worker complete another's run. A child row that
-    can point at another tenant's parent survives that tenant's deletion, and a
-    deletion that leaves rows behind keeps data a customer asked to erase.
+    another, or lets one customer's worker complete another's run. A tenant set for
+    the session outlives the transaction: behind a transaction-mode pooler
+    (PgBouncer) the next client's transaction on that server connection runs as the
+    previous client's tenant. A table owner skips row-level security unless it is
+    FORCEd. A child row that can point at another tenant's parent survives that
+    tenant's deletion, and a deletion that leaves rows behind keeps data a customer
+    asked to erase.
 
     ## Example
     The tenant predicate removed from the reads and fenced writes of `queries.sql`
@@ -408,13 +552,17 @@ class TenantIsolation(ProveRule):
 
     ## Use instead
     Every tenant-owned child joins its parent through a tenant-scoped key, every query
-    names the tenant, and (when enabled) row-level security enforces the session's:
+    names the tenant, and (when enabled) row-level security enforces the
+    transaction's, on the owner too:
     ```sql
     ALTER TABLE agent.outbox ADD CONSTRAINT outbox_run_fkey
         FOREIGN KEY (tenant_id, run_id) REFERENCES agent.runs (tenant_id, run_id) ON DELETE CASCADE;
     SELECT ... FROM agent.runs WHERE tenant_id = :tenant_id AND run_id = :run_id;
+    ALTER TABLE agent.runs ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE agent.runs FORCE ROW LEVEL SECURITY;
     CREATE POLICY runs_tenant ON agent.runs
         USING (tenant_id = current_setting('agentddl.tenant', true)::uuid);
+    SELECT set_config('agentddl.tenant', :tenant_id, true);   -- first in each transaction
     ```
 
     ## References
@@ -424,6 +572,8 @@ class TenantIsolation(ProveRule):
     - Design source `seeds/004_936814f8a0aebe48.txt`: tenant ownership as relational
       columns, for permission checks, foreign keys and indexes.
     - https://www.postgresql.org/docs/current/ddl-rowsecurity.html
+    - https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADMIN-SET
+    - https://www.pgbouncer.org/features.html
     - https://www.postgresql.org/docs/current/ddl-constraints.html#DDL-CONSTRAINTS-FK
     """
 
@@ -504,8 +654,10 @@ RULES: tuple[type[ProveRule], ...] = (
     OneClaimPerRun,
     CrashedRunTakenOver,
     StaleWriterRejected,
+    ForgedLeaseRejected,
     EffectOncePerKey,
     OutboxDeliversEveryMessage,
+    PoisonMessageDeadLettered,
     TenantIsolation,
     OneWinnerPerVersion,
 )

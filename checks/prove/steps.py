@@ -1,6 +1,7 @@
-"""A worker's building blocks, named queries only: poll for a run (expire_leases, then
-claim_run, as queries.sql says every worker does on every poll), work it step by step
-from its latest checkpoint, complete it with its outbox message in one transaction.
+"""A worker's building blocks, named queries only: poll for a run (claim_run, which
+also takes over a run whose lease ran out: no reaper, no expire_leases), work it step
+by step from its latest checkpoint (every write presenting the lease token), complete
+it with its outbox message in one transaction.
 
 Every function commits what it did, or rolls back and says why. Crash points
 (WorkerContext.maybe_crash) sit where a real worker can die: inside a heartbeat's
@@ -18,18 +19,12 @@ from psycopg.types.json import Jsonb
 from agentddl.checks.db.connect import error_line
 from agentddl.checks.prove.worker import Row, WorkerContext
 
-EXPIRE_BATCH = 50
 
-
-def claim_next(w: WorkerContext, tenant: Any | None, expire: bool = True) -> Row | None:
-    """expire_leases, then claim_run: the worker's poll. None: nothing due (or an error,
-    journaled)."""
+def claim_next(w: WorkerContext, tenant: Any | None) -> Row | None:
+    """claim_run: the worker's poll. None: nothing due (or an error, journaled)."""
     rt = w.runtime(tenant)
     token = w.new_token()
     try:
-        if expire:
-            rt.call("expire_leases", batch_size=EXPIRE_BATCH)
-            w.conn.commit()
         claim: Row | None = rt.call(
             "claim_run",
             **w.claim_scope(tenant),
@@ -69,14 +64,14 @@ def tenant_of(w: WorkerContext, claim: Row) -> Any | None:
     return claim[w.tenant_column] if w.tenant_column else None
 
 
-def fence(w: WorkerContext, claim: Row, lease: bool = True) -> dict[str, Any]:
-    """The fenced-write parameters of the claim (lease: with the lease token)."""
-    found = {
+def fence(w: WorkerContext, claim: Row) -> dict[str, Any]:
+    """The fenced-write parameters of the claim: run, fencing token and lease token."""
+    return {
         **w.scope(tenant_of(w, claim)),
         "run_id": claim["run_id"],
         "fencing_token": claim["fencing_token"],
+        "lease_token": claim["lease_token"],
     }
-    return {**found, "lease_token": claim["lease_token"]} if lease else found
 
 
 def heartbeat(w: WorkerContext, claim: Row) -> bool:
@@ -92,7 +87,7 @@ def write_step(w: WorkerContext, claim: Row, seq: int, event_seq: int) -> bool:
     rt = w.runtime(tenant_of(w, claim))
     event = rt.call(
         "append_event",
-        **fence(w, claim, lease=False),
+        **fence(w, claim),
         seq=event_seq,
         kind="step.done",
         actor=f"agent:worker-{w.slot}",
@@ -113,7 +108,7 @@ def write_step(w: WorkerContext, claim: Row, seq: int, event_seq: int) -> bool:
 def save_checkpoint(w: WorkerContext, claim: Row, seq: int, payload: dict[str, Any]) -> Row | None:
     saved: Row | None = w.runtime(tenant_of(w, claim)).call(
         "save_checkpoint",
-        **fence(w, claim, lease=False),
+        **fence(w, claim),
         seq=seq,
         parent_seq=seq - 1 or None,
         state_schema_version=1,
@@ -132,7 +127,7 @@ def record_operation(w: WorkerContext, claim: Row, key: str, result: dict[str, A
     the claim; the caller commits)."""
     recorded: Row | None = w.runtime(tenant_of(w, claim)).call(
         "complete_operation",
-        **fence(w, claim, lease=False),
+        **fence(w, claim),
         idempotency_key=key,
         status="succeeded",
         result=Jsonb(result),

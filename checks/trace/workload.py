@@ -153,12 +153,17 @@ class _Worker:
         )
         if not claim:
             return
-        fence = {**self.tenant, "run_id": claim["run_id"], "fencing_token": claim["fencing_token"]}
+        fence = {
+            **self.tenant,
+            "run_id": claim["run_id"],
+            "fencing_token": claim["fencing_token"],
+            "lease_token": self.token,
+        }
         for seq in range(1, STEPS_PER_RUN + 1):
             if self.workload.stopping:
                 return
             self.step(claim, fence, seq)
-        self.call("complete_attempt", **fence, lease_token=self.token, result=Jsonb({}))
+        self.call("complete_attempt", **fence, result=Jsonb({}))
 
     def step(self, claim: dict[str, Any], fence: dict[str, Any], seq: int) -> None:
         """One agent step: its event, a heartbeat, a checkpoint every fifth step, two reads."""
@@ -171,7 +176,7 @@ class _Worker:
             policy_version=None,
             payload=Jsonb({"n": seq}),
         )
-        self.call("heartbeat", **fence, lease_token=self.token, lease_seconds=300)
+        self.call("heartbeat", **fence, lease_seconds=300)
         if seq % 5 == 0:
             self.checkpoint(fence, seq // 5)
         self.call("get_run", **self.tenant, run_id=claim["run_id"])

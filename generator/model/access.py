@@ -27,7 +27,7 @@ _PATHS: tuple[tuple[str, str, str, str | None, str], ...] = (
         "attempts",
         "maintenance",
         "attempts_lease_expiry_idx",
-        "Close attempts whose lease ran out and requeue (or fail) their runs.",
+        "Housekeeping: close attempts whose lease ran out, requeue (or fail) their runs.",
     ),
     (
         "heartbeat",
@@ -95,6 +95,21 @@ _PATHS: tuple[tuple[str, str, str, str | None, str], ...] = (
     ("relay_claim", "outbox", "claim", "outbox_pending_idx", "The relay claims pending messages."),
     ("mark_delivered", "outbox", "write", "outbox_pkey", "The relay acknowledges a delivery."),
     (
+        "fail_delivery",
+        "outbox",
+        "write",
+        "outbox_pkey",
+        "The relay reports a failed delivery: retried after a backoff, or dead-lettered.",
+    ),
+    ("dead_letters", "outbox", "read", "outbox_dead_idx", "Dead-lettered messages, oldest first."),
+    (
+        "requeue_dead_letter",
+        "outbox",
+        "write",
+        "outbox_pkey",
+        "Give a dead-lettered message a new round of attempts.",
+    ),
+    (
         "purge_finished_runs",
         "runs",
         "maintenance",
@@ -136,12 +151,29 @@ _PATHS: tuple[tuple[str, str, str, str | None, str], ...] = (
         "outbox_pending_idx",
         "Age of the oldest pending message.",
     ),
+    (
+        "health_dead_letters",
+        "outbox",
+        "health",
+        "outbox_dead_idx",
+        "Dead-lettered messages waiting for an operator.",
+    ),
     ("health_partition_runway", "events", "health", None, "How far ahead partitions exist."),
+)
+# Row-level security reads the tenant from a setting: the runtime sets it per transaction.
+_SET_TENANT = (
+    "set_tenant",
+    "runs",
+    "write",
+    None,
+    "Name the transaction's tenant for row-level security (transaction-local: pooler-safe).",
 )
 
 
-def access_paths() -> tuple[AccessPath, ...]:
+def access_paths(row_level_security: bool = False) -> tuple[AccessPath, ...]:
+    """Every declared path; set_tenant first when row-level security reads the tenant."""
+    paths = (_SET_TENANT, *_PATHS) if row_level_security else _PATHS
     return tuple(
         AccessPath(name=name, table=table, description=description, kind=kind, index=index)  # type: ignore[arg-type]
-        for name, table, kind, index, description in _PATHS
+        for name, table, kind, index, description in paths
     )

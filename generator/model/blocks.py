@@ -27,23 +27,49 @@ def quote(name: str) -> str:
 
 def roles(s: Scope) -> SqlBlock:
     # Roles are cluster-wide: create each only if missing, so a second database on the
-    # same cluster (or a re-run) does not fail.
+    # same cluster (or a re-run) does not fail. The installer becomes a member of the owner
+    # role it creates (a superuser already acts as every role): the objects are created
+    # as, and belong to, the owner role.
     lines = "\n".join(
         f"    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = '{s.profile.role(k)}') THEN\n"
-        f"        CREATE ROLE {quote(s.profile.role(k))} NOLOGIN;\n    END IF;"
+        f"        CREATE ROLE {quote(s.profile.role(k))} NOLOGIN;\n{_join_owner(s) if k == 'owner' else ''}"
+        "    END IF;"
         for k in ROLE_KINDS
     )
     return SqlBlock("roles", f"DO $$\nBEGIN\n{lines}\nEND\n$$", "group roles: owner, app, relay, read-only")
+
+
+def _join_owner(s: Scope) -> str:
+    return (
+        "        IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN\n"
+        f"            GRANT {quote(s.profile.role('owner'))} TO CURRENT_USER;\n"
+        "        END IF;\n"
+    )
 
 
 def schema(s: Scope) -> SqlBlock:
     name = quote(s.profile.schema_name)
     return SqlBlock(
         "schema",
-        f"CREATE SCHEMA {name}",
-        "every object lives in one schema",
+        f"CREATE SCHEMA {name} AUTHORIZATION {quote(s.profile.role('owner'))}",
+        "every object lives in one schema, owned by the owner role",
         drop=f"DROP SCHEMA {name} CASCADE",
     )
+
+
+def become_owner(s: Scope) -> SqlBlock:
+    """From here on the installer acts as the owner role: tables, functions and
+    partitions belong to it, so maintenance run by any member of it can manage them, and
+    FORCE ROW LEVEL SECURITY holds the owner to the tenant policies too."""
+    return SqlBlock(
+        "become_owner",
+        f"SET ROLE {quote(s.profile.role('owner'))}",
+        "the objects below are created as, and owned by, the owner role",
+    )
+
+
+def reset_role(s: Scope) -> SqlBlock:
+    return SqlBlock("reset_role", "RESET ROLE", "back to the installing role")
 
 
 def event_sequence(s: Scope) -> SqlBlock | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentddl.generator.model import blocks, effects, features, history, partitions, privileges
+from agentddl.generator.model import blocks, effects, features, history, partitions, privileges, states
 from agentddl.generator.model.access import access_paths
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.tables import attempts, runs, tenants
@@ -17,8 +17,13 @@ def derive(profile: Profile) -> SchemaModel:
         profile=profile,
         schema=profile.schema_name,
         tables=tables,
-        access_paths=access_paths(),
-        before=_present(blocks.roles(scope), blocks.schema(scope), blocks.event_sequence(scope)),
+        access_paths=access_paths(bool(scope.tenant and profile.tenancy.row_level_security)),
+        before=_present(
+            blocks.roles(scope),
+            blocks.schema(scope),
+            blocks.become_owner(scope),
+            blocks.event_sequence(scope),
+        ),
         after=_after(scope, tables),
         features=features.used(profile.engine.version),
     )
@@ -37,11 +42,14 @@ def _tables(scope: Scope) -> tuple[Table, ...]:
 
 
 def _after(scope: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
+    """Everything up to the role reset is created as the owner role (and belongs to it);
+    pg_partman's set-up needs the installer's own rights, after it."""
     partitioned = tuple(t for t in tables if t.partitioning)
-    manager = (
-        partitions.partman(scope, partitioned)
-        if scope.profile.retention.partition_manager == "pg_partman"
-        else (partitions.maintenance_function(scope, partitioned),)
+    partman = scope.profile.retention.partition_manager == "pg_partman"
+    builtin = (
+        ()
+        if partman
+        else (partitions.plan_function(scope, partitioned), partitions.maintenance_procedure(scope))
     )
     return _present(
         blocks.sequence_owner(scope),
@@ -50,10 +58,14 @@ def _after(scope: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
         *(b for t in tables if t.append_only for b in blocks.append_only(scope, t)),
         *blocks.transition_guard(scope),
         *history.checkpoint_parent_guard(scope),
-        *manager,
-        partitions.bootstrap(scope),
+        states.view(scope),
+        *builtin,
+        None if partman else partitions.bootstrap(scope),
         privileges.grants(scope, tables),
         *privileges.row_level_security(scope, tables),
+        blocks.reset_role(scope),
+        *(partitions.partman(scope, partitioned) if partman else ()),
+        partitions.bootstrap(scope) if partman else None,
     )
 
 

@@ -9,7 +9,6 @@ from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.scope import Scope, size_check
 from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Partitioning, SqlBlock, Table
 
-_ADVERB = {"day": "daily", "week": "weekly", "month": "monthly"}
 SECRET_KEYS = ("api_key", "authorization", "password", "secret", "access_token", "prompt")
 
 
@@ -49,10 +48,11 @@ def checkpoint_parent_guard(s: Scope) -> tuple[SqlBlock, ...]:
 def _partitioning(rows_per_day: int, retention: int, runway: int, what: str) -> Partitioning:
     period = tuning.granularity(rows_per_day, retention)
     why = (
-        f"~{rows_per_day:,} {what} rows/day; {_ADVERB[period]} partitions stay under "
-        f"{tuning.TARGET_ROWS_PER_PARTITION:,} rows and expire by dropping a partition"
+        f"~{rows_per_day:,} {what} rows/day; {period.adverb} partitions hold ~"
+        f"{period.rows(rows_per_day):,} rows each (under {tuning.TARGET_ROWS_PER_PARTITION:,}) "
+        "and expire by dropping a partition"
     )
-    return Partitioning("run_created_at", period, retention, runway, why)
+    return Partitioning("run_created_at", period.name, retention, runway, why)
 
 
 def checkpoints(s: Scope) -> Table:

@@ -1,4 +1,13 @@
-"""Partition lifecycle: a generated maintenance function, or pg_partman's configuration."""
+"""Partition lifecycle: generated maintenance (a plan function and the procedure that
+carries it out), or pg_partman's configuration.
+
+Maintenance never stalls the queue: every statement that takes a strong lock (creating a
+partition, detaching one, dropping a detached one) runs in a transaction of its own,
+under a short lock_timeout, and is retried a few times after a pause; a step that keeps
+losing is left for the next run (the runway leaves room for it). Detaching and dropping
+are separate steps: the drop's ACCESS EXCLUSIVE lock on runs (it removes the foreign
+key's triggers) never waits behind the detach.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,11 @@ from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.types import Partitioning, SqlBlock, Table
 
-_LOCK_TIMEOUT = "5s"  # maintenance waits briefly for locks, then retries on its next run
+# A step waits at most this long for a lock (so the workload queued behind it waits
+# about as long), then steps back, pauses and tries again.
+STEP_LOCK_TIMEOUT_MS = 20
+STEP_TRIES = 6  # pauses of 50 ms, doubling: about 1.5 s of retrying per step
+FIRST_PAUSE = 0.05
 
 
 def _specs(tables: tuple[Table, ...]) -> str:
@@ -14,21 +27,30 @@ def _specs(tables: tuple[Table, ...]) -> str:
     for table in tables:
         part = table.partitioning
         if part:
-            keep = f"{part.retention_seconds} seconds"
-            rows.append(f"('{table.name}', '{part.granularity}', interval '{keep}', {part.runway})")
+            keep = f"interval '{part.retention_seconds} seconds'"
+            suffix = part.period.suffix
+            rows.append(f"('{table.name}', '{part.granularity}', {keep}, {part.runway}, '{suffix}')")
     return ",\n            ".join(rows)
 
 
-def maintenance_function(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
+def _bound(word: str, expression: str) -> str:
+    """A partition's FROM or TO bound, read back from pg_get_expr (as timestamptz)."""
+    return f"substring({expression} FROM '{word} \\(''([^'']+)''\\)')::timestamptz"
+
+
+def plan_function(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
     schema = s.profile.schema_name
     q = quote(schema)
+    parent = f"format('%I.%I', '{schema}', spec.table_name)::regclass"
     # Bounds go out as text (%L) and come back from pg_get_expr: fixed date settings make the
     # round trip exact whatever the caller's session uses (non-ISO styles print ambiguous
     # zone abbreviations, e.g. IST).
-    body = f"""CREATE FUNCTION {q}.maintain_partitions(p_now timestamptz DEFAULT now())
-RETURNS TABLE (action text, partition_name text)
+    body = f"""CREATE FUNCTION {q}.partition_steps(
+    p_now timestamptz DEFAULT now(), p_concurrently boolean DEFAULT TRUE
+)
+RETURNS TABLE (action text, partition_name text, statement text)
 LANGUAGE plpgsql
-SECURITY DEFINER
+STABLE
 SET search_path = pg_catalog, pg_temp
 SET TimeZone = 'UTC'
 SET DateStyle = 'ISO, YMD'
@@ -36,75 +58,169 @@ AS $$
 DECLARE
     spec record;
     part record;
+    step interval;
     lower_bound timestamptz;
     upper_bound timestamptz;
     current_start timestamptz;
     oldest timestamptz;
 BEGIN
-    PERFORM set_config('lock_timeout', '{_LOCK_TIMEOUT}', true);
     FOR spec IN
         SELECT * FROM (VALUES
             {_specs(tables)}
-        ) AS specs (table_name, unit, keep, runway)
+        ) AS specs (table_name, unit, keep, runway, suffix)
     LOOP
-        current_start := date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
-        -- from the oldest partition still inside retention (none yet: the current one), so
-        -- periods missed while maintenance was down are filled, not only the runway
-        SELECT min(substring(pg_get_expr(child.relpartbound, child.oid)
-                FROM 'FROM \\(''([^'']+)''\\)')::timestamptz)
-        INTO oldest
-        FROM pg_inherits AS inh
-        JOIN pg_class AS child ON child.oid = inh.inhrelid
-        WHERE inh.inhparent = format('%I.%I', '{schema}', spec.table_name)::regclass;
-        lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
-            date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
-        WHILE lower_bound <= current_start + spec.runway * ('1 ' || spec.unit)::interval LOOP
-            upper_bound := lower_bound + ('1 ' || spec.unit)::interval;
-            partition_name := spec.table_name || '_p'
-                || to_char(lower_bound AT TIME ZONE 'UTC', 'YYYYMMDD');
-            IF upper_bound > p_now - spec.keep
-                AND to_regclass(format('%I.%I', '{schema}', partition_name)) IS NULL THEN
-                EXECUTE format(
-                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    '{schema}', partition_name, '{schema}', spec.table_name,
-                    lower_bound, upper_bound);
-                action := 'created';
-                RETURN NEXT;
-            END IF;
-            lower_bound := upper_bound;
-        END LOOP;
+        step := ('1 ' || spec.unit)::interval;
+        -- a detach an operator or an interrupted run left pending: finish it (and drop it
+        -- when it is past retention)
         FOR part IN
             SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
             FROM pg_inherits AS inh
             JOIN pg_class AS child ON child.oid = inh.inhrelid
-            WHERE inh.inhparent = format('%I.%I', '{schema}', spec.table_name)::regclass
+            WHERE inh.inhparent = {parent} AND inh.inhdetachpending
             ORDER BY child.relname
         LOOP
-            upper_bound := substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz;
-            IF upper_bound <= p_now - spec.keep THEN
-                BEGIN
-                    EXECUTE format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
-                        '{schema}', spec.table_name, '{schema}', part.relname);
-                    EXECUTE format('DROP TABLE %I.%I', '{schema}', part.relname);
-                    action := 'dropped';
-                EXCEPTION WHEN OTHERS THEN
-                    -- keep it for the next run; the partitions created above still commit
-                    RAISE WARNING 'maintain_partitions: % kept: %', part.relname, SQLERRM;
-                    action := 'drop_failed';
-                END;
-                partition_name := part.relname;
+            partition_name := part.relname;
+            action := 'finalize';
+            statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I FINALIZE',
+                '{schema}', spec.table_name, '{schema}', part.relname);
+            RETURN NEXT;
+            IF {_bound("TO", "part.bound")} <= p_now - spec.keep THEN
+                action := 'drop';
+                statement := format('DROP TABLE %I.%I', '{schema}', part.relname);
                 RETURN NEXT;
             END IF;
+        END LOOP;
+        -- from the oldest partition still inside retention (none yet: the current one), so
+        -- periods missed while maintenance was down are filled, not only the runway
+        current_start := date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+        SELECT min({_bound("FROM", "pg_get_expr(child.relpartbound, child.oid)")})
+        INTO oldest
+        FROM pg_inherits AS inh
+        JOIN pg_class AS child ON child.oid = inh.inhrelid
+        WHERE inh.inhparent = {parent} AND NOT inh.inhdetachpending;
+        lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
+            date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
+        WHILE lower_bound <= current_start + spec.runway * step LOOP
+            upper_bound := lower_bound + step;
+            partition_name := spec.table_name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
+            IF upper_bound > p_now - spec.keep
+                AND to_regclass(format('%I.%I', '{schema}', partition_name)) IS NULL THEN
+                action := 'create';
+                statement := format(
+                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
+                    '{schema}', partition_name, '{schema}', spec.table_name, lower_bound, upper_bound);
+                RETURN NEXT;
+            END IF;
+            lower_bound := upper_bound;
+        END LOOP;
+        -- past retention: detach (its own transaction), then drop
+        FOR part IN
+            SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
+            FROM pg_inherits AS inh
+            JOIN pg_class AS child ON child.oid = inh.inhrelid
+            WHERE inh.inhparent = {parent} AND NOT inh.inhdetachpending
+            ORDER BY child.relname
+        LOOP
+            CONTINUE WHEN {_bound("TO", "part.bound")} > p_now - spec.keep;
+            partition_name := part.relname;
+            action := 'detach';
+            statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
+                '{schema}', spec.table_name, '{schema}', part.relname)
+                || CASE WHEN p_concurrently THEN ' CONCURRENTLY' ELSE '' END;
+            RETURN NEXT;
+            action := 'drop';
+            statement := format('DROP TABLE %I.%I', '{schema}', part.relname);
+            RETURN NEXT;
+        END LOOP;
+        -- detached by an earlier run whose drop did not get its lock: drop it now
+        FOR part IN
+            SELECT child.relname
+            FROM pg_class AS child
+            WHERE child.relnamespace = '{schema}'::regnamespace
+                AND child.relkind = 'r' AND NOT child.relispartition
+                AND child.relname ~ ('^' || spec.table_name || '_p[0-9]{{8}}([0-9]{{2}}){{0,2}}$')
+                AND NOT EXISTS (SELECT FROM pg_inherits AS inh WHERE inh.inhrelid = child.oid)
+            ORDER BY child.relname
+        LOOP
+            lower_bound := to_timestamp(substring(part.relname FROM '_p([0-9]+)$'), spec.suffix);
+            CONTINUE WHEN lower_bound + step > p_now - spec.keep;
+            partition_name := part.relname;
+            action := 'drop';
+            statement := format('DROP TABLE %I.%I', '{schema}', part.relname);
+            RETURN NEXT;
         END LOOP;
     END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION {q}.maintain_partitions(timestamptz) FROM public;
-GRANT EXECUTE ON FUNCTION {q}.maintain_partitions(timestamptz) TO {quote(s.profile.role("owner"))}"""
+REVOKE ALL ON FUNCTION {q}.partition_steps(timestamptz, boolean) FROM public;
+GRANT EXECUTE ON FUNCTION {q}.partition_steps(timestamptz, boolean) TO {quote(s.profile.role("owner"))}"""
+    return SqlBlock(
+        "partition_steps",
+        body,
+        "the partition maintenance plan: each statement to run on its own, in order",
+    )
+
+
+def maintenance_procedure(s: Scope) -> SqlBlock:
+    """CALL maintain_partitions(): the plan carried out, step by step. A procedure that
+    commits can have no SET clause, so it pins search_path (and takes the owner role, so
+    what it creates belongs to the schema's owner) anew in each step's transaction."""
+    q = quote(s.profile.schema_name)
+    owner = s.profile.role("owner")
+    body = f"""CREATE PROCEDURE {q}.maintain_partitions(p_now timestamptz DEFAULT NULL)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    at timestamptz := coalesce(p_now, now());
+    step record;
+    tries integer;
+    done boolean;
+    reason text;
+    skipped text[] := '{{}}';
+BEGIN
+    FOR step IN SELECT * FROM {q}.partition_steps(at, false) LOOP
+        CONTINUE WHEN step.partition_name = ANY (skipped);
+        tries := 0;
+        LOOP
+            tries := tries + 1;
+            BEGIN
+                PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+                PERFORM pg_catalog.set_config('role', '{owner}', true);
+                PERFORM pg_catalog.set_config('lock_timeout', '{STEP_LOCK_TIMEOUT_MS}ms', true);
+                EXECUTE step.statement;
+                done := true;
+            EXCEPTION
+                WHEN lock_not_available THEN
+                    done := false;
+                    reason := SQLERRM;
+                WHEN OTHERS THEN  -- kept for the next run; the other steps go on
+                    done := NULL;
+                    reason := SQLERRM;
+            END;
+            IF done THEN
+                COMMIT;
+                RAISE NOTICE 'maintain_partitions: % %', step.action, step.partition_name;
+                EXIT;
+            END IF;
+            ROLLBACK;
+            IF done IS NULL OR tries >= {STEP_TRIES} THEN
+                RAISE WARNING 'maintain_partitions: % % failed after % tries, kept for the next run: %',
+                    step.action, step.partition_name, tries, reason;
+                skipped := skipped || step.partition_name;
+                EXIT;
+            END IF;
+            PERFORM pg_catalog.pg_sleep({FIRST_PAUSE} * 2 ^ (tries - 1));
+        END LOOP;
+    END LOOP;
+END
+$$;
+REVOKE ALL ON PROCEDURE {q}.maintain_partitions(timestamptz) FROM public;
+GRANT EXECUTE ON PROCEDURE {q}.maintain_partitions(timestamptz) TO {quote(owner)}"""
     return SqlBlock(
         "maintain_partitions",
         body,
-        "creates partitions ahead, drops expired ones; runs as its owner (owner role may call)",
+        "partition maintenance: each step its own short transaction, retried, never a long lock "
+        "(members of the owner role call it)",
     )
 
 
@@ -116,10 +232,15 @@ def bootstrap(s: Scope) -> SqlBlock:
             "SELECT partman.run_maintenance()",
             "pg_partman creates the first partitions",
         )
+    sql = (
+        "DO $$\nDECLARE\n    step record;\nBEGIN\n"
+        f"    FOR step IN SELECT * FROM {q}.partition_steps() WHERE action = 'create' LOOP\n"
+        "        EXECUTE step.statement;\n    END LOOP;\nEND\n$$"
+    )
     return SqlBlock(
         "partitions_bootstrap",
-        f"SELECT count(*) FROM {q}.maintain_partitions()",
-        "the current and future partitions exist before the first write",
+        sql,
+        "the current and future partitions exist before the first write (in this transaction)",
     )
 
 

@@ -39,24 +39,30 @@ def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
 
 
 def row_level_security(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
-    """Tenant isolation for the app role: it sees rows of the tenant named in the session
-    setting `agentddl.tenant` (SET agentddl.tenant = '...'). Cross-tenant roles keep their
-    jobs: the relay reads the whole outbox, read-only monitoring reads everything, the
-    owner role runs retention."""
+    """Tenant isolation for the app role: it sees rows of the tenant its transaction names
+    in the setting `agentddl.tenant` (set_tenant: set_config(..., true), which ends with
+    the transaction). Cross-tenant roles keep their jobs: the relay reads the whole
+    outbox, read-only monitoring reads everything, the owner role runs retention in
+    sessions that name no tenant. FORCE holds the tables' owner (the owner role) to the
+    policies too: a session of it that names a tenant sees only that tenant's rows,
+    where without FORCE the owner of a table skips its policies altogether."""
     if not (s.profile.tenancy.row_level_security and s.tenant):
         return ()
     q = quote(s.profile.schema_name)
     app, relay, readonly, owner = (quote(s.profile.role(k)) for k in ("app", "relay", "readonly", "owner"))
     current = f"nullif(current_setting('agentddl.tenant', TRUE), '')::{s.profile.tenancy.type}"
+    owner_scope = f"{current} IS NULL OR {s.tenant} = {current}"
     blocks = []
     for table in tables:
         target = f"{q}.{table.name}"
         statements = [
             f"ALTER TABLE {target} ENABLE ROW LEVEL SECURITY",
+            f"ALTER TABLE {target} FORCE ROW LEVEL SECURITY",
             f"CREATE POLICY {table.name}_tenant_isolation ON {target} TO {app}\n"
             f"USING ({s.tenant} = {current})\nWITH CHECK ({s.tenant} = {current})",
             f"CREATE POLICY {table.name}_readonly ON {target} FOR SELECT TO {readonly} USING (TRUE)",
-            f"CREATE POLICY {table.name}_owner ON {target} TO {owner} USING (TRUE) WITH CHECK (TRUE)",
+            f"CREATE POLICY {table.name}_owner ON {target} TO {owner}\n"
+            f"USING ({owner_scope})\nWITH CHECK ({owner_scope})",
         ]
         if table.name == "outbox":
             statements.append(f"CREATE POLICY outbox_relay ON {target} TO {relay} USING (TRUE)")

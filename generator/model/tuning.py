@@ -7,33 +7,27 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agentddl.generator.profile import Profile
+from agentddl.generator.profile import Profile, periods
+from agentddl.generator.profile.periods import TARGET_ROWS_PER_PARTITION, Period
 
-Granularity = Literal["day", "week", "month"]
-_DAYS: dict[Granularity, int] = {"month": 30, "week": 7, "day": 1}
-TARGET_ROWS_PER_PARTITION = 50_000_000  # keeps a partition's indexes cache-friendly
+__all__ = ["TARGET_ROWS_PER_PARTITION", "Period"]
 BRIN_MIN_ROWS_PER_DAY = 1_000_000  # below this a B-tree on the time column is cheap enough
 DAY = 86400
 
 
 def event_rows_per_day(profile: Profile) -> int:
-    return profile.volume.steps_per_second * profile.volume.events_per_step * DAY
+    return periods.event_rows_per_day(profile.volume.steps_per_second, profile.volume.events_per_step)
 
 
 def checkpoint_rows_per_day(profile: Profile) -> int:
-    return profile.volume.steps_per_second * DAY  # at most one checkpoint per step
+    return periods.checkpoint_rows_per_day(profile.volume.steps_per_second)
 
 
-def granularity(rows_per_day: int, retention_seconds: int) -> Granularity:
+def granularity(rows_per_day: int, retention_seconds: int) -> Period:
     """The coarsest period whose partitions stay under the target size and that keeps
-    at least two partitions inside the retention window (so dropping one is cheap)."""
-    retention_days = max(1, retention_seconds // DAY)
-    periods: tuple[Granularity, ...] = ("month", "week")
-    for period in periods:
-        days = _DAYS[period]
-        if rows_per_day * days <= TARGET_ROWS_PER_PARTITION and days * 2 <= retention_days:
-            return period
-    return "day"
+    at least two partitions inside the retention window (profile validation refuses a
+    profile no period fits; one built in code without validation gets the finest)."""
+    return periods.choose(rows_per_day, retention_seconds) or periods.PERIODS[-1]
 
 
 def time_index_method(rows_per_day: int) -> Literal["btree", "brin"]:

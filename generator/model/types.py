@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agentddl.generator.profile import Profile
+from agentddl.generator.profile.periods import Period, PeriodName, period
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,14 @@ class Index:
 @dataclass(frozen=True)
 class Partitioning:
     column: str
-    granularity: Literal["day", "week", "month"]
+    granularity: PeriodName
     retention_seconds: int
     runway: int  # future partitions kept created ahead of now
     why: str
+
+    @property
+    def period(self) -> Period:
+        return period(self.granularity)
 
 
 @dataclass(frozen=True)

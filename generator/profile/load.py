@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from agentddl.generator.errors import ProfileError
+from agentddl.generator.profile.coherence import Contradiction, contradictions
 from agentddl.generator.profile.model import Profile
 
 Mark = tuple[int, int]  # 1-based line, column
@@ -51,10 +52,13 @@ def load_profile_text(text: str, source: str = "<profile>") -> Profile:
     key_marks: dict[Path_, Mark] = {}
     data = _to_python(node, (), marks, key_marks, source)
     try:
-        return Profile.model_validate(data)
+        profile = Profile.model_validate(data, context={"coherence": "later"})
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         raise _located(first, marks, key_marks, source) from None
+    for contradiction in contradictions(profile):
+        raise _contradiction(contradiction, marks, source)
+    return profile
 
 
 def _compose(text: str, source: str) -> yaml.Node | None:
@@ -107,6 +111,19 @@ def _located(
         return ProfileError(source, line, column, f"{dotted}: required key is missing")
     line, column = marks.get(path, marks.get(path[:-1], (1, 1)))
     return ProfileError(source, line, column, f"{dotted}: {_expected(error)}")
+
+
+def _contradiction(contradiction: Contradiction, marks: dict[Path_, Mark], source: str) -> ProfileError:
+    """At the value of the key to change; if the file leaves it to its default, at the
+    first key in the file that drives the contradiction, else at the section that would
+    hold it (or the top of the file)."""
+    keys: list[Path_] = [contradiction.path, *contradiction.drivers]
+    found = next((key for key in keys if key in marks), None)
+    path = found or contradiction.path
+    while path and path not in marks:
+        path = path[:-1]
+    line, column = marks.get(path, (1, 1))
+    return ProfileError(source, line, column, str(contradiction))
 
 
 def _expected(error: ErrorDetails) -> str:

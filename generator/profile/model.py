@@ -9,8 +9,17 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from agentddl.generator.profile.coherence import contradictions
 from agentddl.generator.profile.units import ByteSize, Duration, parse_duration, parse_size
 
 SUPPORTED_MAJORS = (14, 15, 16, 17, 18)
@@ -68,6 +77,8 @@ TABLE_COLUMNS = frozenset(
         "claimed_by",
         "claimed_until",
         "delivered_at",
+        "last_error",
+        "dead_at",
     ]
 )
 _RESERVED = {"user", "table", "select", "order", "group", "public", "pg_catalog", "all"}
@@ -179,6 +190,16 @@ class Lease(_Section):
     max_attempts: int = Field(5, ge=1, le=1000, description="Attempts before a run fails.")
 
 
+class Outbox(_Section):
+    max_attempts: int = Field(
+        10, ge=1, le=1000, description="Delivery attempts before a message is dead-lettered."
+    )
+    backoff: Duration = duration_field(
+        "30s",
+        description="Wait after a failed delivery before the next one; doubles with each attempt.",
+    )
+
+
 class Payload(_Section):
     compression: Literal["lz4", "pglz", "none"] = Field(
         "lz4", description="TOAST compression of checkpoint/event/outbox payload columns."
@@ -209,10 +230,21 @@ class Profile(_Section):
     retention: Retention = Retention()
     lock_strategy: LockStrategy = Field(LockStrategy.skip_locked, description="How workers claim runs.")
     lease: Lease = Lease()
+    outbox: Outbox = Outbox()
     payload: Payload = Payload()
     roles: Roles = Roles()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _coherent(self, info: ValidationInfo) -> Profile:
+        """Keys that are each valid but contradict each other: the first one found, as
+        "<dotted key>: <why>". The file loader checks them itself (context
+        {"coherence": "later"}), to place the error at the key in the file."""
+        if (info.context or {}).get("coherence") != "later":
+            for contradiction in contradictions(self):
+                raise ValueError(str(contradiction))
+        return self
 
     @property
     def tenant(self) -> str | None:

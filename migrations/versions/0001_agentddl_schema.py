@@ -25,6 +25,9 @@ DO $$
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'agent_owner') THEN
         CREATE ROLE agent_owner NOLOGIN;
+        IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+            GRANT agent_owner TO CURRENT_USER;
+        END IF;
     END IF;
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'agent_app') THEN
         CREATE ROLE agent_app NOLOGIN;
@@ -38,8 +41,10 @@ BEGIN
 END
 $$
 """)
-    # every object lives in one schema
-    op.execute('CREATE SCHEMA agent')
+    # every object lives in one schema, owned by the owner role
+    op.execute('CREATE SCHEMA agent AUTHORIZATION agent_owner')
+    # the objects below are created as, and owned by, the owner role
+    op.execute('SET ROLE agent_owner')
     # monotonic event ids (identity columns on partitioned tables need PostgreSQL 17)
     op.execute('CREATE SEQUENCE agent.events_event_id_seq AS bigint')
     # Tenants; deleting one follows the profile's on_tenant_delete policy.
@@ -130,7 +135,7 @@ $$
     )
     # invariant: at most one active attempt per run (partial unique)
     op.create_index('attempts_one_active_key', 'attempts', ['tenant_id', 'run_id'], unique=True, schema='agent', postgresql_where=sa.text("status = 'active'"))
-    # takeover: active attempts whose lease has run out
+    # takeover: active attempts whose lease has run out (claims take them over)
     op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active'"))
     # Resumable snapshots of a run; large payloads live out of line (payload_ref).
     op.create_table('checkpoints',
@@ -220,12 +225,17 @@ $$
     sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
     sa.Column('available_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False, comment='Not relayed before this.'),
     sa.Column('delivery_attempts', sa.Integer(), server_default=sa.text('0'), nullable=False),
+    sa.Column('max_attempts', sa.Integer(), server_default=sa.text('10'), nullable=False, comment='Delivery attempts before the message is dead-lettered.'),
     sa.Column('claimed_by', sa.Text(), nullable=True, comment='Relay instance holding the claim.'),
     sa.Column('claimed_until', postgresql.TIMESTAMP(timezone=True), nullable=True, comment="The relay's claim ends here."),
     sa.Column('delivered_at', postgresql.TIMESTAMP(timezone=True), nullable=True),
+    sa.Column('last_error', sa.Text(), nullable=True, comment='Why the last delivery failed (bounded).'),
+    sa.Column('dead_at', postgresql.TIMESTAMP(timezone=True), nullable=True, comment='Dead-lettered: no more attempts until an operator requeues it.'),
     sa.CheckConstraint('(claimed_by IS NULL) = (claimed_until IS NULL)', name='outbox_claim_check'),
+    sa.CheckConstraint('char_length(last_error) <= 2000', name='outbox_error_check'),
     sa.CheckConstraint('char_length(topic) BETWEEN 1 AND 200', name='outbox_topic_check'),
-    sa.CheckConstraint('delivery_attempts >= 0', name='outbox_attempts_check'),
+    sa.CheckConstraint('dead_at IS NULL OR (delivered_at IS NULL AND claimed_by IS NULL)', name='outbox_dead_check'),
+    sa.CheckConstraint('delivery_attempts >= 0 AND max_attempts > 0', name='outbox_attempts_check'),
     sa.CheckConstraint('octet_length(payload::text) <= 65536', name='outbox_payload_size_check'),
     sa.ForeignKeyConstraint(['tenant_id', 'run_id'], ['agent.runs.tenant_id', 'agent.runs.run_id'], name='outbox_run_fkey', ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('tenant_id', 'message_id', name='outbox_pkey'),
@@ -233,7 +243,9 @@ $$
     comment='Transactional outbox: written with the state change, delivered by the relay.'
     )
     # relay: pending messages in order; partial, so it holds only what is pending
-    op.create_index('outbox_pending_idx', 'outbox', ['available_at'], unique=False, schema='agent', postgresql_where=sa.text('delivered_at IS NULL'))
+    op.create_index('outbox_pending_idx', 'outbox', ['available_at'], unique=False, schema='agent', postgresql_where=sa.text('delivered_at IS NULL AND dead_at IS NULL'))
+    # dead letters, oldest first; partial, so it holds only them
+    op.create_index('outbox_dead_idx', 'outbox', ['dead_at'], unique=False, schema='agent', postgresql_where=sa.text('dead_at IS NOT NULL'))
     # the run FK's cascade on delete
     op.create_index('outbox_run_idx', 'outbox', ['tenant_id', 'run_id'], unique=False, schema='agent')
     # retention: delivered messages older than the window, deleted in batches
@@ -391,12 +403,47 @@ CREATE TRIGGER checkpoints_parent_guard BEFORE INSERT OR UPDATE OF parent_seq
 ON agent.checkpoints
 FOR EACH ROW EXECUTE FUNCTION agent.check_checkpoint_parent()
 """)
-    # creates partitions ahead, drops expired ones; runs as its owner (owner role may call)
+    # effective run status derived from the lease at read time
     op.execute("""
-CREATE FUNCTION agent.maintain_partitions(p_now timestamptz DEFAULT now())
-RETURNS TABLE (action text, partition_name text)
+CREATE VIEW agent.run_states AS
+SELECT
+    r.tenant_id,
+    r.run_id,
+    r.created_at,
+    r.run_key,
+    r.parent_run_id,
+    r.kind,
+    r.version,
+    r.priority,
+    r.wake_at,
+    r.attempt_count,
+    r.max_attempts,
+    r.updated_at,
+    r.finished_at,
+    r.status AS stored_status,
+    a.attempt_no,
+    a.worker_id,
+    a.heartbeat_at,
+    a.lease_expires_at,
+    CASE
+        WHEN r.status <> 'running' THEN r.status
+        WHEN a.lease_expires_at > now() THEN 'running'
+        WHEN r.attempt_count < r.max_attempts THEN 'claimable'
+        ELSE 'failed'
+    END AS status
+FROM agent.runs AS r
+LEFT JOIN agent.attempts AS a
+    ON r.tenant_id = a.tenant_id AND r.run_id = a.run_id AND a.status = 'active';
+COMMENT ON VIEW agent.run_states IS 'Runs with their effective status: running while the lease is live, claimable once it ran out, failed after the last attempt.'
+""")
+    # the partition maintenance plan: each statement to run on its own, in order
+    op.execute("""
+CREATE FUNCTION agent.partition_steps(
+    p_now timestamptz DEFAULT now(), p_concurrently boolean DEFAULT TRUE
+)
+RETURNS TABLE (action text, partition_name text, statement text)
 LANGUAGE plpgsql
-SECURITY DEFINER
+STABLE
 SET search_path = pg_catalog, pg_temp
 SET TimeZone = 'UTC'
 SET DateStyle = 'ISO, YMD'
@@ -404,75 +451,168 @@ AS $$
 DECLARE
     spec record;
     part record;
+    step interval;
     lower_bound timestamptz;
     upper_bound timestamptz;
     current_start timestamptz;
     oldest timestamptz;
 BEGIN
-    PERFORM set_config('lock_timeout', '5s', true);
     FOR spec IN
         SELECT * FROM (VALUES
-            ('checkpoints', 'day', interval '1209600 seconds', 4),
-            ('events', 'day', interval '2592000 seconds', 4)
-        ) AS specs (table_name, unit, keep, runway)
+            ('checkpoints', 'day', interval '1209600 seconds', 4, 'YYYYMMDD'),
+            ('events', 'day', interval '2592000 seconds', 4, 'YYYYMMDD')
+        ) AS specs (table_name, unit, keep, runway, suffix)
     LOOP
-        current_start := date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
-        -- from the oldest partition still inside retention (none yet: the current one), so
-        -- periods missed while maintenance was down are filled, not only the runway
-        SELECT min(substring(pg_get_expr(child.relpartbound, child.oid)
-                FROM 'FROM \\(''([^'']+)''\\)')::timestamptz)
-        INTO oldest
-        FROM pg_inherits AS inh
-        JOIN pg_class AS child ON child.oid = inh.inhrelid
-        WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass;
-        lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
-            date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
-        WHILE lower_bound <= current_start + spec.runway * ('1 ' || spec.unit)::interval LOOP
-            upper_bound := lower_bound + ('1 ' || spec.unit)::interval;
-            partition_name := spec.table_name || '_p'
-                || to_char(lower_bound AT TIME ZONE 'UTC', 'YYYYMMDD');
-            IF upper_bound > p_now - spec.keep
-                AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
-                EXECUTE format(
-                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    'agent', partition_name, 'agent', spec.table_name,
-                    lower_bound, upper_bound);
-                action := 'created';
-                RETURN NEXT;
-            END IF;
-            lower_bound := upper_bound;
-        END LOOP;
+        step := ('1 ' || spec.unit)::interval;
+        -- a detach an operator or an interrupted run left pending: finish it (and drop it
+        -- when it is past retention)
         FOR part IN
             SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
             FROM pg_inherits AS inh
             JOIN pg_class AS child ON child.oid = inh.inhrelid
-            WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass
+            WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass AND inh.inhdetachpending
             ORDER BY child.relname
         LOOP
-            upper_bound := substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz;
-            IF upper_bound <= p_now - spec.keep THEN
-                BEGIN
-                    EXECUTE format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
-                        'agent', spec.table_name, 'agent', part.relname);
-                    EXECUTE format('DROP TABLE %I.%I', 'agent', part.relname);
-                    action := 'dropped';
-                EXCEPTION WHEN OTHERS THEN
-                    -- keep it for the next run; the partitions created above still commit
-                    RAISE WARNING 'maintain_partitions: % kept: %', part.relname, SQLERRM;
-                    action := 'drop_failed';
-                END;
-                partition_name := part.relname;
+            partition_name := part.relname;
+            action := 'finalize';
+            statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I FINALIZE',
+                'agent', spec.table_name, 'agent', part.relname);
+            RETURN NEXT;
+            IF substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz <= p_now - spec.keep THEN
+                action := 'drop';
+                statement := format('DROP TABLE %I.%I', 'agent', part.relname);
                 RETURN NEXT;
             END IF;
+        END LOOP;
+        -- from the oldest partition still inside retention (none yet: the current one), so
+        -- periods missed while maintenance was down are filled, not only the runway
+        current_start := date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+        SELECT min(substring(pg_get_expr(child.relpartbound, child.oid) FROM 'FROM \\(''([^'']+)''\\)')::timestamptz)
+        INTO oldest
+        FROM pg_inherits AS inh
+        JOIN pg_class AS child ON child.oid = inh.inhrelid
+        WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass AND NOT inh.inhdetachpending;
+        lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
+            date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
+        WHILE lower_bound <= current_start + spec.runway * step LOOP
+            upper_bound := lower_bound + step;
+            partition_name := spec.table_name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
+            IF upper_bound > p_now - spec.keep
+                AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
+                action := 'create';
+                statement := format(
+                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
+                    'agent', partition_name, 'agent', spec.table_name, lower_bound, upper_bound);
+                RETURN NEXT;
+            END IF;
+            lower_bound := upper_bound;
+        END LOOP;
+        -- past retention: detach (its own transaction), then drop
+        FOR part IN
+            SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
+            FROM pg_inherits AS inh
+            JOIN pg_class AS child ON child.oid = inh.inhrelid
+            WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass AND NOT inh.inhdetachpending
+            ORDER BY child.relname
+        LOOP
+            CONTINUE WHEN substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz > p_now - spec.keep;
+            partition_name := part.relname;
+            action := 'detach';
+            statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
+                'agent', spec.table_name, 'agent', part.relname)
+                || CASE WHEN p_concurrently THEN ' CONCURRENTLY' ELSE '' END;
+            RETURN NEXT;
+            action := 'drop';
+            statement := format('DROP TABLE %I.%I', 'agent', part.relname);
+            RETURN NEXT;
+        END LOOP;
+        -- detached by an earlier run whose drop did not get its lock: drop it now
+        FOR part IN
+            SELECT child.relname
+            FROM pg_class AS child
+            WHERE child.relnamespace = 'agent'::regnamespace
+                AND child.relkind = 'r' AND NOT child.relispartition
+                AND child.relname ~ ('^' || spec.table_name || '_p[0-9]{8}([0-9]{2}){0,2}$')
+                AND NOT EXISTS (SELECT FROM pg_inherits AS inh WHERE inh.inhrelid = child.oid)
+            ORDER BY child.relname
+        LOOP
+            lower_bound := to_timestamp(substring(part.relname FROM '_p([0-9]+)$'), spec.suffix);
+            CONTINUE WHEN lower_bound + step > p_now - spec.keep;
+            partition_name := part.relname;
+            action := 'drop';
+            statement := format('DROP TABLE %I.%I', 'agent', part.relname);
+            RETURN NEXT;
         END LOOP;
     END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION agent.maintain_partitions(timestamptz) FROM public;
-GRANT EXECUTE ON FUNCTION agent.maintain_partitions(timestamptz) TO agent_owner
+REVOKE ALL ON FUNCTION agent.partition_steps(timestamptz, boolean) FROM public;
+GRANT EXECUTE ON FUNCTION agent.partition_steps(timestamptz, boolean) TO agent_owner
 """)
-    # the current and future partitions exist before the first write
-    op.execute('SELECT count(*) FROM agent.maintain_partitions()')
+    # partition maintenance: each step its own short transaction, retried, never a long lock (members of the owner role call it)
+    op.execute("""
+CREATE PROCEDURE agent.maintain_partitions(p_now timestamptz DEFAULT NULL)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    at timestamptz := coalesce(p_now, now());
+    step record;
+    tries integer;
+    done boolean;
+    reason text;
+    skipped text[] := '{}';
+BEGIN
+    FOR step IN SELECT * FROM agent.partition_steps(at, false) LOOP
+        CONTINUE WHEN step.partition_name = ANY (skipped);
+        tries := 0;
+        LOOP
+            tries := tries + 1;
+            BEGIN
+                PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+                PERFORM pg_catalog.set_config('role', 'agent_owner', true);
+                PERFORM pg_catalog.set_config('lock_timeout', '20ms', true);
+                EXECUTE step.statement;
+                done := true;
+            EXCEPTION
+                WHEN lock_not_available THEN
+                    done := false;
+                    reason := SQLERRM;
+                WHEN OTHERS THEN  -- kept for the next run; the other steps go on
+                    done := NULL;
+                    reason := SQLERRM;
+            END;
+            IF done THEN
+                COMMIT;
+                RAISE NOTICE 'maintain_partitions: % %', step.action, step.partition_name;
+                EXIT;
+            END IF;
+            ROLLBACK;
+            IF done IS NULL OR tries >= 6 THEN
+                RAISE WARNING 'maintain_partitions: % % failed after % tries, kept for the next run: %',
+                    step.action, step.partition_name, tries, reason;
+                skipped := skipped || step.partition_name;
+                EXIT;
+            END IF;
+            PERFORM pg_catalog.pg_sleep(0.05 * 2 ^ (tries - 1));
+        END LOOP;
+    END LOOP;
+END
+$$;
+REVOKE ALL ON PROCEDURE agent.maintain_partitions(timestamptz) FROM public;
+GRANT EXECUTE ON PROCEDURE agent.maintain_partitions(timestamptz) TO agent_owner
+""")
+    # the current and future partitions exist before the first write (in this transaction)
+    op.execute("""
+DO $$
+DECLARE
+    step record;
+BEGIN
+    FOR step IN SELECT * FROM agent.partition_steps() WHERE action = 'create' LOOP
+        EXECUTE step.statement;
+    END LOOP;
+END
+$$
+""")
     # least privilege per role; events not updatable by the app
     op.execute("""
 GRANT USAGE ON SCHEMA agent TO agent_owner, agent_app, agent_relay, agent_readonly;
@@ -489,6 +629,8 @@ GRANT SELECT, INSERT, UPDATE ON agent.operations TO agent_app;
 GRANT SELECT, INSERT ON agent.outbox TO agent_app;
 GRANT SELECT, UPDATE ON agent.outbox TO agent_relay
 """)
+    # back to the installing role
+    op.execute('RESET ROLE')
 
 
 def downgrade() -> None:

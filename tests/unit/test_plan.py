@@ -156,7 +156,7 @@ def test_partition_manager_changes_section4() -> None:
     builtin = section(plan_of(), 4)
     assert "CALL partman.run_maintenance_proc()" in partman
     assert "maintain_partitions()" not in partman
-    assert "SELECT count(*) FROM agent.maintain_partitions()" in builtin
+    assert "CALL agent.maintain_partitions()" in builtin
 
 
 def test_retention_changes_windows_cadence_and_batches() -> None:
@@ -171,8 +171,10 @@ def test_retention_changes_windows_cadence_and_batches() -> None:
 
 def test_detach_runbook_names_the_events_parent() -> None:
     text = section(plan_of(), 4)
-    assert "ALTER TABLE agent.events DETACH PARTITION agent.events_pYYYYMMDD CONCURRENTLY;" in text
-    assert "FINALIZE" in text
+    assert "SELECT statement FROM agent.partition_steps() \\gexec" in text
+    assert "ALTER TABLE agent.events DETACH PARTITION agent.events_pYYYYMMDD FINALIZE;" in text
+    partman = section(plan_of("retention: {partition_manager: pg_partman}"), 4)
+    assert "ALTER TABLE agent.events DETACH PARTITION agent.events_pYYYYMMDD CONCURRENTLY;" in partman
 
 
 @pytest.mark.parametrize(

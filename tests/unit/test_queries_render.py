@@ -19,6 +19,7 @@ from agentddl.generator.model.scope import (
     TRANSITIONS,
     WORKER_TRANSITIONS,
 )
+from agentddl.generator.model.states import VIEW
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.queries import build_queries, render_queries
 
@@ -44,12 +45,14 @@ GLOBAL_PATHS = {
     "claim_run",
     "expire_leases",
     "relay_claim",
+    "dead_letters",
     "purge_finished_runs",
     "purge_outbox",
     "maintain_partitions",
     "health_stuck_runs",
     "health_expired_leases",
     "health_outbox_lag",
+    "health_dead_letters",
     "health_partition_runway",
 }
 # Outside strings: :name is a parameter, ::type a cast.
@@ -122,7 +125,7 @@ class Tables(Visitor):  # type: ignore[misc]
 @pytest.mark.parametrize("name", ["default", "single-tenant", "partman", "rls-lease"])
 def test_every_table_is_schema_qualified(name: str) -> None:
     model = model_of(name)
-    tables = {t.name for t in model.tables}
+    tables = {t.name for t in model.tables} | {VIEW}
     for query in build_queries(model):
         visitor = Tables()
         visitor(pglast.parse_sql(as_postgres(query.sql)))

@@ -1,10 +1,11 @@
 """Partitions for every seeded period, made by the schema's own partition manager.
 
 A fresh schema has partitions from today on; seeded runs were created up to the history
-window ago. The generated maintain_partitions() fills every period from the oldest
-partition it finds, so one call dated at the window's start followed by an ordinary call
-creates the window's partitions (and the second call's retention drops any it should
-not keep, exactly as in production). pg_partman gets create_partition_time() with the
+window ago. The generated maintain_partitions() procedure fills every period from the
+oldest partition it finds, so one call dated at the window's start followed by an
+ordinary call creates the window's partitions (and the second call's retention drops any
+it should not keep, exactly as in production). It commits after each step: the
+connection must be in autocommit. pg_partman gets create_partition_time() with the
 periods' starts.
 """
 
@@ -28,18 +29,16 @@ def ensure_partitions(conn: psycopg.Connection[Any], model: SchemaModel, since: 
         for table in partitioned:
             _partman_create(conn, model, table.name, since)
         return
-    function = sql.SQL("SELECT count(*) FROM {}.maintain_partitions({})").format(
+    procedure = sql.SQL("CALL {}.maintain_partitions({})").format(
         sql.Identifier(model.schema), sql.Placeholder()
     )
-    conn.execute(function, (since,))
-    conn.execute(
-        sql.SQL("SELECT count(*) FROM {}.maintain_partitions()").format(sql.Identifier(model.schema))
-    )
+    conn.execute(procedure, (since,))
+    conn.execute(sql.SQL("CALL {}.maintain_partitions()").format(sql.Identifier(model.schema)))
 
 
 def _partman_create(conn: psycopg.Connection[Any], model: SchemaModel, table: str, since: datetime) -> None:
     """Each period's start (pg_partman takes them as partition lower bounds)."""
-    unit = model.table(table).partitioning.granularity  # type: ignore[union-attr]
+    unit = model.table(table).partitioning.granularity  # type: ignore[union-attr]  # a date_trunc field
     conn.execute(
         "SELECT partman.create_partition_time(p_parent_table := %(table)s, p_partition_times :="
         " ARRAY(SELECT generate_series(date_trunc(%(unit)s, %(since)s::timestamptz), now(),"

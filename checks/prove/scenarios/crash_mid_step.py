@@ -1,8 +1,9 @@
 """2. Crash mid-step: workers SIGKILL themselves at random points of a run's first
 attempt (right after the claim, inside a heartbeat's transaction, after a step's writes
-but before COMMIT, right after a step's COMMIT). No reaper runs: the other workers' polls (expire_leases,
-then claim_run) must take each run over once its lease runs out, by time alone, and
-resume it from its latest checkpoint; nothing may stay in progress.
+but before COMMIT, right after a step's COMMIT). No reaper runs, and no worker calls
+expire_leases: the other workers' claim_run must take each run over once its lease runs
+out, by time alone, in the claim itself, and resume it from its latest checkpoint;
+nothing may stay in progress.
 
 Observed: the run's history in the database (every succeeded run has checkpoints and
 events 1..STEPS, no gap, no duplicate; a killed attempt ended 'expired', the run

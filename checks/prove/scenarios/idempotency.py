@@ -138,7 +138,7 @@ def _request(w: WorkerContext, claim: Row, key: str, data: dict[str, Any]) -> No
 def _reserve(w: WorkerContext, claim: Row, key: str, data: dict[str, Any]) -> Row | None:
     reserved: Row | None = w.runtime(steps.tenant_of(w, claim)).call(
         "reserve_operation",
-        **steps.fence(w, claim, lease=False),
+        **steps.fence(w, claim),
         idempotency_key=key,
         input_hash=input_hash(data),
     )

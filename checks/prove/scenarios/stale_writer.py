@@ -98,7 +98,7 @@ def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """A: claim, write step 1, reserve an operation; then stall (return the claims)."""
     held = []
     while not w.stop.is_set():
-        claim = steps.claim_next(w, tenant, expire=False)
+        claim = steps.claim_next(w, tenant)
         if claim is None:
             steps.pause(0.02)
             continue
@@ -135,7 +135,7 @@ def work_take_over(w: WorkerContext, tenant: Any) -> dict[str, Any]:
 def _reserve(w: WorkerContext, claim: Row, key: str) -> Row | None:
     reserved: Row | None = w.runtime(steps.tenant_of(w, claim)).call(
         "reserve_operation",
-        **steps.fence(w, claim, lease=False),
+        **steps.fence(w, claim),
         idempotency_key=key,
         input_hash=key.encode().ljust(32, b"\0")[:32],
     )
@@ -161,7 +161,7 @@ def work_stale_writes(w: WorkerContext, claims: list[Row]) -> dict[str, Any]:
 def _stale_writes(w: WorkerContext, claim: Row) -> list[tuple[str, Any]]:
     rt = w.runtime(steps.tenant_of(w, claim))
     scope = w.scope(steps.tenant_of(w, claim))
-    fenced = steps.fence(w, claim, lease=False)
+    fenced = steps.fence(w, claim)
     event_seq = (claim["last_event_seq"] or 0) + 2
     return [
         (

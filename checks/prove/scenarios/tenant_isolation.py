@@ -2,9 +2,12 @@
 at tenant B's runs, checkpoints, events, operations and messages, with B's keys and
 fencing tokens: it must read nothing and change nothing of B's. With row-level security
 on, it also passes B's tenant id (the database, not the query, must refuse it), and the
-coordinator tries raw SQL as the app role. Then a third tenant is deleted, and its rows
-must be gone (on_tenant_delete: cascade) or the delete refused and every row kept
-(restrict), with the other tenants' rows untouched.
+coordinator tries raw SQL as the app role; the worker's connection, after a committed
+transaction of tenant A, serves a transaction that names no tenant (as a
+transaction-mode pooler hands a server connection to the next client): it must see no
+rows; and the tables' owner, in a session naming tenant A, must see none of B's. Then a
+third tenant is deleted, and its rows must be gone (on_tenant_delete: cascade) or the
+delete refused and every row kept (restrict), with the other tenants' rows untouched.
 
 Observed: what each probe returned, a digest of B's rows before and after, row counts
 per table around the deletion.
@@ -52,6 +55,8 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
         "other_tenant_changed": int(_digest(ctx, b) != before),
         "raw_sql_checked": ctx.rls,
         "raw_sql_leaks": _raw_sql_leaks(ctx, a, b) if ctx.rls else 0,
+        "pooled_session_leaks": sum(int(r.get("pooled_leaks", 0)) for r in probe.all_results()),
+        "owner_leaks": _owner_leaks(ctx, a) if ctx.rls else 0,
         "errors": errors(journal),
     }
     deletion = _delete_tenant(ctx, c, others=(a, b))
@@ -66,6 +71,9 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
             "deletion_untested": "tables where the deleted tenant had no rows (nothing to delete)",
             "other_tenant_changed": "the other tenant's rows changed",
             "raw_sql_leaks": "raw SQL as the app role that saw or changed another tenant's rows",
+            "pooled_session_leaks": "tables a tenant-less transaction saw rows of, on a connection "
+            "whose previous transaction named a tenant (a pooled server connection)",
+            "owner_leaks": "tables where the owner role, naming one tenant, saw another's rows",
             "deletion_mismatches": f"tables whose rows did not follow on_tenant_delete: {policy}",
             "errors": "named queries that raised",
             "worker_failures": "workers that failed",
@@ -178,6 +186,21 @@ def _raw_sql_leaks(ctx: ScenarioContext, a: Any, b: Any) -> int:
     return leaks
 
 
+def _owner_leaks(ctx: ScenarioContext, a: Any) -> int:
+    """The tables' owner in a session that names tenant A: every table must show A's rows
+    only (FORCE ROW LEVEL SECURITY; without it a table's owner skips every policy)."""
+    observer, column = ctx.observer, sql.Identifier(ctx.model.profile.tenancy.column or "")
+    leaks = 0
+    with observer.as_role("owner", a):
+        for table in ("tenants", *TABLES):
+            seen = observer.one(
+                sql.SQL("SELECT count(*) AS n FROM {} WHERE {} <> %s").format(observer.table(table), column),
+                [a],
+            )
+            leaks += int(seen["n"] > 0)
+    return leaks
+
+
 def _insert_for(ctx: ScenarioContext, tenant: Any) -> int:
     try:
         ctx.observer.conn.execute(
@@ -233,7 +256,7 @@ def _give_history(w: WorkerContext, claim: Row) -> int:
         steps.write_step(w, claim, 1, (claim["last_event_seq"] or 0) + 1)
         rt.call(
             "reserve_operation",
-            **steps.fence(w, claim, lease=False),
+            **steps.fence(w, claim),
             idempotency_key=key,
             input_hash=b"\1" * 32,
         )
@@ -259,4 +282,25 @@ def work_probe(w: WorkerContext, a: Any, b: Any, targets: list[Row]) -> dict[str
             steps.failed(w, name, error)
             leaked = False
         w.journal.write("probe", what=name, leaked=leaked)
-    return {"own_claim": int(own is not None)}
+    pooled = _pooled_leaks(w, a, own) if w.rls and own is not None else 0
+    return {"own_claim": int(own is not None), "pooled_leaks": pooled}
+
+
+def _pooled_leaks(w: WorkerContext, a: Any, own: Row) -> int:
+    """Tenant A's transaction commits on this connection; the next one (a pooler's next
+    client) names no tenant and reads every table as the app role: it must see nothing,
+    so A's tenant must have ended with A's transaction."""
+    w.runtime(a).call("get_run", **w.scope(a), run_id=own["run_id"])
+    w.conn.commit()
+    app = w.model.profile.role("app")
+    leaks = 0
+    try:
+        w.conn.execute("SELECT set_config('role', %s, true)", [app])
+        for table in ("tenants", *TABLES):
+            counted = w.conn.execute(
+                sql.SQL("SELECT count(*) AS n FROM {}").format(sql.Identifier(w.model.schema, table))
+            ).fetchone()
+            leaks += int(bool(counted and counted["n"]))
+    finally:
+        w.conn.rollback()
+    return leaks

@@ -69,17 +69,18 @@ def _run_probes(w: WorkerContext, a: Any, scope: dict[str, Any], t: Row) -> list
         ("complete_attempt", call("complete_attempt", **leased, result=Jsonb({}))),
         ("fail_attempt", call("fail_attempt", **leased, error="probe", retryable=True, backoff_seconds=1)),
         ("interrupt_attempt", call("interrupt_attempt", **leased, reason="probe")),
-        ("save_checkpoint", call("save_checkpoint", **fenced, **_checkpoint())),
+        ("save_checkpoint", call("save_checkpoint", **leased, **_checkpoint())),
         ("append_event", call(
-            "append_event", **fenced, seq=50, kind="probe", actor="system", policy_version=None,
+            "append_event", **leased, seq=50, kind="probe", actor="system", policy_version=None,
             payload=Jsonb({}),
         )),
         ("reserve_operation", call(
-            "reserve_operation", **fenced, idempotency_key=f"probe-{t['run_id']}", input_hash=b"\2" * 32
+            "reserve_operation", **leased, idempotency_key=f"probe-{t['run_id']}", input_hash=b"\2" * 32
         )),
         ("complete_operation", call(
             "complete_operation", **scope, idempotency_key=t["key"], run_id=t["run_id"],
-            fencing_token=t["fencing_token"], status="failed", result=None,
+            fencing_token=t["fencing_token"], lease_token=leased["lease_token"], status="failed",
+            result=None,
         )),
         ("enqueue_outbox", call("enqueue_outbox", **run, topic="probe", payload=Jsonb({}))),
         ("start_run", call(
@@ -142,7 +143,7 @@ def _own_namespace(w: WorkerContext, own: Row, key: str) -> Callable[[], bool]:
     def probe() -> bool:
         reserved = w.runtime(steps.tenant_of(w, own)).call(
             "reserve_operation",
-            **steps.fence(w, own, lease=False),
+            **steps.fence(w, own),
             idempotency_key=key,
             input_hash=b"\1" * 32,
         )

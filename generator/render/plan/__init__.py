@@ -86,7 +86,7 @@ def derived_figures(model: SchemaModel) -> str:
             [
                 f"{table.name} partitions kept",
                 f"~{fig.partitions_kept(part)}",
-                f"{fig.ADVERB[part.granularity]} over {format_duration(part.retention_seconds)}, "
+                f"{part.period.adverb} over {format_duration(part.retention_seconds)}, "
                 f"+1 current, +{part.runway} runway",
             ]
         )

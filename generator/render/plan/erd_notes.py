@@ -82,7 +82,7 @@ def _partition_line(model: SchemaModel, table: Table) -> str:
     )
     return (
         f"- `{table.name}` is partitioned by RANGE (`{part.column}`), "
-        f"{fig.ADVERB[part.granularity]}. Its primary key ({', '.join(table.primary_key)}) "
+        f"{part.period.adverb}. Its primary key ({', '.join(table.primary_key)}) "
         f"contains the partition key, so PostgreSQL enforces it as a real unique "
         f"constraint across all partitions; `{fk.name}` pins `{part.column}` to "
         f"`{fk.ref_table}.{target}` through the unique index `{pinned}`, so the key cannot "

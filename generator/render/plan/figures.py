@@ -8,17 +8,13 @@ from dataclasses import dataclass
 
 from agentddl.generator.model import AccessPath, Index, Partitioning, SchemaModel, Table, tuning
 from agentddl.generator.model.blocks import quote
+from agentddl.generator.profile import periods
+from agentddl.generator.profile.periods import Period
 from agentddl.generator.render.plan.markdown import interval
 from agentddl.generator.render.queries.base import Ctx
 from agentddl.generator.render.queries.ops import expired_tree_guard
 
 DAY = 86400
-ADVERB = {"day": "daily", "week": "weekly", "month": "monthly"}
-PERIOD_DAYS = {"day": 1, "week": 7, "month": 30}  # month: nominal, for runway arithmetic
-# How often partition maintenance runs per granularity: many times per period, so one
-# missed run never costs a partition.
-MAINTENANCE_CRON = {"day": "0 * * * *", "week": "0 */6 * * *", "month": "0 3 * * *"}
-MAINTENANCE_WORDS = {"day": "hourly", "week": "every 6 hours", "month": "daily at 03:00"}
 
 
 def partitioned(model: SchemaModel) -> tuple[Table, ...]:
@@ -33,18 +29,18 @@ def partitioning(table: Table) -> Partitioning:
 def partitions_kept(part: Partitioning) -> int:
     """About how many partitions exist at steady state: the retained ones, the current
     one and the runway ahead."""
-    period = PERIOD_DAYS[part.granularity] * DAY
-    return math.ceil(part.retention_seconds / period) + 1 + part.runway
+    return periods.partitions_kept(part.period, part.retention_seconds, part.runway)
 
 
 def runway_seconds(part: Partitioning) -> int:
-    return part.runway * PERIOD_DAYS[part.granularity] * DAY
+    return part.runway * part.period.seconds
 
 
-def finest_granularity(model: SchemaModel) -> str:
-    order = ("day", "week", "month")
-    grains = [partitioning(t).granularity for t in partitioned(model)] or ["month"]
-    return min(grains, key=order.index)
+def finest_period(model: SchemaModel) -> Period:
+    """The shortest partition period of the model (a month when nothing is partitioned):
+    maintenance runs at its cadence."""
+    found = [partitioning(t).period for t in partitioned(model)] or [periods.PERIODS[0]]
+    return min(found, key=lambda p: p.seconds)
 
 
 def heartbeat_seconds(model: SchemaModel) -> int:
@@ -170,4 +166,4 @@ def partition_command(model: SchemaModel) -> str:
     """The statement that runs partition maintenance for this profile."""
     if model.profile.retention.partition_manager == "pg_partman":
         return "CALL partman.run_maintenance_proc()"
-    return f"SELECT count(*) FROM {quote(model.schema)}.maintain_partitions()"
+    return f"CALL {quote(model.schema)}.maintain_partitions()"

@@ -55,7 +55,7 @@ def missing_partition(model: SchemaModel) -> Scenario:
     short = _shortest_history(model)
     part = fig.partitioning(short)
     keep = part.retention_seconds
-    cap = keep - fig.PERIOD_DAYS[part.granularity] * fig.DAY
+    cap = keep - part.period.seconds
     steps = md.number(model.profile.volume.steps_per_second)
     return Scenario(
         "An insert into history finds no partition",

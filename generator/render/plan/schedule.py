@@ -4,6 +4,7 @@ scheduler entries (pg_cron or an external cron / Kubernetes CronJob)."""
 from __future__ import annotations
 
 from agentddl.generator.model import SchemaModel, features
+from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
 from agentddl.generator.profile.units import format_duration
 from agentddl.generator.render.plan import figures as fig
 from agentddl.generator.render.plan import markdown as md
@@ -32,7 +33,7 @@ def schedule_section(model: SchemaModel) -> str:
 def _partition_manager(model: SchemaModel) -> str:
     if model.profile.retention.partition_manager == "pg_partman":
         return "pg_partman's `run_maintenance_proc()` detaches and drops it"
-    return f"`{model.schema}.maintain_partitions()` detaches and drops it"
+    return f"`{model.schema}.maintain_partitions()` detaches it, then drops it in a later transaction"
 
 
 def windows_table(model: SchemaModel) -> str:
@@ -45,7 +46,7 @@ def windows_table(model: SchemaModel) -> str:
                 format_duration(part.retention_seconds),
                 f"whole {part.granularity} partition once its upper bound is older than the "
                 f"window; {_partition_manager(model)}",
-                fig.MAINTENANCE_WORDS[part.granularity],
+                part.period.maintenance_words,
             ]
         )
     for purge in fig.purges(model):
@@ -61,6 +62,19 @@ def windows_table(model: SchemaModel) -> str:
     return md.table(["data", "kept for", "expires by", "runs"], rows)
 
 
+def _step_words(model: SchemaModel) -> str:
+    if model.profile.retention.partition_manager == "pg_partman":
+        return ""
+    return (
+        " Every step that takes a strong lock (create, detach, drop: the drop's ACCESS "
+        "EXCLUSIVE lock on runs removes the foreign key's triggers) runs in a transaction of "
+        f"its own under a {STEP_LOCK_TIMEOUT_MS} ms `lock_timeout` and is retried after a "
+        "pause, so claims and step writes never queue behind it for longer; a step that "
+        "keeps losing is left for the next run. Run it outside any transaction (it commits "
+        "after each step)."
+    )
+
+
 def _gap_words(model: SchemaModel) -> str:
     if model.profile.retention.partition_manager == "pg_partman":
         return ""
@@ -68,13 +82,13 @@ def _gap_words(model: SchemaModel) -> str:
 
 
 def jobs_text(model: SchemaModel) -> str:
-    grain = fig.finest_granularity(model)
+    grain = fig.finest_period(model)
     lines = [
-        f"Partition maintenance ({fig.MAINTENANCE_WORDS[grain]}, because the finest "
-        f"partitions are {fig.ADVERB[grain]}: many runs per period, so a missed run costs "
+        f"Partition maintenance ({grain.maintenance_words}, because the finest "
+        f"partitions are {grain.adverb}: many runs per period, so a missed run costs "
         f"nothing): `{fig.partition_command(model)}`. It creates the current partition and "
         f"the runway ahead{_gap_words(model)}, and removes expired ones. Idempotent; safe "
-        "to run by hand.",
+        f"to run by hand.{_step_words(model)}",
     ]
     for purge in fig.purges(model):
         lines.append(
@@ -99,8 +113,8 @@ def scheduler_text(model: SchemaModel) -> str:
 
 def _jobs(model: SchemaModel) -> list[tuple[str, str, str]]:
     """(job name, cron expression, SQL) for every maintenance job."""
-    grain = fig.finest_granularity(model)
-    jobs = [(f"{model.schema}_partitions", fig.MAINTENANCE_CRON[grain], fig.partition_command(model))]
+    grain = fig.finest_period(model)
+    jobs = [(f"{model.schema}_partitions", grain.maintenance_cron, fig.partition_command(model))]
     jobs += [(f"{model.schema}_{p.path.name}", p.cron, fig.purge_loop(model, p)) for p in fig.purges(model)]
     return jobs
 
@@ -191,25 +205,54 @@ def detach_runbook(model: SchemaModel) -> str:
     if not features.has(model.profile.engine.version, "detach_concurrently"):
         return "DETACH ... CONCURRENTLY needs PostgreSQL 14; use the maintenance job."
     parent = fig.qualified(model, table.name)
-    child = f"{fig.qualified(model, table.name)}_pYYYYMMDD"
+    suffix = table.partitioning.period.suffix if table.partitioning else "YYYYMMDD"
+    child = f"{fig.qualified(model, table.name)}_p{suffix}"
+    if model.profile.retention.partition_manager == "pg_partman":
+        return _partman_runbook(model, parent, child)
+    steps = f"{model.schema}.partition_steps()"
+    psql = (
+        "-- every maintenance step as a statement of its own (the detaches CONCURRENTLY)\n"
+        f"SET lock_timeout = '{STEP_LOCK_TIMEOUT_MS}ms';\n"
+        f"SET ROLE {model.profile.role('owner')};\n"
+        f"SELECT statement FROM {steps} \\gexec"
+    )
+    finalize = (
+        "-- a detach interrupted after its first transaction (cancel, crash, lock timeout)\n"
+        "-- is finished by the next run (a 'finalize' step), or by hand:\n"
+        f"ALTER TABLE {parent} DETACH PARTITION {child} FINALIZE;"
+    )
+    return (
+        "A procedure cannot run `DETACH PARTITION ... CONCURRENTLY` (PostgreSQL allows it "
+        "only as a statement of its own), so the maintenance procedure detaches with a "
+        "brief ACCESS EXCLUSIVE lock on the parent, bounded by its lock timeout. "
+        f"`{steps}` returns the same steps as statements (`p_concurrently` defaults to "
+        "true): run from psql, the detaches take only SHARE UPDATE EXCLUSIVE on the parent "
+        "and wait for readers without blocking writers. The foreign key to runs still costs "
+        "two brief locks on runs either way: the detached table's own FK triggers are "
+        "created there (SHARE ROW EXCLUSIVE), and DROP TABLE removes them (ACCESS "
+        "EXCLUSIVE, an instant). A step that loses its lock fails with SQLSTATE 55P03; "
+        "psql stops there (ON_ERROR_STOP) and the next run starts over from the catalog:"
+        f"\n\n```psql\n{psql}\n```\n\n" + md.sql_block(finalize)
+    )
+
+
+def _partman_runbook(model: SchemaModel, parent: str, child: str) -> str:
     sql = (
-        f"-- list partitions of {table.name}, oldest first\n"
+        f"-- list partitions of {parent}, oldest first\n"
         f"SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = '{parent}'::regclass\n"
         "ORDER BY inhrelid::regclass::text;\n\n"
-        "SET lock_timeout = '5s';\n"
+        f"SET lock_timeout = '{STEP_LOCK_TIMEOUT_MS}ms';\n"
         f"ALTER TABLE {parent} DETACH PARTITION {child} CONCURRENTLY;\n"
         "-- if that was interrupted (cancel, crash), finish it:\n"
         f"ALTER TABLE {parent} DETACH PARTITION {child} FINALIZE;\n"
         f"DROP TABLE {child};"
     )
     return (
-        "The maintenance job detaches inside a transaction, so it takes a brief ACCESS "
-        "EXCLUSIVE lock on the parent (bounded by its lock timeout). "
-        f"On PostgreSQL {model.profile.engine.version} an operator can detach an expired "
-        "partition ahead of the job with only SHARE UPDATE EXCLUSIVE on the parent. The "
-        "foreign key to runs still costs two brief locks on runs: the detached table's own "
-        "FK triggers are created there (SHARE ROW EXCLUSIVE), and DROP TABLE removes them "
-        "(ACCESS EXCLUSIVE, an instant). Run each statement on its own (not in a "
-        "transaction block), off-peak; replace `_pYYYYMMDD` with a partition past the "
-        "window:\n\n" + md.sql_block(sql)
+        "pg_partman detaches inside a transaction, so it takes a brief ACCESS EXCLUSIVE "
+        "lock on the parent. An operator can detach an expired partition ahead of it with "
+        "only SHARE UPDATE EXCLUSIVE on the parent. The foreign key to runs still costs "
+        "two brief locks on runs: the detached table's own FK triggers are created there "
+        "(SHARE ROW EXCLUSIVE), and DROP TABLE removes them (ACCESS EXCLUSIVE, an instant). "
+        "Run each statement on its own (not in a transaction block), off-peak; replace the "
+        "suffix with a partition past the window:\n\n" + md.sql_block(sql)
     )

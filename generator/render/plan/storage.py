@@ -92,7 +92,7 @@ def partition_table(model: SchemaModel) -> str:
             [
                 table.name,
                 md.code(part.column),
-                fig.ADVERB[part.granularity],
+                part.period.adverb,
                 format_duration(part.retention_seconds),
                 f"{part.runway} ({md.duration(fig.runway_seconds(part))} ahead)",
                 f"~{fig.partitions_kept(part)}",

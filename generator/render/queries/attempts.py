@@ -69,10 +69,12 @@ FROM expired AS e
 LEFT JOIN moved AS m ON {c.join("m", "e", "run_id")}
 ORDER BY {c.cols("e", "run_id", "attempt_no")}"""
     doc = (
-        "Takeover by time alone: close up to :batch_size active attempts whose lease ran",
+        "Housekeeping, optional: close up to :batch_size active attempts whose lease ran",
         "out (expired, reason lease_expired) and requeue their runs, or fail them once",
         "attempt_count >= max_attempts, only if the run's fencing token is still the",
-        "attempt's. Every worker runs this before claim_run; no human-run reaper needed.",
+        "attempt's. Nothing waits for it: claim_run takes a lapsed run over itself, and",
+        "readers see the effective status; run it now and then (e.g. with the retention",
+        "jobs) so stored statuses catch up and runs out of attempts are recorded failed.",
         *(["Runs across tenants (under row-level security: the session's tenant)."] if c.tenant else []),
         f"index: {c.path('expire_leases').index}",
         "returns: one row per expired attempt, with the run's new status (null: the run",

@@ -6,7 +6,7 @@ created_at, returned by start_run and claim_run) so only one partition is touche
 
 from __future__ import annotations
 
-from agentddl.generator.render.queries.base import Ctx, Query, returning, where
+from agentddl.generator.render.queries.base import LEASE_HASH, Ctx, Query, returning, where
 
 
 def own_columns(c: Ctx, table: str, *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -28,7 +28,10 @@ def history_queries(c: Ctx) -> tuple[Query, ...]:
 
 def fenced_run(c: Ctx) -> str:
     """FROM the caller's active attempt and its run, if the run is running under their
-    fencing token. The locks keep a takeover out until this write commits: the attempt
+    fencing token and the caller holds the attempt's lease token (checked by its hash: the
+    fencing token orders claims, the lease token proves the caller is the claim's holder;
+    a guessed or stale one matches nothing). The locks keep a takeover out until this
+    write commits: the attempt
     first (KEY SHARE, which a heartbeat does not need and a cancel or reaper's FOR UPDATE
     waits for or skips), then the run (SHARE, which a claim's token bump waits for).
     Attempt before run is every query's lock order: a step that writes, then ends its
@@ -40,6 +43,7 @@ def fenced_run(c: Ctx) -> str:
             c.match("a", "run_id"),
             "a.status = 'active'",
             "a.fencing_token = CAST(:fencing_token AS bigint)",
+            f"a.lease_token_hash = {LEASE_HASH}",
             "r.fencing_token = a.fencing_token",
             "r.status = 'running'",
         )
@@ -48,7 +52,7 @@ def fenced_run(c: Ctx) -> str:
 
 
 def fenced_params(c: Ctx) -> list[str]:
-    return [*c.tenant_param(), "run_id uuid", "fencing_token bigint"]
+    return [*c.tenant_param(), "run_id uuid", "fencing_token bigint", "lease_token text"]
 
 
 def save_checkpoint(c: Ctx) -> Query:
@@ -66,13 +70,14 @@ SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:paren
 {returning("k.seq", "k.run_created_at", "k.created_at")}"""
     doc = (
         "Insert checkpoint :seq of the caller's run, fenced: a writer whose fencing token",
-        "is not the run's (or whose run is not running) inserts nothing and gets no row.",
+        "is not the run's, who does not hold the attempt's lease token, or whose run is",
+        "not running inserts nothing and gets no row.",
         "run_created_at comes from the run row, so partition and FK always match.",
         "seq is the caller's (last_checkpoint_seq from claim_run + 1); the primary key",
         "rejects a duplicate. Payload inline (payload, then size and sha256 are computed",
         "here) or out of line (payload_ref with payload_bytes and payload_sha256).",
         f"index: {c.path('save_checkpoint').index}",
-        "returns: seq, run_created_at, created_at; or no row (stale writer)",
+        "returns: seq, run_created_at, created_at; or no row (stale or forged writer)",
     )
     return Query(
         "save_checkpoint",
@@ -130,7 +135,7 @@ SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:kind 
         "the primary key rejects a duplicate. A max(seq) + 1 here would race between",
         "concurrent appends and hide the writer's mistake.",
         f"index: {c.path('append_event').index}",
-        "returns: event_id, seq; or no row (stale writer)",
+        "returns: event_id, seq; or no row (stale or forged writer)",
     )
     return Query(
         "append_event",

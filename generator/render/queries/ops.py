@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from agentddl.generator.model import tuning
+from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
+from agentddl.generator.model.states import VIEW
 from agentddl.generator.render.queries.base import Ctx, Query, seconds, where
 
 BOUND = "substring(pg_catalog.pg_get_expr(child.relpartbound, child.oid) FROM '{word} \\(''([^'']+)''\\)')"
@@ -16,6 +18,7 @@ def ops_queries(c: Ctx) -> tuple[Query, ...]:
         health_stuck_runs(c),
         health_expired_leases(c),
         health_outbox_lag(c),
+        health_dead_letters(c),
         health_partition_runway(c),
     )
 
@@ -110,38 +113,37 @@ def maintain_partitions(c: Ctx) -> Query:
             "    LATERAL partman.run_maintenance(p_parent_table := t.parent_table) AS done\n"
             "ORDER BY t.parent_table"
         )
-        how = "pg_partman's run_maintenance for each of this schema's partitioned tables."
-        returns: tuple[str, ...] = (
+        doc: tuple[str, ...] = (
+            "Create the partitions ahead of now and drop those past retention, via pg_partman's",
+            "run_maintenance for each of this schema's partitioned tables. Run it on a schedule",
+            "as the role that owns the tables (creating and detaching partitions needs it).",
+            "index: none (catalog work)",
             "returns: one row per partitioned table (action maintained, partition_name)",
         )
-    else:
-        sql = f"SELECT m.action, m.partition_name\nFROM {c.t('maintain_partitions')}() AS m"
-        how = "the generated maintain_partitions() function."
-        returns = (
-            "returns: one row per partition created, dropped or kept because it could not be",
-            "detached (action created, dropped or drop_failed; partition_name): alert on",
-            "drop_failed, the reason is in the server log",
-        )
+        return Query("maintain_partitions", "", doc, sql, params=tuple([]))
+    sql = f"CALL {c.t('maintain_partitions')}()"
     doc = (
-        "Create the partitions ahead of now and drop those past retention, via " + how,
-        "Run it on a schedule (hourly is plenty) as the role that owns the tables (the",
-        "one that applied schema.sql): creating and detaching partitions needs it.",
+        "Create the partitions ahead of now, detach those past retention, then drop them:",
+        "the steps of partition_steps(), each in a transaction of its own under a",
+        f"{STEP_LOCK_TIMEOUT_MS} ms lock_timeout, retried after a pause, so the queue never waits",
+        "on maintenance for long. Run it on a schedule on a connection of its own, outside",
+        "any transaction (it commits after each step), as a member of the owner role; a",
+        "step that keeps losing its lock is left for the next run (WARNING lines name it).",
         "index: none (catalog work)",
-        *returns,
+        "returns: nothing (a NOTICE per step done)",
     )
-    return Query("maintain_partitions", "", doc, sql, params=tuple([]))
+    return Query("maintain_partitions", "!", doc, sql, params=tuple([]))
 
 
 def health_stuck_runs(c: Ctx) -> Query:
     history = min(c.model.profile.retention.events, c.model.profile.retention.checkpoints)
-    sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.updated_at,
-    a.attempt_no, a.worker_id, a.heartbeat_at, a.lease_expires_at,
+    sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.stored_status, r.updated_at,
+    r.attempt_no, r.worker_id, r.heartbeat_at, r.lease_expires_at,
     r.created_at + {seconds(history)} - now() AS history_retention_left
-FROM {c.t("runs")} AS r
-LEFT JOIN {c.t("attempts")} AS a ON {c.join("a", "r", "run_id")} AND a.status = 'active'
+FROM {c.t(VIEW)} AS r
 {
         where(
-            "r.status IN ('running', 'waiting')",
+            "r.stored_status IN ('running', 'waiting')",
             "r.created_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
         )
     }
@@ -149,9 +151,11 @@ ORDER BY r.created_at
 LIMIT CAST(:limit AS integer)"""
     doc = (
         "Live runs (running or waiting) created more than stale_seconds ago, oldest first,",
-        "with their active attempt (if any) to tell a long healthy run (recent heartbeat)",
-        "from a stuck one, and the time left before the history retention drops their",
-        "events and checkpoints. A running run without an active attempt is a bug.",
+        f"from the {VIEW} view: status is the effective one (running only while the lease is",
+        "live; claimable once it ran out, failed if no attempts are left), stored_status what",
+        "the row says. With the active attempt's heartbeat it tells a long healthy run from a",
+        "stuck one, and shows the time left before the history retention drops their events",
+        "and checkpoints. A running run without an active attempt is a bug.",
         f"index: {c.path('health_stuck_runs').index}",
     )
     return Query("health_stuck_runs", "", doc, sql, params=tuple(["stale_seconds integer", "limit integer"]))
@@ -159,14 +163,18 @@ LIMIT CAST(:limit AS integer)"""
 
 def health_expired_leases(c: Ctx) -> Query:
     sql = f"""SELECT count(*) AS expired_leases, min(a.lease_expires_at) AS oldest_expiry,
-    coalesce(extract(epoch FROM now() - min(a.lease_expires_at)), 0) AS overdue_seconds
+    coalesce(extract(epoch FROM now() - min(a.lease_expires_at)), 0) AS overdue_seconds,
+    count(*) FILTER (WHERE r.attempt_count >= r.max_attempts) AS attempts_spent
 FROM {c.t("attempts")} AS a
+JOIN {c.t("runs")} AS r ON {c.join("r", "a", "run_id")}
 {where("a.status = 'active'", "a.lease_expires_at < now()")}"""
     doc = (
-        "Active attempts past their lease. More than a few, for longer than a poll",
-        "interval, means workers are not running expire_leases.",
+        "Active attempts past their lease: their runs are claimable, and the next claim",
+        "takes each over. Many, for longer than a poll interval, means no worker is",
+        "claiming. attempts_spent: runs whose last attempt ran out (effectively failed;",
+        "expire_leases records it).",
         f"index: {c.path('health_expired_leases').index}",
-        "returns: expired_leases, oldest_expiry, overdue_seconds",
+        "returns: expired_leases, oldest_expiry, overdue_seconds, attempts_spent",
     )
     return Query("health_expired_leases", "^", doc, sql, params=tuple([]))
 
@@ -175,13 +183,27 @@ def health_outbox_lag(c: Ctx) -> Query:
     sql = f"""SELECT count(*) AS pending, min(m.available_at) AS oldest_available_at,
     coalesce(extract(epoch FROM now() - min(m.available_at)), 0) AS lag_seconds
 FROM {c.t("outbox")} AS m
-{where("m.delivered_at IS NULL", "m.available_at <= now()")}"""
+{where("m.delivered_at IS NULL", "m.dead_at IS NULL", "m.available_at <= now()")}"""
     doc = (
-        "Messages due but not delivered, and how long the oldest has waited.",
+        "Messages due but not delivered (dead letters aside), and how long the oldest has waited.",
         f"index: {c.path('health_outbox_lag').index}",
         "returns: pending, oldest_available_at, lag_seconds",
     )
     return Query("health_outbox_lag", "^", doc, sql, params=tuple([]))
+
+
+def health_dead_letters(c: Ctx) -> Query:
+    sql = f"""SELECT count(*) AS dead_letters, min(m.dead_at) AS oldest_dead_at,
+    coalesce(extract(epoch FROM now() - min(m.dead_at)), 0) AS oldest_seconds
+FROM {c.t("outbox")} AS m
+{where("m.dead_at IS NOT NULL")}"""
+    doc = (
+        "Dead-lettered messages: each one a consumer never accepted within max_attempts.",
+        "Alert on any; dead_letters lists them.",
+        f"index: {c.path('health_dead_letters').index}",
+        "returns: dead_letters, oldest_dead_at, oldest_seconds",
+    )
+    return Query("health_dead_letters", "^", doc, sql, params=tuple([]))
 
 
 def health_partition_runway(c: Ctx) -> Query:

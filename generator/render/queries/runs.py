@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.scope import TERMINAL_RUN_STATUSES, TRANSITIONS, sql_list
+from agentddl.generator.model.states import active_attempt_join, effective_status
 from agentddl.generator.render.queries.base import Ctx, Query, returning, where
 
 # TRANSITIONS are the ones transition_run may make. Everything else is made by a fenced
@@ -92,25 +94,35 @@ def start_run(c: Ctx) -> Query:
     )
 
 
+def _with_lease(c: Ctx) -> tuple[str, str]:
+    """The effective status and lease columns, and the join to the active attempt."""
+    columns = f"a.lease_expires_at,\n    {effective_status('r', 'a')} AS effective_status"
+    return columns, active_attempt_join(c.keyed("run_id"), quote(c.model.schema), "r", "a")
+
+
 def get_run(c: Ctx) -> Query:
     columns = ", ".join(f"r.{col.name}" for col in c.model.table("runs").columns)
-    sql = f"SELECT {columns}\nFROM {c.t('runs')} AS r\n{where(c.match('r', 'run_id'))}"
+    lease, join = _with_lease(c)
+    sql = f"SELECT {columns},\n    {lease}\nFROM {c.t('runs')} AS r\n{join}\n{where(c.match('r', 'run_id'))}"
     doc = (
-        "One run by key.",
-        f"index: {c.path('get_run').index}",
+        "One run by key, with its effective status: status is what the last writer stored;",
+        "effective_status reads the active attempt's lease (running only while it is live,",
+        "claimable once it ran out, failed if that was the last attempt).",
+        f"index: {c.path('get_run').index}; the active attempt by attempts_one_active_key",
     )
     return Query("get_run", "^", doc, sql, params=tuple([*c.tenant_param(), "run_id uuid"]))
 
 
 def child_runs(c: Ctx) -> Query:
     columns = ", ".join(f"r.{col}" for col in c.keyed(*RUN_SUMMARY))
+    lease, join = _with_lease(c)
     sql = (
-        f"SELECT {columns}\nFROM {c.t('runs')} AS r\n"
+        f"SELECT {columns},\n    {lease}\nFROM {c.t('runs')} AS r\n{join}\n"
         + where(*c.tenant_filter("r"), "r.parent_run_id = :parent_run_id")
         + "\nORDER BY r.created_at, r.run_id"
     )
     doc = (
-        "The child runs of a run (multi-agent tree), oldest first.",
+        "The child runs of a run (multi-agent tree), oldest first, with their effective status.",
         f"index: {c.path('child_runs').index}",
     )
     return Query("child_runs", "", doc, sql, params=tuple([*c.tenant_param(), "parent_run_id uuid"]))

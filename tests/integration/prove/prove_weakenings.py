@@ -119,6 +119,60 @@ NO_TENANT = (
     Edit("heartbeat", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
 )
 RLS_TABLES = ("tenants", "runs", "attempts", "checkpoints", "events", "operations", "outbox")
+LEASE_CHECK = "a.lease_token_hash = sha256(convert_to(CAST(:lease_token AS text), 'UTF8'))"
+ANY_LEASE = "CAST(:lease_token AS text) IS NOT NULL"
+
+# The four guarantees issue 14 added, each with its guard removed; proven on every lock
+# strategy (the row-level security ones on the row-level security profile).
+FORGED_LEASE = Weakening(
+    "lease-token check removed from the history and operation writes",
+    "forged_lease",
+    ("forged_writes_accepted",),
+    edits=(
+        Edit("save_checkpoint", LEASE_CHECK, ANY_LEASE),
+        Edit("append_event", LEASE_CHECK, ANY_LEASE),
+        Edit("reserve_operation", LEASE_CHECK, ANY_LEASE),
+        Edit("complete_operation", r"EXISTS \(SELECT FROM .*?'UTF8'\)\)\)", ANY_LEASE, regex=True),
+    ),
+)
+POISON_UNBOUNDED = Weakening(
+    "delivery attempts unbounded: no dead-letter state",
+    "poison_message",
+    ("poison_not_dead_lettered", "poison_tried_past_limit"),
+    edits=(
+        Edit("relay_claim", "m.delivery_attempts >= m.max_attempts AS spent", "false AS spent"),
+        Edit(
+            "fail_delivery",
+            "dead_at = CASE WHEN m.delivery_attempts >= m.max_attempts THEN now() END",
+            "dead_at = NULL",
+        ),
+    ),
+)
+NO_BACKOFF = Weakening(
+    "a refused delivery is retried at once (no backoff)",
+    "poison_message",
+    ("backoff_ignored",),
+    edits=(
+        Edit(
+            "fail_delivery",
+            r"ELSE now\(\) \+ .*? END\n",
+            "ELSE now() + 0 * CAST(:backoff_seconds AS integer) * interval '1 second' END\n",
+            regex=True,
+        ),
+    ),
+)
+SESSION_TENANT = Weakening(
+    "the tenant set for the session, not the transaction",
+    "tenant_isolation",
+    ("pooled_session_leaks",),
+    edits=(Edit("set_tenant", "AS text), true)", "AS text), false)"),),
+)
+OWNER_BYPASSES_RLS = Weakening(
+    "row-level security not forced on the tables' owner",
+    "tenant_isolation",
+    ("owner_leaks",),
+    tuple(f"ALTER TABLE {{schema}}.{table} NO FORCE ROW LEVEL SECURITY" for table in RLS_TABLES),
+)
 
 WEAKENINGS = (
     Weakening(
@@ -128,13 +182,11 @@ WEAKENINGS = (
         (NO_ONE_ACTIVE,),
     ),
     Weakening(
-        "leases expire only after a day (a reaper someone must run)",
+        "claims take a lapsed run over only a day after its lease ran out (a reaper someone must run)",
         "crash_mid_step",
         ("stuck_runs",),
         edits=(
-            Edit(
-                "expire_leases", "a.lease_expires_at < now()", "a.lease_expires_at < now() - interval '1 day'"
-            ),
+            Edit("claim_run", "a.lease_expires_at < now()", "a.lease_expires_at < now() - interval '1 day'"),
         ),
     ),
     Weakening(

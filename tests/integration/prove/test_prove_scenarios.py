@@ -70,10 +70,15 @@ def assert_exercised(by_name: dict[str, Any], profile: Profile) -> None:
     assert counts["crash_mid_step"]["crashes"] >= 1
     assert counts["crash_mid_step"]["expired_attempts"] >= 1  # taken over by time
     assert counts["stale_writer"]["stale_writes_attempted"] == 7 * counts["stale_writer"]["runs"]
+    assert counts["forged_lease"]["forged_writes_attempted"] == 8 * counts["forged_lease"]["runs"]
+    assert counts["forged_lease"]["runs_held"] == counts["forged_lease"]["runs"] > 0
     assert counts["idempotency"]["effects"] == counts["idempotency"]["keys"] > 0
     assert counts["idempotency"]["conflicts"] > 0
     assert counts["outbox"]["consumer_after_dedupe"] == counts["outbox"]["messages"] > 0
     assert counts["outbox"]["relay_crashes_after_claim"] >= 1
+    poison = counts["poison_message"]
+    assert poison["dead_lettered"] == poison["poison"] == 2 and poison["refusals"] >= 2
+    assert poison["relays_replaced"] >= 2  # the crashing message killed a relay per attempt
     assert counts["version_races"]["transitions_won"] == counts["version_races"]["runs"]
     assert counts["version_races"]["forbidden_attempted"] >= 3
     isolation = counts["tenant_isolation"]
@@ -82,3 +87,23 @@ def assert_exercised(by_name: dict[str, Any], profile: Profile) -> None:
         return
     assert isolation["probes"] > 10 and isolation["deleted_tenant_rows"] > 7
     assert isolation["raw_sql_checked"] is profile.tenancy.row_level_security
+
+
+@pytest.mark.parametrize(
+    "strategy", [s for s in LockStrategy if s is not LockStrategy.advisory], ids=lambda s: s.value
+)
+def test_row_level_security_holds_pooled_and_for_the_owner_on_every_strategy(
+    pg_server_latest: PostgresServer, prove_pool: Pool, strategy: LockStrategy
+) -> None:
+    """The row-level security profile runs advisory above; here the other strategies,
+    tenant isolation only: a pooled connection's next transaction and the tables' owner
+    see nothing of another tenant's (the counts that break without their guards)."""
+    profile = with_strategy(PROFILES["newest-engine"], strategy)
+    options = replace(SMALL, workers=prove_pool.size, scenarios=("tenant_isolation",))
+    request = ProveRequest(
+        with_version(profile, pg_server_latest.version), options, server=pg_server_latest.admin_dsn
+    )
+    (result,) = run(request, pool=prove_pool).scenarios
+    assert result.held, result.violations
+    assert result.counts["raw_sql_checked"] is True
+    assert result.counts["pooled_session_leaks"] == result.counts["owner_leaks"] == 0

@@ -8,7 +8,17 @@ from dataclasses import replace
 
 import pytest
 from profiles import example_profiles, with_strategy, with_version
-from prove_weakenings import CLAIM_GUARDS_OFF, RLS_OFF, WEAKENINGS, Weakening
+from prove_weakenings import (
+    CLAIM_GUARDS_OFF,
+    FORGED_LEASE,
+    NO_BACKOFF,
+    OWNER_BYPASSES_RLS,
+    POISON_UNBOUNDED,
+    RLS_OFF,
+    SESSION_TENANT,
+    WEAKENINGS,
+    Weakening,
+)
 
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.prove import Pool, ProveOptions, ProveRequest, run
@@ -59,3 +69,23 @@ def test_row_level_security_switched_off_is_reported_broken(
     pg_server_latest: PostgresServer, prove_pool: Pool
 ) -> None:
     assert_broken(pg_server_latest, prove_pool, PROFILES["newest-engine"], RLS_OFF)
+
+
+# The guarantees of issue 14, each shown broken without its guard on every lock strategy
+# (held with it: test_prove_scenarios). Pooler and owner leaks need row-level security.
+ON_EVERY_STRATEGY = (
+    ("default", FORGED_LEASE),
+    ("default", POISON_UNBOUNDED),
+    ("default", NO_BACKOFF),
+    ("newest-engine", SESSION_TENANT),
+    ("newest-engine", OWNER_BYPASSES_RLS),
+)
+
+
+@pytest.mark.parametrize("strategy", list(LockStrategy), ids=lambda s: s.value)
+@pytest.mark.parametrize("case", ON_EVERY_STRATEGY, ids=lambda c: f"{c[1].scenario}:{c[1].name}")
+def test_each_new_guard_removed_is_reported_broken_on_every_strategy(
+    pg_server_latest: PostgresServer, prove_pool: Pool, strategy: LockStrategy, case: tuple[str, Weakening]
+) -> None:
+    profile_name, weakening = case
+    assert_broken(pg_server_latest, prove_pool, with_strategy(PROFILES[profile_name], strategy), weakening)

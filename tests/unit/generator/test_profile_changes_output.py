@@ -30,7 +30,7 @@ def test_volume_sets_partitioning_fillfactor_and_brin() -> None:
     quiet = derive(load_profile_text("profile: 1\nname: q\nvolume: {steps_per_second: 2}\n"))
     busy = derive(load_profile_text("profile: 1\nname: b\nvolume: {steps_per_second: 2000}\n"))
     assert quiet.table("events").partitioning.granularity == "week"  # type: ignore[union-attr]
-    assert busy.table("events").partitioning.granularity == "day"  # type: ignore[union-attr]
+    assert busy.table("events").partitioning.granularity == "hour"  # type: ignore[union-attr]
     quiet_time = next(i for i in quiet.table("events").indexes if i.name == "events_created_at_idx")
     busy_time = next(i for i in busy.table("events").indexes if i.name == "events_created_at_idx")
     assert (quiet_time.method, busy_time.method) == ("btree", "brin")

@@ -1,0 +1,138 @@
+"""Partition maintenance under the runtime's own load: `agentddl trace --load`'s machinery
+(its workload of named queries, its lock watcher and tracer) around one maintenance run,
+and how long each kind of workload query waited meanwhile.
+
+Shared by the retention benchmark (tests/benchmarks/retention_bench.py, at 1,000,000
+events) and the integration test that fails when maintenance stalls the queue (at a
+test-friendly size).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from psycopg import sql
+
+from agentddl.checks.db import connect
+from agentddl.checks.trace import snapshot
+from agentddl.checks.trace.blocking import charge_blocked
+from agentddl.checks.trace.execute import Tracer
+from agentddl.checks.trace.source import load_migrations
+from agentddl.checks.trace.types import StatementTrace
+from agentddl.checks.trace.watch import LockWatcher
+from agentddl.checks.trace.workload import Call, Workload
+from agentddl.generator.model import SchemaModel
+
+# What the bound is about: a worker's claim and its step writes (reads are reported too).
+CLAIMS_AND_STEP_WRITES = (
+    "claim_run",
+    "append_event",
+    "save_checkpoint",
+    "heartbeat",
+    "complete_attempt",
+)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    statements: list[StatementTrace]  # the maintenance job, as trace saw each statement
+    waits_ms: dict[str, float]  # per query: the longest call that waited on a lock meanwhile
+    calls_during: int  # workload calls completed while maintenance ran
+    seconds: float  # how long the maintenance job ran
+
+    @property
+    def worst_claim_or_step_ms(self) -> float:
+        return max((self.waits_ms.get(q, 0.0) for q in CLAIMS_AND_STEP_WRITES), default=0.0)
+
+    @property
+    def failed(self) -> list[StatementTrace]:
+        return [s for s in self.statements if s.error]
+
+
+def measure(
+    dsn: str,
+    version: int,
+    model: SchemaModel,
+    job: list[str],
+    connections: int = 4,
+    settle: float = 1.0,
+    reader_seconds: float = 0.0,
+) -> Measurement:
+    """Run the maintenance `job` (statements, each run as psql would run a file) while
+    `connections` sessions run the workload; what each kind of query waited.
+    reader_seconds: a report's long transaction that has read runs and events is still
+    open when maintenance starts (a lock it must not queue behind for long)."""
+    with tempfile.TemporaryDirectory(prefix="agentddl-maintenance-") as folder:
+        path = Path(folder) / "maintenance.sql"
+        path.write_text("".join(f"{s.rstrip().rstrip(';')};\n" for s in job), encoding="utf-8")
+        files = load_migrations([path], version)
+        existing = snapshot.existing(dsn)
+        workload = Workload(dsn, model, connections=connections)
+        with LockWatcher(dsn) as watcher:
+            workload.start()
+            try:
+                watcher.workload_pids = list(workload.pids)
+                time.sleep(settle)
+                tracer = Tracer(dsn, version, watcher, existing)
+                tracer.shared_with_workload = True
+                with long_reader(dsn, model, reader_seconds):
+                    began = time.monotonic()
+                    timed = tracer.run(files)
+                finished = time.monotonic()
+                time.sleep(settle)
+            finally:
+                workload.stop()
+            waiting = watcher.waiting_times()
+    charge_blocked(timed, workload.calls, waiting)
+    return Measurement(
+        statements=[t.trace for t in timed],
+        waits_ms=_waits(workload.calls, waiting, began, finished),
+        calls_during=sum(1 for c in workload.calls if began <= c.end <= finished and c.ok),
+        seconds=finished - began,
+    )
+
+
+@contextlib.contextmanager
+def long_reader(dsn: str, model: SchemaModel, seconds: float) -> Iterator[None]:
+    """A session whose transaction read runs and events and stays open `seconds` (an
+    export, a dashboard): ACCESS SHARE on both until it ends. Nothing when seconds is 0."""
+    if seconds <= 0:
+        yield
+        return
+    holding = threading.Event()
+
+    def read() -> None:
+        with connect(dsn) as conn, conn.transaction():
+            for table in ("runs", "events"):
+                conn.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(sql.Identifier(model.schema, table)))
+            holding.set()
+            conn.execute("SELECT pg_sleep(%s)", [seconds])
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    holding.wait(30)
+    try:
+        yield
+    finally:
+        thread.join()
+
+
+def _waits(
+    calls: list[Call], waiting: dict[int, list[float]], began: float, finished: float
+) -> dict[str, float]:
+    """Per query name, the longest call seen waiting on a lock while maintenance ran
+    (its whole latency, as trace charges it); 0 for queries that never waited."""
+    found: dict[str, float] = {}
+    for call in calls:
+        found.setdefault(call.name, 0.0)
+        if call.end < began or call.start > finished:
+            continue
+        if any(call.start <= t <= call.end for t in waiting.get(call.pid, ())):
+            found[call.name] = max(found[call.name], (call.end - call.start) * 1000)
+    return found

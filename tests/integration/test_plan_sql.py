@@ -78,24 +78,29 @@ def test_scheduled_maintenance_files_run(pg_server_latest: PostgresServer, name:
 
 
 def test_detach_concurrently_runbook(pg_server_latest: PostgresServer) -> None:
+    """The psql recipe: every step of partition_steps() as a statement of its own (what
+    \\gexec does), dated past the oldest partition's retention: it is detached
+    CONCURRENTLY and dropped, the runway created, nothing else touched."""
     model = model_for("", pg_server_latest.version)
-    plan = render_plan(model)
-    runbook = re.search(r"-- list partitions of (\w+).*?```", plan, re.S)
-    assert runbook
-    statements = [s.strip() for s in runbook.group(0).rstrip("`").split(";") if s.strip()]
-    listing, *steps = statements
+    recipe = re.search(r"```psql\n(.*?)\n```", render_plan(model), re.S)
+    assert recipe
+    settings, listing = recipe.group(1).split("SELECT statement FROM ")
+    plan = "SELECT action, statement FROM " + listing.replace("partition_steps()", "partition_steps({})")
+    listed = "SELECT inhrelid::regclass::text FROM pg_inherits WHERE inhparent = 'agent.events'::regclass"
     with pg_server_latest.scratch_database() as dsn, psycopg.connect(dsn, autocommit=True) as conn:
         install_schema(conn, model)
-        partitions = [row[0] for row in conn.execute(listing.encode())]
-        oldest = partitions[0]
-        for step in steps:
-            if "FINALIZE" in step:
-                continue  # only for an interrupted detach
-            conn.execute(re.sub(r"\S+_pYYYYMMDD", oldest, step).encode())
-        remaining = [row[0] for row in conn.execute(listing.encode())]
-        exists = conn.execute("SELECT to_regclass(%s)", (oldest,)).fetchone()
-    assert remaining == partitions[1:]
-    assert exists == (None,)
+        conn.execute(settings.encode())  # lock_timeout, the owner role
+        partitions = sorted(row[0] for row in conn.execute(listed))
+        steps = conn.execute(plan.replace(" \\gexec", "").format("now() + interval '31 days'")).fetchall()
+        for _action, statement in steps:
+            conn.execute(statement.encode())  # each on its own: CONCURRENTLY needs it
+        remaining = sorted(row[0] for row in conn.execute(listed))
+        exists = conn.execute("SELECT to_regclass(%s)", (partitions[0],)).fetchone()
+    actions = [action for action, _ in steps]
+    assert "detach" in actions and "drop" in actions and "create" in actions
+    assert any("CONCURRENTLY" in s for a, s in steps if a == "detach")
+    assert partitions[0] not in remaining and exists == (None,)
+    assert set(partitions[1:]) <= set(remaining)
 
 
 def test_pg_partman_maintenance_command_runs(pg_servers: Any) -> None:

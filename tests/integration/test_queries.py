@@ -92,6 +92,8 @@ class Session:
             lease_token=f"token-{worker}",
             lease_seconds=30,
         )
+        if row is not None:
+            row["lease_token"] = f"token-{worker}"
         return row
 
     def fence(self, claim: Row, worker: str) -> dict[str, Any]:
@@ -126,6 +128,8 @@ def runtime(request: pytest.FixtureRequest, pg_server: PostgresServer, scratch_d
 
 
 def test_every_query_runs_and_keeps_its_guarantees(runtime: Session) -> None:
+    if "set_tenant" in runtime.all_names:  # row-level security: the runtime names it per transaction
+        assert runtime("set_tenant", **runtime.tenant) == str(runtime.tenant[runtime.profile.tenancy.column])
     root, child = starting_runs(runtime)
     first, second = claiming(runtime, root["run_id"], child["run_id"])
     writing_history(runtime, first, "root")
@@ -166,12 +170,15 @@ def claiming(rt: Session, root_id: uuid.UUID, child_id: uuid.UUID) -> tuple[Row,
     return first, second
 
 
-def checkpoint(rt: Session, claim: Row, seq: int, token: int | None = None) -> Row | None:
+def checkpoint(
+    rt: Session, claim: Row, seq: int, token: int | None = None, lease: str | None = None
+) -> Row | None:
     row: Row | None = rt(
         "save_checkpoint",
         **rt.tenant,
         run_id=claim["run_id"],
         fencing_token=claim["fencing_token"] if token is None else token,
+        lease_token=claim["lease_token"] if lease is None else lease,
         seq=seq,
         parent_seq=seq - 1 or None,
         state_schema_version=1,
@@ -185,12 +192,15 @@ def checkpoint(rt: Session, claim: Row, seq: int, token: int | None = None) -> R
     return row
 
 
-def event(rt: Session, claim: Row, seq: int, token: int | None = None) -> Row | None:
+def event(
+    rt: Session, claim: Row, seq: int, token: int | None = None, lease: str | None = None
+) -> Row | None:
     row: Row | None = rt(
         "append_event",
         **rt.tenant,
         run_id=claim["run_id"],
         fencing_token=claim["fencing_token"] if token is None else token,
+        lease_token=claim["lease_token"] if lease is None else lease,
         seq=seq,
         kind="step.started",
         actor="agent:planner",
@@ -205,6 +215,7 @@ def writing_history(rt: Session, claim: Row, _name: str) -> None:
     assert saved is not None and saved["seq"] == 1
     assert saved["run_created_at"] == claim["run_created_at"]
     assert checkpoint(rt, claim, 2, token=claim["fencing_token"] - 1) is None
+    assert checkpoint(rt, claim, 2, lease="guessed") is None  # the right fencing token is not enough
     latest = rt(
         "latest_checkpoint", **rt.tenant, run_id=claim["run_id"], run_created_at=claim["run_created_at"]
     )
@@ -213,6 +224,7 @@ def writing_history(rt: Session, claim: Row, _name: str) -> None:
     appended = event(rt, claim, 1)
     assert appended is not None and appended["seq"] == 1
     assert event(rt, claim, 2, token=claim["fencing_token"] + 5) is None
+    assert event(rt, claim, 2, lease="guessed") is None
     with pytest.raises(psycopg.errors.UniqueViolation):
         event(rt, claim, 1)  # the caller's seq: a duplicate is an error, not a silent skip
     history = rt(
@@ -237,14 +249,33 @@ def writing_history(rt: Session, claim: Row, _name: str) -> None:
     assert [e["event_id"] for e in window] == [appended["event_id"]]
 
 
-def reserve(rt: Session, claim: Row, key: str, data: bytes, token: int | None = None) -> Row | None:
+def reserve(
+    rt: Session, claim: Row, key: str, data: bytes, token: int | None = None, lease: str | None = None
+) -> Row | None:
     row: Row | None = rt(
         "reserve_operation",
         **rt.tenant,
         run_id=claim["run_id"],
         fencing_token=claim["fencing_token"] if token is None else token,
+        lease_token=claim["lease_token"] if lease is None else lease,
         idempotency_key=key,
         input_hash=hashlib.sha256(data).digest(),
+    )
+    return row
+
+
+def record(
+    rt: Session, claim: Row, key: str, status: str, result: Jsonb | None, lease: str | None = None
+) -> Row | None:
+    row: Row | None = rt(
+        "complete_operation",
+        **rt.tenant,
+        idempotency_key=key,
+        run_id=claim["run_id"],
+        fencing_token=claim["fencing_token"],
+        lease_token=claim["lease_token"] if lease is None else lease,
+        status=status,
+        result=result,
     )
     return row
 
@@ -253,27 +284,14 @@ def side_effects(rt: Session, claim: Row, _name: str) -> None:
     new = reserve(rt, claim, "charge-1", b"amount=10")
     assert new is not None and (new["inserted"], new["same_input"], new["owned"]) == (True, True, True)
     assert reserve(rt, claim, "charge-2", b"x", token=claim["fencing_token"] - 1) is None
+    assert reserve(rt, claim, "charge-2", b"x", lease="guessed") is None
     repeat = reserve(rt, claim, "charge-1", b"amount=10")
     assert repeat is not None and (repeat["inserted"], repeat["status"]) == (False, "pending")
-    done = rt(
-        "complete_operation",
-        **rt.tenant,
-        idempotency_key="charge-1",
-        run_id=claim["run_id"],
-        fencing_token=claim["fencing_token"],
-        status="succeeded",
-        result=Jsonb({"id": "ch_1"}),
-    )
+    forged = record(rt, claim, "charge-1", "succeeded", Jsonb({"id": "forged"}), lease="guessed")
+    assert forged is None  # the reservation's fencing token is not enough either
+    done = record(rt, claim, "charge-1", "succeeded", Jsonb({"id": "ch_1"}))
     assert done["status"] == "succeeded"
-    again = rt(
-        "complete_operation",
-        **rt.tenant,
-        idempotency_key="charge-1",
-        run_id=claim["run_id"],
-        fencing_token=claim["fencing_token"],
-        status="failed",
-        result=None,
-    )
+    again = record(rt, claim, "charge-1", "failed", None)
     assert again is None  # recorded once
     earlier = reserve(rt, claim, "charge-1", b"amount=10")
     assert earlier is not None and earlier["inserted"] is False and earlier["same_input"] is True
@@ -301,20 +319,51 @@ def outbox(rt: Session, claim: Row) -> None:
     assert rt("mark_delivered", **key, relay_id="relay-a") == 0  # its claim lapsed
     assert rt("mark_delivered", **key, relay_id="relay-b") == 1
     assert rt("health_outbox_lag")["pending"] == 0
+    dead_letter(rt, claim)
+
+
+def dead_letter(rt: Session, claim: Row) -> None:
+    """A message the consumer refuses: backed off, then dead-lettered after max_attempts;
+    listed, counted, requeued."""
+    message_id = rt("enqueue_outbox", **rt.tenant, run_id=claim["run_id"], topic="poison", payload=Jsonb({}))
+    rt.sql(f"UPDATE {rt.schema}.outbox SET max_attempts = 2 WHERE message_id = %s", message_id)
+    key = {**rt.tenant, "message_id": message_id}
+    refusal = {"error": "consumer said 400", "backoff_seconds": 30}
+    assert [m["message_id"] for m in rt("relay_claim", relay_id="r", claim_seconds=30, batch_size=10)] == [
+        message_id
+    ]
+    assert rt("fail_delivery", **key, relay_id="not-the-holder", **refusal) is None
+    first = rt("fail_delivery", **key, relay_id="r", **refusal)
+    assert first["dead"] is False and first["available_at"] > datetime.now().astimezone() + timedelta(seconds=20)
+    assert rt("relay_claim", relay_id="r", claim_seconds=30, batch_size=10) == []  # backing off
+    rt.sql(f"UPDATE {rt.schema}.outbox SET available_at = now() WHERE message_id = %s", message_id)
+    assert len(rt("relay_claim", relay_id="r", claim_seconds=30, batch_size=10)) == 1
+    second = rt("fail_delivery", **key, relay_id="r", **refusal)
+    assert second["dead"] is True and second["delivery_attempts"] == 2
+    rt.sql(f"UPDATE {rt.schema}.outbox SET available_at = now() WHERE message_id = %s", message_id)
+    assert rt("relay_claim", relay_id="r", claim_seconds=30, batch_size=10) == []  # never again
+    assert [m["last_error"] for m in rt("dead_letters", limit=10)] == ["consumer said 400"]
+    assert rt("health_dead_letters")["dead_letters"] == 1
+    assert rt("health_outbox_lag")["pending"] == 0  # a dead letter is not lag
+    assert rt("requeue_dead_letter", **key) == message_id
+    again = rt("relay_claim", relay_id="r", claim_seconds=30, batch_size=10)
+    assert [(m["message_id"], m["delivery_attempts"]) for m in again] == [(message_id, 1)]
+    assert rt("mark_delivered", **key, relay_id="r") == 1
+    assert rt("health_dead_letters")["dead_letters"] == 0
 
 
 def lease_expiry(rt: Session, old: Row) -> Row:
     assert rt("health_expired_leases")["expired_leases"] == 0
     orphaned = reserve(rt, old, "send-mail", b"to=a")  # the old worker dies holding it
     assert orphaned is not None and orphaned["inserted"] is True
+    assert rt.run(old["run_id"])["effective_status"] == "running"
     rt.backdate_lease(old["run_id"])
-    assert rt("health_expired_leases")["expired_leases"] == 1
+    expired_leases = rt("health_expired_leases")
+    assert (expired_leases["expired_leases"], expired_leases["attempts_spent"]) == (1, 0)
+    lapsed = rt.run(old["run_id"])
+    assert (lapsed["status"], lapsed["effective_status"]) == ("running", "claimable")  # no sweep needed
     assert rt("heartbeat", **rt.fence(old, "w1"), lease_seconds=60) is None  # expired: lost
-    expired = rt("expire_leases", batch_size=10)
-    assert [(e["run_id"], e["attempt_no"], e["run_status"]) for e in expired] == [
-        (old["run_id"], 1, "queued")
-    ]
-    new = rt.claim("w4")
+    new = rt.claim("w4")  # takes the lapsed run over in the claim itself
     assert new is not None and new["run_id"] == old["run_id"]
     assert (new["attempt_no"], new["fencing_token"]) == (2, 2)
     assert (new["last_checkpoint_seq"], new["last_event_seq"]) == (1, 1)
@@ -330,16 +379,15 @@ def lease_expiry(rt: Session, old: Row) -> Row:
         "pending",
         True,
     )
-    late = rt(
-        "complete_operation",
-        **rt.tenant,
-        idempotency_key="send-mail",
-        run_id=old["run_id"],
-        fencing_token=old["fencing_token"],
-        status="succeeded",
-        result=None,
-    )
+    late = record(rt, old, "send-mail", "succeeded", None)
     assert late is None  # the reservation moved to the new attempt
+    history = rt.sql(
+        f"SELECT attempt_no, status, interruption_reason FROM {rt.schema}.attempts "
+        "WHERE run_id = %s ORDER BY attempt_no",
+        old["run_id"],
+    )
+    assert [tuple(h.values()) for h in history] == [(1, "expired", "lease_expired"), (2, "active", None)]
+    assert rt.run(old["run_id"])["effective_status"] == "running"
     return new
 
 
@@ -417,14 +465,14 @@ def maintenance(rt: Session, root_id: uuid.UUID) -> None:
     stuck = rt("health_stuck_runs", stale_seconds=0, limit=10)
     assert [s["run_id"] for s in stuck] == [stuck_key["run_id"]]
     rt.sql(f"UPDATE {rt.schema}.outbox SET delivered_at = now() - interval '400 days'")
-    assert rt("purge_outbox", batch_size=100) == 1
+    assert rt("purge_outbox", batch_size=100) == 2  # run.step, and the requeued dead letter
     rt.sql(
         f"UPDATE {rt.schema}.runs SET finished_at = now() - interval '400 days' WHERE finished_at IS NOT NULL"
     )
     assert rt("purge_finished_runs", batch_size=100) == 2  # the root and its cancelled child
     assert rt.run(root_id) is None
     assert rt.sql(f"SELECT count(*) AS n FROM {rt.schema}.events")[0]["n"] == 0  # cascaded
-    assert isinstance(rt("maintain_partitions"), list)
+    rt("maintain_partitions")  # CALL: commits step by step (an autocommit connection)
     runway = rt("health_partition_runway")
     assert [r["table_name"] for r in runway] == ["checkpoints", "events"]
     assert all(r["ok"] and r["future_partitions"] >= r["wanted_runway"] for r in runway)
@@ -519,7 +567,10 @@ def test_runs_out_of_attempts_fail_instead_of_requeueing(pg_server: PostgresServ
     )
     assert fatal_out["run_status"] == "failed"
     rt.backdate_lease(expiring["run_id"])
-    expired = rt("expire_leases", batch_size=10)
+    assert rt.claim("d") is None  # its attempts are spent: no takeover
+    assert rt.run(expiring["run_id"])["effective_status"] == "failed"  # what readers see already
+    assert rt("health_expired_leases")["attempts_spent"] == 1
+    expired = rt("expire_leases", batch_size=10)  # housekeeping records it
     assert [e["run_status"] for e in expired] == ["failed"]
     finished = rt.sql(f"SELECT count(*) AS n FROM {rt.schema}.runs WHERE finished_at IS NOT NULL")
     assert finished == [{"n": 3}]
@@ -590,38 +641,36 @@ def test_another_runs_reservation_is_never_owned(pg_server: PostgresServer, scra
     theirs = reserve(rt, second, "invoice-7", b"amount=10")
     assert theirs is not None and theirs["run_id"] == first["run_id"]
     assert (theirs["inserted"], theirs["status"], theirs["owned"]) == (False, "pending", False)
-    completed_by_other_run = rt(
-        "complete_operation",
-        **rt.tenant,
-        idempotency_key="invoice-7",
-        run_id=second["run_id"],
-        fencing_token=second["fencing_token"],
-        status="succeeded",
-        result=None,
-    )
+    completed_by_other_run = record(rt, second, "invoice-7", "succeeded", None)
     assert completed_by_other_run is None  # same token, another run: not the holder
     rt.close()
 
 
-@pytest.mark.parametrize("rival", ["transition_run", "expire_leases"])
+@pytest.mark.parametrize("rival", ["transition_run", "expire_leases", "claim_run"])
 def test_a_last_step_does_not_deadlock_with_a_cancel_or_a_reaper(
     pg_server: PostgresServer, scratch_dsn: str, rival: str
 ) -> None:
     """A worker appends its last event and completes in one transaction (the event comes
     first: it is fenced on a running run). A cancel (transition_run) or a reaper
     (expire_leases, the lease ran out) arriving in between must wait for the worker or
-    skip it, not deadlock: fenced writes lock the attempt before the run, like the rest."""
+    skip it, not deadlock: fenced writes lock the attempt before the run, like the rest.
+    So must a claim that finds the lease ran out and would take the run over."""
     rt = Session(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
     run = rt.start("last-step")
     claim = rt.claim("w")
     assert claim is not None
-    if rival == "expire_leases":
+    if rival != "transition_run":
         rt.backdate_lease(run["run_id"])
-    rival_args = (
-        {**rt.tenant, "run_id": run["run_id"], "expected_version": claim["version"], "to_status": "cancelled"}
-        if rival == "transition_run"
-        else {"batch_size": 10}
-    )
+    rival_args = {
+        "transition_run": {
+            **rt.tenant,
+            "run_id": run["run_id"],
+            "expected_version": claim["version"],
+            "to_status": "cancelled",
+        },
+        "expire_leases": {"batch_size": 10},
+        "claim_run": {**rt.claim_scope, "worker_id": "rival", "lease_token": "rival", "lease_seconds": 30},
+    }[rival]
     result: dict[str, Any] = {}
 
     def rival_call() -> None:
@@ -634,7 +683,7 @@ def test_a_last_step_does_not_deadlock_with_a_cancel_or_a_reaper(
         appended = rt(
             "append_event",
             worker,
-            **{k: v for k, v in fence.items() if k != "lease_token"},
+            **fence,
             seq=1,
             kind="run.done",
             actor="agent:w",

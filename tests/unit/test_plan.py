@@ -138,7 +138,7 @@ def test_lock_strategy_changes_section2(strategy: LockStrategy) -> None:
 def test_lease_duration_sets_heartbeat_cadence() -> None:
     text = section(plan_of("lease: {duration: 90s, max_attempts: 7}"), 2)
     assert "Lease: 90 seconds" in text and "Heartbeat every 30 seconds" in text
-    assert "fails it after 7 attempts" in text
+    assert "after 7 attempts (`lease.max_attempts`) the run is not claimed again" in text
 
 
 def test_scheduler_changes_section4() -> None:

@@ -49,8 +49,13 @@ def tenancy_note(model: SchemaModel) -> str:
         "distribution by tenant):"
     )
     rls = (
-        f"Row-level security is on: the app role sees only rows whose `{p.tenant}` equals "
-        "the session setting `agentddl.tenant`."
+        f"Row-level security is on, and FORCEd: the app role sees only rows whose `{p.tenant}` "
+        "equals the setting `agentddl.tenant`, which `set_tenant` sets for the transaction "
+        "(`set_config(..., true)`), never the session: behind a transaction-mode pooler "
+        "(PgBouncer) the server connection serves another client's next transaction, "
+        "which then names its own tenant or sees nothing. The tables' owner "
+        f"(`{p.role('owner')}`) is held to the policies too: naming a tenant, it sees that "
+        "tenant's rows only; without one (retention, maintenance) it sees every tenant."
         if p.tenancy.row_level_security
         else "Row-level security is off (`tenancy.row_level_security: false`)."
     )

@@ -72,9 +72,12 @@ SUMMARY = {
 
 def _expire_first(n: Names) -> str:
     return (
-        f"`expire_leases` first: active attempts whose `lease_expires_at` has passed "
-        f"(found through `{n.lease_expiry}`) become `expired`, and their runs go back to "
-        "`queued` (or `failed` after `max_attempts`)."
+        "Lapsed runs first: a run still `running` whose active attempt's `lease_expires_at` "
+        f"has passed (found through `{n.lease_expiry}`) is taken over in the claim's own "
+        "statement: the attempt becomes `expired` (fenced by the run's token) before the "
+        "new one opens. No reaper and no separate `expire_leases` round trip; a run whose "
+        "attempts are spent is left to `expire_leases` (its effective status is already "
+        "`failed`)."
     )
 
 
@@ -114,8 +117,8 @@ def _lease_steps(n: Names) -> list[str]:
         f"It inserts the next attempt `ON CONFLICT DO NOTHING`: `{n.one_active}` (unique "
         "on the run while `status = 'active'`) and the attempt's primary key are the "
         "claim itself. A second inserter for the same run waits for the first "
-        "transaction and then inserts nothing. Expired leases must be materialized first "
-        "(step 1), or the dead attempt would still count as active.",
+        "transaction and then inserts nothing. A lapsed run's attempt is expired in the "
+        "same statement before the insert (step 1), or it would still count as active.",
         "Only an inserted attempt moves the run to `running` (fencing token and version + "
         "1), re-checking `status = 'queued'` and the fencing token. If the run changed "
         "meanwhile (cancelled), the attempt moves nothing and expires by time.",
@@ -173,11 +176,15 @@ def lease_text(model: SchemaModel, n: Names) -> str:
             "at once and writes nothing more.",
             f"Takeover by time alone: a crashed worker stops beating; at most "
             f"{md.duration(lease.duration)} later its lease has expired, and the next "
-            "`expire_leases` (run at the start of every claim) "
-            "closes the attempt as `expired` with `interruption_reason = 'lease_expired'` "
-            f"and requeues the run, or fails it after {lease.max_attempts} attempts "
-            "(`lease.max_attempts`). Every time is the database's `now()`; no worker "
-            "clock is trusted.",
+            "`claim_run` closes the attempt as `expired` with `interruption_reason = "
+            "'lease_expired'` and takes the run over in the same statement; after "
+            f"{lease.max_attempts} attempts (`lease.max_attempts`) the run is not claimed "
+            "again and fails (`expire_leases`, optional housekeeping, records it). Every time "
+            "is the database's `now()`; no worker clock is trusted.",
+            "Status is derived from the lease at read time: `get_run`, `child_runs` and the "
+            "`run_states` view report `effective_status` (`running` only while the lease is "
+            "live, `claimable` once it ran out, `failed` after the last attempt), so no "
+            "reader waits for a sweep to see that a worker died.",
             f"`lease_expires_at` is indexed (`{n.lease_expiry}`, partial on active "
             "attempts), so heartbeats are not HOT updates; the index stays small because "
             "only active attempts are in it.",
@@ -188,7 +195,12 @@ def lease_text(model: SchemaModel, n: Names) -> str:
 def fencing_text(n: Names) -> str:
     return md.bullets(
         [
-            "Every claim increments `runs.fencing_token`; the attempt records the token it got.",
+            "Every claim increments `runs.fencing_token`; the attempt records the token it got. "
+            "The fencing token orders claims; it is not a secret. The lease token is: "
+            "returned once, stored as its sha256, and presented with every write of the "
+            "attempt's work (`heartbeat`, `append_event`, `save_checkpoint`, "
+            "`reserve_operation`, `complete_operation` and the attempt's end), so a caller "
+            "who guesses the fencing token still changes nothing.",
             "Every step write carries the token: attempt ends and run transitions update "
             "only where the run still has it (`transition_run` also checks `version`); "
             "`save_checkpoint`, `append_event` and `reserve_operation` insert from the "
@@ -227,6 +239,14 @@ def effects_text(model: SchemaModel) -> str:
             "A relay crash between publish and `mark_delivered` re-sends the message once "
             "`claimed_until` passes: delivery is at-least-once, and consumers dedupe by "
             "`message_id`.",
+            "A delivery the consumer refuses is reported with `fail_delivery`: the claim is "
+            f"released and the message waits {md.duration(model.profile.outbox.backoff)} "
+            "(`outbox.backoff`), doubling with each attempt, before the next. After "
+            f"{model.profile.outbox.max_attempts} attempts (`outbox.max_attempts`, the "
+            "message's `max_attempts`), or when the last attempt's claim lapses (a poison "
+            "message that kills its relay), it is dead-lettered (`dead_at`): never retried "
+            "again on its own, listed by `dead_letters`, counted by `health_dead_letters`, "
+            "and given a new round by `requeue_dead_letter` once the consumer is fixed.",
         ]
     )
 
@@ -252,6 +272,7 @@ def _claim_locks(strategy: LockStrategy, n: Names) -> list[str]:
         LockStrategy.advisory: "an advisory lock per run in the lock manager, then FOR "
         "NO KEY UPDATE by the UPDATE",
     }[strategy]
+    row += "; a lapsed run's attempt and run are taken (and skipped) the same way"
     return ["`claim_run`", "ROW EXCLUSIVE on runs and attempts", row]
 
 
@@ -284,15 +305,15 @@ def lock_table(strategy: LockStrategy, n: Names) -> str:
             "FOR UPDATE SKIP LOCKED on pending messages",
         ],
         [
-            "`expire_leases`",
+            "`expire_leases` (housekeeping)",
             "ROW EXCLUSIVE on attempts and runs",
             "FOR NO KEY UPDATE on each expired attempt and its run",
         ],
         [
             "partition maintenance",
-            "ACCESS EXCLUSIVE on the partitioned parent; SHARE ROW EXCLUSIVE on runs to "
-            "create or detach, ACCESS EXCLUSIVE on runs to drop (FK triggers); all brief, "
-            "under a short `lock_timeout`",
+            "each step in its own transaction under a 20 ms `lock_timeout`, retried: ACCESS "
+            "EXCLUSIVE on the partitioned parent and SHARE ROW EXCLUSIVE on runs to create or "
+            "detach, ACCESS EXCLUSIVE on runs to drop (FK triggers)",
             "none (see section 4)",
         ],
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 
 import psycopg
@@ -156,10 +157,10 @@ def test_root_runs_share_one_run_key_namespace(db: psycopg.Connection[tuple[obje
 def test_partitions_are_created_ahead_and_dropped_after_retention(
     db: psycopg.Connection[tuple[object, ...]],
 ) -> None:
-    actions = db.execute(
-        "SELECT action, count(*) FROM agent.maintain_partitions(now() + interval '60 days') GROUP BY 1"
-    ).fetchall()
-    assert dict(actions)["created"] >= 2 and dict(actions)["dropped"] >= 2  # type: ignore[call-overload]
+    done = maintained(db, "60 days")
+    assert Counter(action for action, _ in done).keys() >= {"create", "detach", "drop"}
+    for table in ("checkpoints", "events"):
+        assert ("create", table) in done and ("drop", table) in done
 
 
 def test_row_level_security_isolates_tenants_for_the_app_role(pg_server: PostgresServer) -> None:
@@ -197,12 +198,12 @@ def test_partition_bounds_do_not_depend_on_the_sessions_date_settings(pg_server:
             " FROM pg_class WHERE relispartition AND relkind = 'r'"
         ).fetchall()
         assert lowers and all(lower == lower.replace(hour=0, minute=0) for (lower,) in lowers)  # type: ignore[attr-defined]
-        db.execute("SELECT count(*) FROM agent.maintain_partitions(now() + interval '1 day')")
+        db.execute("CALL agent.maintain_partitions(now() + interval '1 day')")
 
 
 def seed_old_checkpoint_chain(db: psycopg.Connection[tuple[object, ...]]) -> None:
     """A run created 40 days ago with checkpoints 1 <- 2 <- 3, in its partition."""
-    db.execute("SELECT count(*) FROM agent.maintain_partitions(now() - interval '40 days')")
+    db.execute("CALL agent.maintain_partitions(now() - interval '40 days')")
     db.execute(
         "INSERT INTO agent.runs (tenant_id, kind, created_at) VALUES (%s, 'old', now() - interval '40 days')",
         (TENANT_A,),
@@ -215,11 +216,26 @@ def seed_old_checkpoint_chain(db: psycopg.Connection[tuple[object, ...]]) -> Non
     )
 
 
+def maintained(db: psycopg.Connection[tuple[object, ...]], at: str) -> list[tuple[str, str]]:
+    """CALL maintain_partitions dated `at` ahead: (action, table) of each step it reports
+    (a NOTICE per step done, a WARNING per step it gave up on: '<action>_failed')."""
+    said: list[tuple[str, str]] = []
+
+    def hear(notice: psycopg.errors.Diagnostic) -> None:
+        words = (notice.message_primary or "").removeprefix("maintain_partitions: ").split()
+        failed = notice.severity_nonlocalized == "WARNING"
+        said.append((words[0] + ("_failed" if failed else ""), words[1].split("_p")[0]))
+
+    db.add_notice_handler(hear)
+    try:
+        db.execute(f"CALL agent.maintain_partitions(now() + interval '{at}')")
+    finally:
+        db.remove_notice_handler(hear)
+    return said
+
+
 def maintain(db: psycopg.Connection[tuple[object, ...]], at: str) -> set[tuple[str, str]]:
-    done = db.execute(
-        f"SELECT action, partition_name FROM agent.maintain_partitions(now() + interval '{at}')"
-    )
-    return {(str(action), str(name).split("_p")[0]) for action, name in done.fetchall()}
+    return set(maintained(db, at))
 
 
 def test_a_checkpoint_chain_expires_with_its_partition(db: psycopg.Connection[tuple[object, ...]]) -> None:
@@ -227,7 +243,7 @@ def test_a_checkpoint_chain_expires_with_its_partition(db: psycopg.Connection[tu
     chain undetachable ("removing partition violates foreign key constraint"): retention
     never dropped a checkpoints partition. The parent is checked by a trigger instead."""
     seed_old_checkpoint_chain(db)
-    assert ("dropped", "checkpoints") in maintain(db, "0 days")
+    assert ("drop", "checkpoints") in maintain(db, "0 days")
     assert db.execute("SELECT count(*) FROM agent.checkpoints").fetchone() == (0,)
 
 
@@ -248,10 +264,11 @@ def test_a_checkpoints_parent_must_exist_in_its_run(db: psycopg.Connection[tuple
 
 
 def test_a_failed_partition_drop_does_not_undo_the_runway(db: psycopg.Connection[tuple[object, ...]]) -> None:
-    """An expired partition that can't be detached or dropped (here a view on it; a lock
-    timeout in production) is kept and reported, while the partitions created ahead and
-    the other drops still commit. One error used to roll back the whole run, every run,
-    until the runway ran out and writes failed."""
+    """An expired partition that can't be dropped (here a view on it; a lock timeout that
+    outlasts the retries in production) is kept and reported, while the partitions
+    created ahead and the other drops still commit (each step is a transaction of its
+    own). One error used to roll back the whole run, every run, until the runway ran out
+    and writes failed."""
     seed_old_checkpoint_chain(db)
     old = db.execute(
         "SELECT 'checkpoints_p' || to_char((now() - interval '40 days') AT TIME ZONE 'UTC', 'YYYYMMDD')"
@@ -259,7 +276,7 @@ def test_a_failed_partition_drop_does_not_undo_the_runway(db: psycopg.Connection
     assert old is not None
     db.execute(f"CREATE VIEW agent.pinned AS SELECT * FROM agent.{old[0]}")
     actions = maintain(db, "10 days")
-    assert {("created", "checkpoints"), ("created", "events"), ("dropped", "events")} <= actions
+    assert {("create", "checkpoints"), ("create", "events"), ("drop", "events")} <= actions
     assert ("drop_failed", "checkpoints") in actions
     ahead = db.execute(
         "SELECT count(*) FROM pg_class"

@@ -36,7 +36,8 @@ def removals(
                 )
                 yield f"{model.schema}.{table.name}.{column.name}", drop
     for signature in functions:
-        yield f"{model.schema}.{signature}", sql.SQL(f"DROP FUNCTION {{}}.{signature} CASCADE").format(schema)
+        # ROUTINE: functions and procedures alike (maintain_partitions is a procedure)
+        yield f"{model.schema}.{signature}", sql.SQL(f"DROP ROUTINE {{}}.{signature} CASCADE").format(schema)
     for name, table_name in triggers.items():
         on = sql.SQL("{}.{}").format(schema, sql.Identifier(table_name))
         drop = sql.SQL("DROP TRIGGER {} ON {}").format(sql.Identifier(name), on)

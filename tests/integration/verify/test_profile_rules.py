@@ -98,9 +98,20 @@ DROP_NEWEST_EVENTS_PARTITION = """
 """
 
 
+# The maintenance plan's create steps, in this transaction (the maintain_partitions
+# procedure commits as it goes, so it cannot run inside one): the runway from now.
+FRESH = """
+    DO $$ DECLARE step record; BEGIN
+        FOR step IN SELECT * FROM agent.partition_steps() WHERE action = 'create' LOOP
+            EXECUTE step.statement;
+        END LOOP;
+    END $$;
+"""
+
+
 def test_partitions_missing_from_the_runway_are_reported(default: Any) -> None:
     # maintenance first (in the same rolled-back transaction): the runway is measured from now
-    fresh = "SELECT count(*) FROM agent.maintain_partitions();"
+    fresh = FRESH
     assert named(default.after(fresh + DROP_NEWEST_EVENTS_PARTITION), "ADV125") == {}  # one spare
     findings = default.after(fresh + DROP_NEWEST_EVENTS_PARTITION * 2)
     assert "writes there will fail" in named(findings, "ADV125")["agent.events"]
@@ -113,7 +124,7 @@ def test_grants_beyond_or_short_of_the_profile_are_reported(default: Any) -> Non
     findings = default.after("""
         GRANT UPDATE, DELETE ON agent.events TO agent_app;
         REVOKE INSERT ON agent.outbox FROM agent_app;
-        GRANT EXECUTE ON FUNCTION agent.maintain_partitions(timestamptz) TO agent_app;
+        GRANT EXECUTE ON PROCEDURE agent.maintain_partitions(timestamptz) TO agent_app;
     """)
     messages = [f.message for f in findings if f.code == "ADV126"]
     assert (
@@ -145,7 +156,7 @@ def test_column_sequence_and_schema_grants_beyond_the_profile_are_reported(defau
 def test_a_disabled_trigger_and_a_missing_retention_path_are_reported(default: Any) -> None:
     findings = default.after("""
         ALTER TABLE agent.events DISABLE TRIGGER events_append_only;
-        DROP FUNCTION agent.maintain_partitions(timestamptz);
+        DROP PROCEDURE agent.maintain_partitions(timestamptz);
         DROP INDEX agent.runs_finished_idx;
     """)
     assert "enabled 'D' (declared: 'O')" in named(findings, "ADV128")["agent.events_append_only"]
@@ -192,13 +203,13 @@ def test_what_defeats_the_tenant_policies_is_reported(install: Any, profile_majo
     findings = rls.after("""
         CREATE POLICY everyone ON agent.runs USING (true);
         CREATE POLICY only_mine ON agent.outbox AS RESTRICTIVE USING (false);
-        ALTER TABLE agent.events FORCE ROW LEVEL SECURITY;
+        ALTER TABLE agent.events NO FORCE ROW LEVEL SECURITY;
         ALTER ROLE agent_app BYPASSRLS;
     """)
     found = named(findings, "ADV127")
     assert set(found) == {"agent.runs.everyone", "agent.outbox.only_mine", "agent.events", "agent_app"}
     assert "widens what its roles see" in found["agent.runs.everyone"]
-    assert "force row level security on agent.events is on" in found["agent.events"]
+    assert "force row level security on agent.events is off" in found["agent.events"]
     assert "BYPASSRLS" in found["agent_app"]
 
 
@@ -213,14 +224,15 @@ def test_a_renamed_schema_verifies_against_the_profile(default: Any) -> None:
     findings = default.after("ALTER SCHEMA agent RENAME TO agent_live", group=None, schema="agent_live")
     assert {(f.code, f.object) for f in findings} == {
         ("ADV129", "agent_live.check_checkpoint_parent()"),
-        ("ADV129", "agent_live.maintain_partitions(p_now timestamp with time zone)"),
+        ("ADV129", "agent_live.partition_steps(p_now timestamp with time zone, p_concurrently boolean)"),
+        ("ADV129", "agent_live.maintain_partitions(IN p_now timestamp with time zone)"),
     }
     assert all("body <" in f.message for f in findings)
 
 
 def test_a_schema_name_that_needs_quoting_verifies_against_the_profile(default: Any) -> None:
     findings = default.after('ALTER SCHEMA agent RENAME TO "Agent Live"', group=None, schema="Agent Live")
-    assert {f.code for f in findings} == {"ADV129"} and len(findings) == 2
+    assert {f.code for f in findings} == {"ADV129"} and len(findings) == 3
 
 
 def test_a_neutered_trigger_function_is_reported(default: Any) -> None:

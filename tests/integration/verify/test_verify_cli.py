@@ -53,7 +53,7 @@ def test_a_dropped_index_exits_1_and_is_named(capsys: Any, installed_default: st
             )
         finally:
             connection.execute("CREATE INDEX outbox_pending_idx ON agent.outbox (available_at) "
-                               "WHERE delivered_at IS NULL")
+                               "WHERE delivered_at IS NULL AND dead_at IS NULL")
     assert code == sarif_code == 1
     assert "error ADV121 [declared-index] agent.outbox_pending_idx" in out
     assert "fix: CREATE INDEX CONCURRENTLY outbox_pending_idx ON agent.outbox" in out

@@ -40,9 +40,39 @@ def copy_schema(server: PostgresServer, source_dsn: str, target_dsn: str, schema
     try:
         with connect(target_dsn) as conn:
             conn.execute(ddl.encode())
+            _owners_rights(source_dsn, conn, schema)
             _copy_partman(source_dsn, conn, schema)
     except psycopg.Error as error:
         raise database_error(error, f"copying schema {schema!r} into the scratch database") from error
+
+
+_OWNERS = """
+SELECT DISTINCT r.rolname FROM pg_roles AS r
+WHERE r.oid IN (SELECT n.nspowner FROM pg_namespace AS n WHERE n.nspname = %(schema)s
+                UNION SELECT c.relowner FROM pg_class AS c
+                JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = %(schema)s)
+  AND r.rolname <> current_user AND NOT r.rolsuper
+ORDER BY 1"""
+
+
+def _owners_rights(source_dsn: str, target: psycopg.Connection[Any], schema: str) -> None:
+    """--no-owner makes the copy the audit session's own; the production roles' rights
+    come along as grants, except an owner's (a role that owns the schema or its tables
+    holds its rights by owning, never by a grant): those are granted explicitly."""
+    with connect(source_dsn, read_only=True, settings=READ_SETTINGS) as source:
+        owners = [row[0] for row in source.execute(_OWNERS, {"schema": schema})]
+    exists = "SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = %s)"
+    for owner in owners:
+        row = target.execute(exists, [owner]).fetchone()
+        if not (row and row[0]):
+            continue
+        target.execute(
+            sql.SQL(
+                "GRANT USAGE, CREATE ON SCHEMA {0} TO {1}; GRANT ALL ON ALL TABLES IN SCHEMA {0} TO {1}; "
+                "GRANT ALL ON ALL SEQUENCES IN SCHEMA {0} TO {1}; "
+                "GRANT EXECUTE ON ALL ROUTINES IN SCHEMA {0} TO {1}"
+            ).format(sql.Identifier(schema), sql.Identifier(owner))
+        )
 
 
 def _copy_partman(source_dsn: str, target: psycopg.Connection[Any], schema: str) -> None:

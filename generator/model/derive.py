@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentddl.generator.model import blocks, effects, features, history, partitions, privileges, states
+from agentddl.generator.model import blocks, effects, features, history, partitions, privileges
 from agentddl.generator.model.access import access_paths
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.tables import attempts, runs, tenants
@@ -58,7 +58,6 @@ def _after(scope: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
         *(b for t in tables if t.append_only for b in blocks.append_only(scope, t)),
         *blocks.transition_guard(scope),
         *history.checkpoint_parent_guard(scope),
-        states.view(scope),
         *builtin,
         None if partman else partitions.bootstrap(scope),
         privileges.grants(scope, tables),

@@ -41,14 +41,14 @@ def _bound(word: str, expression: str) -> str:
 def plan_function(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
     schema = s.profile.schema_name
     q = quote(schema)
-    parent = f"format('%I.%I', '{schema}', spec.table_name)::regclass"
+    parent = f"format('%I.%I', '{schema}', spec.name)::regclass"
     # Bounds go out as text (%L) and come back from pg_get_expr: fixed date settings make the
     # round trip exact whatever the caller's session uses (non-ISO styles print ambiguous
     # zone abbreviations, e.g. IST).
     body = f"""CREATE FUNCTION {q}.partition_steps(
     p_now timestamptz DEFAULT now(), p_concurrently boolean DEFAULT TRUE
 )
-RETURNS TABLE (action text, partition_name text, statement text)
+RETURNS TABLE (action text, table_name text, partition_name text, statement text)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
@@ -67,9 +67,10 @@ BEGIN
     FOR spec IN
         SELECT * FROM (VALUES
             {_specs(tables)}
-        ) AS specs (table_name, unit, keep, runway, suffix)
+        ) AS specs (name, unit, keep, runway, suffix)
     LOOP
         step := ('1 ' || spec.unit)::interval;
+        table_name := spec.name;
         -- a detach an operator or an interrupted run left pending: finish it (and drop it
         -- when it is past retention)
         FOR part IN
@@ -82,7 +83,7 @@ BEGIN
             partition_name := part.relname;
             action := 'finalize';
             statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I FINALIZE',
-                '{schema}', spec.table_name, '{schema}', part.relname);
+                '{schema}', spec.name, '{schema}', part.relname);
             RETURN NEXT;
             IF {_bound("TO", "part.bound")} <= p_now - spec.keep THEN
                 action := 'drop';
@@ -102,13 +103,13 @@ BEGIN
             date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
         WHILE lower_bound <= current_start + spec.runway * step LOOP
             upper_bound := lower_bound + step;
-            partition_name := spec.table_name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
+            partition_name := spec.name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
             IF upper_bound > p_now - spec.keep
                 AND to_regclass(format('%I.%I', '{schema}', partition_name)) IS NULL THEN
                 action := 'create';
                 statement := format(
                     'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    '{schema}', partition_name, '{schema}', spec.table_name, lower_bound, upper_bound);
+                    '{schema}', partition_name, '{schema}', spec.name, lower_bound, upper_bound);
                 RETURN NEXT;
             END IF;
             lower_bound := upper_bound;
@@ -125,7 +126,7 @@ BEGIN
             partition_name := part.relname;
             action := 'detach';
             statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
-                '{schema}', spec.table_name, '{schema}', part.relname)
+                '{schema}', spec.name, '{schema}', part.relname)
                 || CASE WHEN p_concurrently THEN ' CONCURRENTLY' ELSE '' END;
             RETURN NEXT;
             action := 'drop';
@@ -138,7 +139,7 @@ BEGIN
             FROM pg_class AS child
             WHERE child.relnamespace = '{schema}'::regnamespace
                 AND child.relkind = 'r' AND NOT child.relispartition
-                AND child.relname ~ ('^' || spec.table_name || '_p[0-9]{{8}}([0-9]{{2}}){{0,2}}$')
+                AND child.relname ~ ('^' || spec.name || '_p[0-9]{{8}}([0-9]{{2}}){{0,2}}$')
                 AND NOT EXISTS (SELECT FROM pg_inherits AS inh WHERE inh.inhrelid = child.oid)
             ORDER BY child.relname
         LOOP
@@ -157,16 +158,23 @@ GRANT EXECUTE ON FUNCTION {q}.partition_steps(timestamptz, boolean) TO {quote(s.
     return SqlBlock(
         "partition_steps",
         body,
-        "the partition maintenance plan: each statement to run on its own, in order",
+        "the partition maintenance plan: each statement to run on its own, in order (as the table's owner)",
     )
 
 
 def maintenance_procedure(s: Scope) -> SqlBlock:
     """CALL maintain_partitions(): the plan carried out, step by step. A procedure that
-    commits can have no SET clause, so it pins search_path (and takes the owner role, so
-    what it creates belongs to the schema's owner) anew in each step's transaction."""
-    q = quote(s.profile.schema_name)
+    commits can have no SET clause, so it pins search_path, and takes the role that owns
+    the step's table (so a new partition belongs to its parent's owner), anew in each
+    step's transaction."""
+    schema = s.profile.schema_name
+    q = quote(schema)
     owner = s.profile.role("owner")
+    table = f"pg_catalog.format('%I.%I', '{schema}', step.table_name)::regclass"
+    table_owner = (
+        "(SELECT pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class AS c\n"
+        f"                    WHERE c.oid = {table})"
+    )
     body = f"""CREATE PROCEDURE {q}.maintain_partitions(p_now timestamptz DEFAULT NULL)
 LANGUAGE plpgsql
 AS $$
@@ -185,7 +193,7 @@ BEGIN
             tries := tries + 1;
             BEGIN
                 PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-                PERFORM pg_catalog.set_config('role', '{owner}', true);
+                PERFORM pg_catalog.set_config('role', {table_owner}, true);
                 PERFORM pg_catalog.set_config('lock_timeout', '{STEP_LOCK_TIMEOUT_MS}ms', true);
                 EXECUTE step.statement;
                 done := true;

@@ -403,45 +403,12 @@ CREATE TRIGGER checkpoints_parent_guard BEFORE INSERT OR UPDATE OF parent_seq
 ON agent.checkpoints
 FOR EACH ROW EXECUTE FUNCTION agent.check_checkpoint_parent()
 """)
-    # effective run status derived from the lease at read time
-    op.execute("""
-CREATE VIEW agent.run_states AS
-SELECT
-    r.tenant_id,
-    r.run_id,
-    r.created_at,
-    r.run_key,
-    r.parent_run_id,
-    r.kind,
-    r.version,
-    r.priority,
-    r.wake_at,
-    r.attempt_count,
-    r.max_attempts,
-    r.updated_at,
-    r.finished_at,
-    r.status AS stored_status,
-    a.attempt_no,
-    a.worker_id,
-    a.heartbeat_at,
-    a.lease_expires_at,
-    CASE
-        WHEN r.status <> 'running' THEN r.status
-        WHEN a.lease_expires_at > now() THEN 'running'
-        WHEN r.attempt_count < r.max_attempts THEN 'claimable'
-        ELSE 'failed'
-    END AS status
-FROM agent.runs AS r
-LEFT JOIN agent.attempts AS a
-    ON r.tenant_id = a.tenant_id AND r.run_id = a.run_id AND a.status = 'active';
-COMMENT ON VIEW agent.run_states IS 'Runs with their effective status: running while the lease is live, claimable once it ran out, failed after the last attempt.'
-""")
-    # the partition maintenance plan: each statement to run on its own, in order
+    # the partition maintenance plan: each statement to run on its own, in order (as the table's owner)
     op.execute("""
 CREATE FUNCTION agent.partition_steps(
     p_now timestamptz DEFAULT now(), p_concurrently boolean DEFAULT TRUE
 )
-RETURNS TABLE (action text, partition_name text, statement text)
+RETURNS TABLE (action text, table_name text, partition_name text, statement text)
 LANGUAGE plpgsql
 STABLE
 SET search_path = pg_catalog, pg_temp
@@ -461,22 +428,23 @@ BEGIN
         SELECT * FROM (VALUES
             ('checkpoints', 'day', interval '1209600 seconds', 4, 'YYYYMMDD'),
             ('events', 'day', interval '2592000 seconds', 4, 'YYYYMMDD')
-        ) AS specs (table_name, unit, keep, runway, suffix)
+        ) AS specs (name, unit, keep, runway, suffix)
     LOOP
         step := ('1 ' || spec.unit)::interval;
+        table_name := spec.name;
         -- a detach an operator or an interrupted run left pending: finish it (and drop it
         -- when it is past retention)
         FOR part IN
             SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
             FROM pg_inherits AS inh
             JOIN pg_class AS child ON child.oid = inh.inhrelid
-            WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass AND inh.inhdetachpending
+            WHERE inh.inhparent = format('%I.%I', 'agent', spec.name)::regclass AND inh.inhdetachpending
             ORDER BY child.relname
         LOOP
             partition_name := part.relname;
             action := 'finalize';
             statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I FINALIZE',
-                'agent', spec.table_name, 'agent', part.relname);
+                'agent', spec.name, 'agent', part.relname);
             RETURN NEXT;
             IF substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz <= p_now - spec.keep THEN
                 action := 'drop';
@@ -491,18 +459,18 @@ BEGIN
         INTO oldest
         FROM pg_inherits AS inh
         JOIN pg_class AS child ON child.oid = inh.inhrelid
-        WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass AND NOT inh.inhdetachpending;
+        WHERE inh.inhparent = format('%I.%I', 'agent', spec.name)::regclass AND NOT inh.inhdetachpending;
         lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
             date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
         WHILE lower_bound <= current_start + spec.runway * step LOOP
             upper_bound := lower_bound + step;
-            partition_name := spec.table_name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
+            partition_name := spec.name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
             IF upper_bound > p_now - spec.keep
                 AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
                 action := 'create';
                 statement := format(
                     'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    'agent', partition_name, 'agent', spec.table_name, lower_bound, upper_bound);
+                    'agent', partition_name, 'agent', spec.name, lower_bound, upper_bound);
                 RETURN NEXT;
             END IF;
             lower_bound := upper_bound;
@@ -512,14 +480,14 @@ BEGIN
             SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
             FROM pg_inherits AS inh
             JOIN pg_class AS child ON child.oid = inh.inhrelid
-            WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass AND NOT inh.inhdetachpending
+            WHERE inh.inhparent = format('%I.%I', 'agent', spec.name)::regclass AND NOT inh.inhdetachpending
             ORDER BY child.relname
         LOOP
             CONTINUE WHEN substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz > p_now - spec.keep;
             partition_name := part.relname;
             action := 'detach';
             statement := format('ALTER TABLE %I.%I DETACH PARTITION %I.%I',
-                'agent', spec.table_name, 'agent', part.relname)
+                'agent', spec.name, 'agent', part.relname)
                 || CASE WHEN p_concurrently THEN ' CONCURRENTLY' ELSE '' END;
             RETURN NEXT;
             action := 'drop';
@@ -532,7 +500,7 @@ BEGIN
             FROM pg_class AS child
             WHERE child.relnamespace = 'agent'::regnamespace
                 AND child.relkind = 'r' AND NOT child.relispartition
-                AND child.relname ~ ('^' || spec.table_name || '_p[0-9]{8}([0-9]{2}){0,2}$')
+                AND child.relname ~ ('^' || spec.name || '_p[0-9]{8}([0-9]{2}){0,2}$')
                 AND NOT EXISTS (SELECT FROM pg_inherits AS inh WHERE inh.inhrelid = child.oid)
             ORDER BY child.relname
         LOOP
@@ -569,7 +537,8 @@ BEGIN
             tries := tries + 1;
             BEGIN
                 PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-                PERFORM pg_catalog.set_config('role', 'agent_owner', true);
+                PERFORM pg_catalog.set_config('role', (SELECT pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class AS c
+                    WHERE c.oid = pg_catalog.format('%I.%I', 'agent', step.table_name)::regclass), true);
                 PERFORM pg_catalog.set_config('lock_timeout', '20ms', true);
                 EXECUTE step.statement;
                 done := true;

@@ -334,7 +334,9 @@ def dead_letter(rt: Session, claim: Row) -> None:
     ]
     assert rt("fail_delivery", **key, relay_id="not-the-holder", **refusal) is None
     first = rt("fail_delivery", **key, relay_id="r", **refusal)
-    assert first["dead"] is False and first["available_at"] > datetime.now().astimezone() + timedelta(seconds=20)
+    assert first["dead"] is False and first["available_at"] > datetime.now().astimezone() + timedelta(
+        seconds=20
+    )
     assert rt("relay_claim", relay_id="r", claim_seconds=30, batch_size=10) == []  # backing off
     rt.sql(f"UPDATE {rt.schema}.outbox SET available_at = now() WHERE message_id = %s", message_id)
     assert len(rt("relay_claim", relay_id="r", claim_seconds=30, batch_size=10)) == 1

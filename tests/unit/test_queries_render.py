@@ -19,7 +19,6 @@ from agentddl.generator.model.scope import (
     TRANSITIONS,
     WORKER_TRANSITIONS,
 )
-from agentddl.generator.model.states import VIEW
 from agentddl.generator.profile import LockStrategy, Profile
 from agentddl.generator.render.queries import build_queries, render_queries
 
@@ -125,7 +124,7 @@ class Tables(Visitor):  # type: ignore[misc]
 @pytest.mark.parametrize("name", ["default", "single-tenant", "partman", "rls-lease"])
 def test_every_table_is_schema_qualified(name: str) -> None:
     model = model_of(name)
-    tables = {t.name for t in model.tables} | {VIEW}
+    tables = {t.name for t in model.tables}
     for query in build_queries(model):
         visitor = Tables()
         visitor(pglast.parse_sql(as_postgres(query.sql)))

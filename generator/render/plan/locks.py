@@ -181,8 +181,8 @@ def lease_text(model: SchemaModel, n: Names) -> str:
             f"{lease.max_attempts} attempts (`lease.max_attempts`) the run is not claimed "
             "again and fails (`expire_leases`, optional housekeeping, records it). Every time "
             "is the database's `now()`; no worker clock is trusted.",
-            "Status is derived from the lease at read time: `get_run`, `child_runs` and the "
-            "`run_states` view report `effective_status` (`running` only while the lease is "
+            "Status is derived from the lease at read time: `get_run`, `child_runs` and "
+            "`health_stuck_runs` report `effective_status` (`running` only while the lease is "
             "live, `claimable` once it ran out, `failed` after the last attempt), so no "
             "reader waits for a sweep to see that a worker died.",
             f"`lease_expires_at` is indexed (`{n.lease_expiry}`, partial on active "

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from agentddl.generator.model import tuning
+from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
-from agentddl.generator.model.states import VIEW
+from agentddl.generator.model.states import active_attempt_join, effective_status
 from agentddl.generator.render.queries.base import Ctx, Query, seconds, where
 
 BOUND = "substring(pg_catalog.pg_get_expr(child.relpartbound, child.oid) FROM '{word} \\(''([^'']+)''\\)')"
@@ -137,13 +138,16 @@ def maintain_partitions(c: Ctx) -> Query:
 
 def health_stuck_runs(c: Ctx) -> Query:
     history = min(c.model.profile.retention.events, c.model.profile.retention.checkpoints)
-    sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.stored_status, r.updated_at,
-    r.attempt_no, r.worker_id, r.heartbeat_at, r.lease_expires_at,
-    r.created_at + {seconds(history)} - now() AS history_retention_left
-FROM {c.t(VIEW)} AS r
+    join = active_attempt_join(c.keyed("run_id"), quote(c.model.schema), "r", "a")
+    sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.updated_at,
+    a.attempt_no, a.worker_id, a.heartbeat_at, a.lease_expires_at,
+    r.created_at + {seconds(history)} - now() AS history_retention_left,
+    {effective_status("r", "a")} AS effective_status
+FROM {c.t("runs")} AS r
+{join}
 {
         where(
-            "r.stored_status IN ('running', 'waiting')",
+            "r.status IN ('running', 'waiting')",
             "r.created_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
         )
     }
@@ -151,11 +155,11 @@ ORDER BY r.created_at
 LIMIT CAST(:limit AS integer)"""
     doc = (
         "Live runs (running or waiting) created more than stale_seconds ago, oldest first,",
-        f"from the {VIEW} view: status is the effective one (running only while the lease is",
-        "live; claimable once it ran out, failed if no attempts are left), stored_status what",
-        "the row says. With the active attempt's heartbeat it tells a long healthy run from a",
-        "stuck one, and shows the time left before the history retention drops their events",
-        "and checkpoints. A running run without an active attempt is a bug.",
+        "with their active attempt (if any) and effective status: running only while the",
+        "lease is live; claimable once it ran out (the next claim takes it over), failed if",
+        "no attempts are left. With the heartbeat it tells a long healthy run from a stuck",
+        "one, and shows the time left before the history retention drops their events and",
+        "checkpoints. A running run without an active attempt is a bug.",
         f"index: {c.path('health_stuck_runs').index}",
     )
     return Query("health_stuck_runs", "", doc, sql, params=tuple(["stale_seconds integer", "limit integer"]))

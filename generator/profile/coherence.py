@@ -99,7 +99,7 @@ def _partitions(profile: Profile) -> Iterator[Contradiction]:
             yield Contradiction(
                 ("retention", table),
                 f"{format_duration(kept)} at ~{rows:,} {row} rows/day (from volume) fits no partition "
-                "period: each must hold at most {periods.TARGET_ROWS_PER_PARTITION:,} rows and at least two "
+                f"period: each must hold at most {periods.TARGET_ROWS_PER_PARTITION:,} rows and at least two "
                 "must fit in the window (the finest is a minute); keep it longer or lower the volume",
                 drivers,
             )

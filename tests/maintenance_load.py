@@ -25,7 +25,7 @@ from agentddl.checks.trace.blocking import charge_blocked
 from agentddl.checks.trace.execute import Tracer
 from agentddl.checks.trace.source import load_migrations
 from agentddl.checks.trace.types import StatementTrace
-from agentddl.checks.trace.watch import LockWatcher
+from agentddl.checks.trace.watch import SAMPLE_SECONDS, LockWatcher
 from agentddl.checks.trace.workload import Call, Workload
 from agentddl.generator.model import SchemaModel
 
@@ -42,7 +42,8 @@ CLAIMS_AND_STEP_WRITES = (
 @dataclass(frozen=True)
 class Measurement:
     statements: list[StatementTrace]  # the maintenance job, as trace saw each statement
-    waits_ms: dict[str, float]  # per query: the longest call that waited on a lock meanwhile
+    waits_ms: dict[str, float]  # per query: the longest lock wait of a call meanwhile
+    latency_ms: dict[str, float]  # per query: the slowest call that waited (its whole latency)
     calls_during: int  # workload calls completed while maintenance ran
     seconds: float  # how long the maintenance job ran
 
@@ -90,9 +91,11 @@ def measure(
                 workload.stop()
             waiting = watcher.waiting_times()
     charge_blocked(timed, workload.calls, waiting)
+    waits, latency = _waits(workload.calls, waiting, began, finished)
     return Measurement(
         statements=[t.trace for t in timed],
-        waits_ms=_waits(workload.calls, waiting, began, finished),
+        waits_ms=waits,
+        latency_ms=latency,
         calls_during=sum(1 for c in workload.calls if began <= c.end <= finished and c.ok),
         seconds=finished - began,
     )
@@ -125,14 +128,20 @@ def long_reader(dsn: str, model: SchemaModel, seconds: float) -> Iterator[None]:
 
 def _waits(
     calls: list[Call], waiting: dict[int, list[float]], began: float, finished: float
-) -> dict[str, float]:
-    """Per query name, the longest call seen waiting on a lock while maintenance ran
-    (its whole latency, as trace charges it); 0 for queries that never waited."""
-    found: dict[str, float] = {}
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Per query name, among calls seen waiting on a lock while maintenance ran: the
+    longest wait (first to last sample that saw it waiting, plus one sampling interval)
+    and the longest whole latency (what trace charges); 0 for queries that never waited."""
+    waits: dict[str, float] = {}
+    latency: dict[str, float] = {}
     for call in calls:
-        found.setdefault(call.name, 0.0)
+        waits.setdefault(call.name, 0.0)
+        latency.setdefault(call.name, 0.0)
         if call.end < began or call.start > finished:
             continue
-        if any(call.start <= t <= call.end for t in waiting.get(call.pid, ())):
-            found[call.name] = max(found[call.name], (call.end - call.start) * 1000)
-    return found
+        seen = [t for t in waiting.get(call.pid, ()) if call.start <= t <= call.end]
+        if seen:
+            waited = min(call.end - call.start, seen[-1] - seen[0] + SAMPLE_SECONDS)
+            waits[call.name] = max(waits[call.name], waited * 1000)
+            latency[call.name] = max(latency[call.name], (call.end - call.start) * 1000)
+    return waits, latency

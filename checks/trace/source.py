@@ -168,12 +168,18 @@ def _statements(
                 node=statement.node,
                 in_block=statement.in_transaction_block,
                 control=control,
-                needs_autocommit=no_transaction_block(statement.node, pg_version) is not None,
+                needs_autocommit=_needs_autocommit(statement.node, pg_version),
                 copy_data=_copy_data(statement.node, migration.text, statement.offset + len(statement.sql)),
                 column=statement.column if runner == "psql" else 0,  # Alembic: the op.* line only
             )
         )
     return planned
+
+
+def _needs_autocommit(node: Any, pg_version: int) -> bool:
+    """Refused in a transaction block, or a CALL: a procedure may COMMIT as it goes, which
+    only works outside one (psql runs a CALL of its own so); the tracer must not wrap it."""
+    return no_transaction_block(node, pg_version) is not None or isinstance(node, ast.CallStmt)
 
 
 def _bookkeeping(node: Any) -> bool:

@@ -1,12 +1,13 @@
 """Partition lifecycle: generated maintenance (a plan function and the procedure that
 carries it out), or pg_partman's configuration.
 
-Maintenance never stalls the queue: every statement that takes a strong lock (creating a
-partition, detaching one, dropping a detached one) runs in a transaction of its own,
-under a short lock_timeout, and is retried a few times after a pause; a step that keeps
-losing is left for the next run (the runway leaves room for it). Detaching and dropping
-are separate steps: the drop's ACCESS EXCLUSIVE lock on runs (it removes the foreign
-key's triggers) never waits behind the detach.
+Maintenance never stalls the queue: every statement that takes a strong lock runs in a
+transaction of its own, under a short lock_timeout, and is retried a few times after a
+pause; a step that keeps losing is left for the next run (the runway leaves room for it).
+A new partition is created as a table of its own, then attached (SHARE UPDATE EXCLUSIVE
+on the parent: history writes and reads go on). An expired one is detached, then its
+foreign key to runs is removed (the one ACCESS EXCLUSIVE lock on runs, for a catalog
+change), then it is dropped (nothing locked but itself).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from agentddl.generator.model.types import Partitioning, SqlBlock, Table
 
 # A step waits at most this long for a lock (so the workload queued behind it waits
 # about as long), then steps back, pauses and tries again.
-STEP_LOCK_TIMEOUT_MS = 20
+STEP_LOCK_TIMEOUT_MS = 10
 STEP_TRIES = 6  # pauses of 50 ms, doubling: about 1.5 s of retrying per step
 FIRST_PAUSE = 0.05
 
@@ -28,14 +29,31 @@ def _specs(tables: tuple[Table, ...]) -> str:
         part = table.partitioning
         if part:
             keep = f"interval '{part.retention_seconds} seconds'"
+            fk = next(k.name for k in table.foreign_keys if part.column in k.columns)
             suffix = part.period.suffix
-            rows.append(f"('{table.name}', '{part.granularity}', {keep}, {part.runway}, '{suffix}')")
+            rows.append(f"('{table.name}', '{part.granularity}', {keep}, {part.runway}, '{suffix}', '{fk}')")
     return ",\n            ".join(rows)
 
 
 def _bound(word: str, expression: str) -> str:
     """A partition's FROM or TO bound, read back from pg_get_expr (as timestamptz)."""
     return f"substring({expression} FROM '{word} \\(''([^'']+)''\\)')::timestamptz"
+
+
+def _retire(schema: str, indent: str) -> str:
+    """RETURN NEXT the steps that remove detached table part.relname: its foreign key to
+    runs (the only step that locks runs, ACCESS EXCLUSIVE, for a catalog change), then
+    the table itself (no lock on runs any more)."""
+    lines = [
+        "action := 'unlink';",
+        "statement := format('ALTER TABLE %I.%I DROP CONSTRAINT IF EXISTS %I',",
+        f"    '{schema}', part.relname, spec.fk);",
+        "RETURN NEXT;",
+        "action := 'drop';",
+        f"statement := format('DROP TABLE %I.%I', '{schema}', part.relname);",
+        "RETURN NEXT;",
+    ]
+    return "\n".join(indent + line for line in lines)
 
 
 def plan_function(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
@@ -63,11 +81,12 @@ DECLARE
     upper_bound timestamptz;
     current_start timestamptz;
     oldest timestamptz;
+    existing regclass;
 BEGIN
     FOR spec IN
         SELECT * FROM (VALUES
             {_specs(tables)}
-        ) AS specs (name, unit, keep, runway, suffix)
+        ) AS specs (name, unit, keep, runway, suffix, fk)
     LOOP
         step := ('1 ' || spec.unit)::interval;
         table_name := spec.name;
@@ -86,9 +105,7 @@ BEGIN
                 '{schema}', spec.name, '{schema}', part.relname);
             RETURN NEXT;
             IF {_bound("TO", "part.bound")} <= p_now - spec.keep THEN
-                action := 'drop';
-                statement := format('DROP TABLE %I.%I', '{schema}', part.relname);
-                RETURN NEXT;
+{_retire(schema, " " * 16)}
             END IF;
         END LOOP;
         -- from the oldest partition still inside retention (none yet: the current one), so
@@ -104,17 +121,26 @@ BEGIN
         WHILE lower_bound <= current_start + spec.runway * step LOOP
             upper_bound := lower_bound + step;
             partition_name := spec.name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
-            IF upper_bound > p_now - spec.keep
-                AND to_regclass(format('%I.%I', '{schema}', partition_name)) IS NULL THEN
+            existing := to_regclass(format('%I.%I', '{schema}', partition_name));
+            -- created as a table of its own (no lock on the parent), then attached (SHARE
+            -- UPDATE EXCLUSIVE on the parent: writes and reads of it go on)
+            IF upper_bound > p_now - spec.keep AND existing IS NULL THEN
                 action := 'create';
-                statement := format(
-                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    '{schema}', partition_name, '{schema}', spec.name, lower_bound, upper_bound);
+                statement := format('CREATE TABLE %I.%I (LIKE %I.%I INCLUDING DEFAULTS '
+                    'INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING STORAGE INCLUDING COMPRESSION)',
+                    '{schema}', partition_name, '{schema}', spec.name);
+                RETURN NEXT;
+            END IF;
+            IF upper_bound > p_now - spec.keep
+                AND (existing IS NULL OR NOT EXISTS (SELECT FROM pg_inherits WHERE inhrelid = existing)) THEN
+                action := 'attach';
+                statement := format('ALTER TABLE %I.%I ATTACH PARTITION %I.%I FOR VALUES FROM (%L) TO (%L)',
+                    '{schema}', spec.name, '{schema}', partition_name, lower_bound, upper_bound);
                 RETURN NEXT;
             END IF;
             lower_bound := upper_bound;
         END LOOP;
-        -- past retention: detach (its own transaction), then drop
+        -- past retention: detach, unlink, drop (each its own transaction)
         FOR part IN
             SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
             FROM pg_inherits AS inh
@@ -129,11 +155,9 @@ BEGIN
                 '{schema}', spec.name, '{schema}', part.relname)
                 || CASE WHEN p_concurrently THEN ' CONCURRENTLY' ELSE '' END;
             RETURN NEXT;
-            action := 'drop';
-            statement := format('DROP TABLE %I.%I', '{schema}', part.relname);
-            RETURN NEXT;
+{_retire(schema, " " * 12)}
         END LOOP;
-        -- detached by an earlier run whose drop did not get its lock: drop it now
+        -- detached by an earlier run whose next steps did not get their lock: finish it
         FOR part IN
             SELECT child.relname
             FROM pg_class AS child
@@ -146,9 +170,7 @@ BEGIN
             lower_bound := to_timestamp(substring(part.relname FROM '_p([0-9]+)$'), spec.suffix);
             CONTINUE WHEN lower_bound + step > p_now - spec.keep;
             partition_name := part.relname;
-            action := 'drop';
-            statement := format('DROP TABLE %I.%I', '{schema}', part.relname);
-            RETURN NEXT;
+{_retire(schema, " " * 12)}
         END LOOP;
     END LOOP;
 END
@@ -242,7 +264,7 @@ def bootstrap(s: Scope) -> SqlBlock:
         )
     sql = (
         "DO $$\nDECLARE\n    step record;\nBEGIN\n"
-        f"    FOR step IN SELECT * FROM {q}.partition_steps() WHERE action = 'create' LOOP\n"
+        f"    FOR step IN SELECT * FROM {q}.partition_steps() WHERE action IN ('create', 'attach') LOOP\n"
         "        EXECUTE step.statement;\n    END LOOP;\nEND\n$$"
     )
     return SqlBlock(

@@ -423,12 +423,13 @@ DECLARE
     upper_bound timestamptz;
     current_start timestamptz;
     oldest timestamptz;
+    existing regclass;
 BEGIN
     FOR spec IN
         SELECT * FROM (VALUES
-            ('checkpoints', 'day', interval '1209600 seconds', 4, 'YYYYMMDD'),
-            ('events', 'day', interval '2592000 seconds', 4, 'YYYYMMDD')
-        ) AS specs (name, unit, keep, runway, suffix)
+            ('checkpoints', 'day', interval '1209600 seconds', 4, 'YYYYMMDD', 'checkpoints_run_fkey'),
+            ('events', 'day', interval '2592000 seconds', 4, 'YYYYMMDD', 'events_run_fkey')
+        ) AS specs (name, unit, keep, runway, suffix, fk)
     LOOP
         step := ('1 ' || spec.unit)::interval;
         table_name := spec.name;
@@ -447,6 +448,10 @@ BEGIN
                 'agent', spec.name, 'agent', part.relname);
             RETURN NEXT;
             IF substring(part.bound FROM 'TO \\(''([^'']+)''\\)')::timestamptz <= p_now - spec.keep THEN
+                action := 'unlink';
+                statement := format('ALTER TABLE %I.%I DROP CONSTRAINT IF EXISTS %I',
+                    'agent', part.relname, spec.fk);
+                RETURN NEXT;
                 action := 'drop';
                 statement := format('DROP TABLE %I.%I', 'agent', part.relname);
                 RETURN NEXT;
@@ -465,17 +470,26 @@ BEGIN
         WHILE lower_bound <= current_start + spec.runway * step LOOP
             upper_bound := lower_bound + step;
             partition_name := spec.name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
-            IF upper_bound > p_now - spec.keep
-                AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
+            existing := to_regclass(format('%I.%I', 'agent', partition_name));
+            -- created as a table of its own (no lock on the parent), then attached (SHARE
+            -- UPDATE EXCLUSIVE on the parent: writes and reads of it go on)
+            IF upper_bound > p_now - spec.keep AND existing IS NULL THEN
                 action := 'create';
-                statement := format(
-                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    'agent', partition_name, 'agent', spec.name, lower_bound, upper_bound);
+                statement := format('CREATE TABLE %I.%I (LIKE %I.%I INCLUDING DEFAULTS '
+                    'INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING STORAGE INCLUDING COMPRESSION)',
+                    'agent', partition_name, 'agent', spec.name);
+                RETURN NEXT;
+            END IF;
+            IF upper_bound > p_now - spec.keep
+                AND (existing IS NULL OR NOT EXISTS (SELECT FROM pg_inherits WHERE inhrelid = existing)) THEN
+                action := 'attach';
+                statement := format('ALTER TABLE %I.%I ATTACH PARTITION %I.%I FOR VALUES FROM (%L) TO (%L)',
+                    'agent', spec.name, 'agent', partition_name, lower_bound, upper_bound);
                 RETURN NEXT;
             END IF;
             lower_bound := upper_bound;
         END LOOP;
-        -- past retention: detach (its own transaction), then drop
+        -- past retention: detach, unlink, drop (each its own transaction)
         FOR part IN
             SELECT child.relname, pg_get_expr(child.relpartbound, child.oid) AS bound
             FROM pg_inherits AS inh
@@ -490,11 +504,15 @@ BEGIN
                 'agent', spec.name, 'agent', part.relname)
                 || CASE WHEN p_concurrently THEN ' CONCURRENTLY' ELSE '' END;
             RETURN NEXT;
+            action := 'unlink';
+            statement := format('ALTER TABLE %I.%I DROP CONSTRAINT IF EXISTS %I',
+                'agent', part.relname, spec.fk);
+            RETURN NEXT;
             action := 'drop';
             statement := format('DROP TABLE %I.%I', 'agent', part.relname);
             RETURN NEXT;
         END LOOP;
-        -- detached by an earlier run whose drop did not get its lock: drop it now
+        -- detached by an earlier run whose next steps did not get their lock: finish it
         FOR part IN
             SELECT child.relname
             FROM pg_class AS child
@@ -507,6 +525,10 @@ BEGIN
             lower_bound := to_timestamp(substring(part.relname FROM '_p([0-9]+)$'), spec.suffix);
             CONTINUE WHEN lower_bound + step > p_now - spec.keep;
             partition_name := part.relname;
+            action := 'unlink';
+            statement := format('ALTER TABLE %I.%I DROP CONSTRAINT IF EXISTS %I',
+                'agent', part.relname, spec.fk);
+            RETURN NEXT;
             action := 'drop';
             statement := format('DROP TABLE %I.%I', 'agent', part.relname);
             RETURN NEXT;
@@ -539,7 +561,7 @@ BEGIN
                 PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
                 PERFORM pg_catalog.set_config('role', (SELECT pg_catalog.pg_get_userbyid(c.relowner) FROM pg_catalog.pg_class AS c
                     WHERE c.oid = pg_catalog.format('%I.%I', 'agent', step.table_name)::regclass), true);
-                PERFORM pg_catalog.set_config('lock_timeout', '20ms', true);
+                PERFORM pg_catalog.set_config('lock_timeout', '10ms', true);
                 EXECUTE step.statement;
                 done := true;
             EXCEPTION
@@ -576,7 +598,7 @@ DO $$
 DECLARE
     step record;
 BEGIN
-    FOR step IN SELECT * FROM agent.partition_steps() WHERE action = 'create' LOOP
+    FOR step IN SELECT * FROM agent.partition_steps() WHERE action IN ('create', 'attach') LOOP
         EXECUTE step.statement;
     END LOOP;
 END

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
 from agentddl.generator.profile import LockStrategy
 from agentddl.generator.render.plan import figures as fig
 from agentddl.generator.render.plan import markdown as md
@@ -311,9 +312,9 @@ def lock_table(strategy: LockStrategy, n: Names) -> str:
         ],
         [
             "partition maintenance",
-            "each step in its own transaction under a 20 ms `lock_timeout`, retried: ACCESS "
-            "EXCLUSIVE on the partitioned parent and SHARE ROW EXCLUSIVE on runs to create or "
-            "detach, ACCESS EXCLUSIVE on runs to drop (FK triggers)",
+            f"each step in its own transaction under a {STEP_LOCK_TIMEOUT_MS} ms `lock_timeout`, "
+            "retried: ACCESS EXCLUSIVE on the partitioned parent and SHARE ROW EXCLUSIVE on runs "
+            "to create or detach, ACCESS EXCLUSIVE on runs to drop (FK triggers)",
             "none (see section 4)",
         ],
     ]

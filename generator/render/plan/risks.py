@@ -123,9 +123,10 @@ def hot_rows(model: SchemaModel) -> Scenario:
         f"entries. With ~{md.number(live_rows)} runs kept, autovacuum starts after "
         f"~{md.number(dead)} dead rows (scale factor {scale:g}), {md.approx_time(seconds)} "
         "of peak updates; a long transaction holding back the xmin horizon stops it from "
-        "cleaning anything. Retention adds brief locks on runs: creating or detaching a "
-        "history partition takes SHARE ROW EXCLUSIVE on runs, and dropping a detached one "
-        "ACCESS EXCLUSIVE, because the foreign key's triggers live on runs.",
+        "cleaning anything. Retention adds brief locks on runs, each in a short transaction "
+        "of its own under a lock timeout: attaching or detaching a history partition takes "
+        "SHARE ROW EXCLUSIVE on runs, and removing a detached one's foreign key ACCESS "
+        "EXCLUSIVE, because the foreign key's triggers live on runs.",
         "claims slow down as the claim index fills with dead entries, heartbeats arrive "
         "late, leases expire under live workers, and runs are retried needlessly "
         "(`attempt_count` climbs towards `max_attempts`).",

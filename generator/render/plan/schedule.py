@@ -66,12 +66,14 @@ def _step_words(model: SchemaModel) -> str:
     if model.profile.retention.partition_manager == "pg_partman":
         return ""
     return (
-        " Every step that takes a strong lock (create, detach, drop: the drop's ACCESS "
-        "EXCLUSIVE lock on runs removes the foreign key's triggers) runs in a transaction of "
-        f"its own under a {STEP_LOCK_TIMEOUT_MS} ms `lock_timeout` and is retried after a "
-        "pause, so claims and step writes never queue behind it for longer; a step that "
-        "keeps losing is left for the next run. Run it outside any transaction (it commits "
-        "after each step)."
+        " Every step that takes a strong lock runs in a transaction of its own under a "
+        f"{STEP_LOCK_TIMEOUT_MS} ms `lock_timeout` and is retried after a pause, so claims and "
+        "step writes never queue behind it for longer; a step that keeps losing is left for "
+        "the next run. A new partition is created as a table of its own and then attached "
+        "(SHARE UPDATE EXCLUSIVE on the parent: history writes go on); an expired one is "
+        "detached, its foreign key removed (the only ACCESS EXCLUSIVE lock on runs: the "
+        "key's triggers live there), then dropped. Run it outside any transaction (it "
+        "commits after each step)."
     )
 
 
@@ -229,8 +231,9 @@ def detach_runbook(model: SchemaModel) -> str:
         "true): run from psql, the detaches take only SHARE UPDATE EXCLUSIVE on the parent "
         "and wait for readers without blocking writers. The foreign key to runs still costs "
         "two brief locks on runs either way: the detached table's own FK triggers are "
-        "created there (SHARE ROW EXCLUSIVE), and DROP TABLE removes them (ACCESS "
-        "EXCLUSIVE, an instant). A step that loses its lock fails with SQLSTATE 55P03; "
+        "created there (SHARE ROW EXCLUSIVE), and the `unlink` step removes them (ACCESS "
+        "EXCLUSIVE, a catalog change) before the drop. A step that loses its lock fails "
+        "with SQLSTATE 55P03; "
         "psql stops there (ON_ERROR_STOP) and the next run starts over from the catalog:"
         f"\n\n```psql\n{psql}\n```\n\n" + md.sql_block(finalize)
     )

@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit lint-eval clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit bench-retention bench-lease-check property-profiles lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,24 @@ bench-prove: reinstall postgres
 # node and estimated cost, on 16 (the default profile's engine) and 18.
 bench-audit: reinstall postgres
 	$(BIN)/python tests/benchmarks/audit_bench.py --rows 1000000 --versions 16,18
+
+# Partition maintenance under `agentddl trace --load` at 1,000,000 events: how long claims
+# and step writes wait on it (quiet, and while a report's transaction stays open), for the
+# scheduled procedure and for the psql recipe of partition_steps().
+bench-retention: reinstall postgres
+	$(BIN)/python tests/benchmarks/retention_bench.py --events 1000000
+
+# What the lease-token check on the history and operation writes costs: claim + step
+# writes + complete throughput with and without it, alternating rounds, the ratio.
+bench-lease-check: reinstall postgres
+	$(BIN)/python tests/benchmarks/lease_check_bench.py
+
+# The property-based test at length: PROPERTY_EXAMPLES profiles drawn afresh, each through
+# generate -> apply -> verify -> audit -> a short prove (the suite runs 2, always the same).
+PROPERTY_EXAMPLES ?= 30
+property-profiles: reinstall postgres
+	AGENTDDL_PROPERTY_EXAMPLES=$(PROPERTY_EXAMPLES) AGENTDDL_PROPERTY_FRESH=1 \
+	    $(BIN)/pytest tests/integration/test_profile_properties.py -q -p no:cacheprovider --hypothesis-show-statistics
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval

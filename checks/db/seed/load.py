@@ -28,7 +28,7 @@ from psycopg import sql
 from agentddl.checks.db.connect import connect
 from agentddl.checks.db.seed.columns import insert_statement, staging_statement
 from agentddl.checks.db.seed.partitions import ensure_partitions
-from agentddl.checks.db.seed.plan import DAY, SeedPlan, plan_seed
+from agentddl.checks.db.seed.plan import SeedPlan, plan_seed
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, Table
 
@@ -105,7 +105,7 @@ def _load_all(
         load = _Load(dsn, model, f"{schema}._seed_run", fast, loaders, _params(model, plan, now))
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
         try:
-            ensure_partitions(conn, model, now - timedelta(seconds=plan.window_days * DAY))
+            ensure_partitions(conn, model, now - timedelta(seconds=plan.window_seconds))
             conn.execute(staging_statement(model, load.staging), _staging_params(plan, now))
             return _load_parents(conn, load, progress) | _load_children(load, progress)
         finally:

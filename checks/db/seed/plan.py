@@ -7,11 +7,13 @@ table gets exactly the asked number of rows:
   `events_per_step` events and one checkpoint, so events per run follow from the profile
   (spread 0.25x..2.5x around that mean: some runs are short, some long);
 - only runs created inside the *history window* still have events and checkpoints (older
-  partitions expired); the window is the events retention, capped at WINDOW_CAP_DAYS so a
-  seed touches few partitions. Checkpoints exist only for runs younger than their own
-  retention, outbox rows only for runs younger than the delivered-outbox retention;
+  partitions expired); the window is the events retention (hours or minutes when the
+  profile keeps events that briefly), capped at WINDOW_CAP_DAYS so a seed touches few
+  partitions. Checkpoints exist only for runs younger than their own retention, outbox
+  rows only for runs younger than the delivered-outbox retention;
 - runs as a whole are kept `retention.runs`, so older, finished runs without history
-  outnumber the window's runs by `runs retention / window` (the steady state);
+  outnumber the window's runs by `runs retention / window` (the steady state, at most
+  OLD_RUNS_PER_WINDOW_RUN to one);
 - tenants have Zipf-like sizes (log-uniform draw: the biggest tenant holds ~ln 2 / ln(T+1)
   of the runs); a run tree (a root and its children) belongs to one tenant;
 - most runs are finished; the newest few are the hot set: queued (due or backing off),
@@ -31,6 +33,7 @@ RunStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "canc
 FINISHED: tuple[RunStatus, ...] = ("succeeded", "failed", "cancelled")
 DAY = 86_400
 WINDOW_CAP_DAYS = 14
+OLD_RUNS_PER_WINDOW_RUN = 365  # a window of hours under a year of runs: not 8,760 to one
 TREE_SIZE = 5  # run i with i % TREE_SIZE == TREE_SIZE - 1 is a child of the tree's root
 HOT_SHARE = {"queued": 0.02, "running": 0.01, "waiting": 0.005}  # of the window's runs
 HOT_MINIMUM = {"queued": 3, "running": 3, "waiting": 1}
@@ -59,7 +62,7 @@ class RunPlan:
 @dataclass(frozen=True)
 class SeedPlan:
     tenants: int  # 0 for a single-tenant profile
-    window_days: int  # runs this young have history (events/checkpoints)
+    window_seconds: int  # runs this young have history (events/checkpoints)
     runs: RunPlan
     expired_leases: int  # running runs whose active attempt's lease already ran out
 
@@ -84,16 +87,17 @@ def plan_seed(model: SchemaModel, events: int, seed: int = SEED) -> SeedPlan:
         raise ValueError("events must be at least 1")
     p = model.profile
     rng = random.Random(seed)
-    window_days = max(1, min(p.retention.events // DAY, WINDOW_CAP_DAYS))
+    window = min(p.retention.events, WINDOW_CAP_DAYS * DAY)
     mean_events = max(1.0, p.volume.steps_per_second * DAY / p.volume.runs_per_day) * (
         p.volume.events_per_step
     )
     window_runs = max(sum(HOT_MINIMUM.values()) + 2, round(events / mean_events))
-    old_runs = round(window_runs * (max(p.retention.runs // DAY, window_days) - window_days) / window_days)
+    ratio = min((max(p.retention.runs, window) - window) / window, OLD_RUNS_PER_WINDOW_RUN)
+    old_runs = round(window_runs * ratio)
     tenants = _tenant_count(old_runs + window_runs) if p.tenancy.column else 0
-    runs = _runs(rng, model, old_runs, window_runs, window_days, events, max(tenants, 1))
+    runs = _runs(rng, model, old_runs, window_runs, window, events, max(tenants, 1))
     running = [i for i, s in enumerate(runs.status) if s == "running"]
-    return SeedPlan(tenants, window_days, runs, expired_leases=max(1, len(running) // 10))
+    return SeedPlan(tenants, window, runs, expired_leases=max(1, len(running) // 10))
 
 
 def _tenant_count(runs: int) -> int:
@@ -106,11 +110,11 @@ def zipf_tenant(u: float, tenants: int) -> int:
 
 
 def _runs(
-    rng: random.Random, model: SchemaModel, old: int, window: int, days: int, events: int, tenants: int
+    rng: random.Random, model: SchemaModel, old: int, window: int, seconds: int, events: int, tenants: int
 ) -> RunPlan:
     total = old + window
     status = _statuses(rng, old, window)
-    age = _ages(rng, model, old, window, days)
+    age = _ages(rng, model, old, window, seconds)
     span = [_span(rng, s, a) for s, a in zip(status, age, strict=True)]
     tree_tenant = [zipf_tenant(rng.random(), tenants) for _ in range(total // TREE_SIZE + 1)]
     tenant = [tree_tenant[i // TREE_SIZE] for i in range(total)]
@@ -158,13 +162,13 @@ def _finished(rng: random.Random) -> RunStatus:
     return "succeeded" if draw < 0.9 else "failed" if draw < 0.97 else "cancelled"
 
 
-def _ages(rng: random.Random, model: SchemaModel, old: int, window: int, days: int) -> list[int]:
+def _ages(rng: random.Random, model: SchemaModel, old: int, window: int, seconds: int) -> list[int]:
     """Creation ages, oldest first: old runs over the rest of runs retention, the window's
-    over its days; the hot set (the newest) within the last hour."""
-    window_seconds = days * DAY
-    keep = max(model.profile.retention.runs, window_seconds + DAY)
-    old_ages = sorted((rng.randrange(window_seconds + 60, keep - 60) for _ in range(old)), reverse=True)
-    young = sorted((rng.randrange(60, window_seconds - 60) for _ in range(window)), reverse=True)
+    over the window (a margin of 2% at either end); the hot set is the newest."""
+    margin = max(1, seconds // 50)
+    keep = max(model.profile.retention.runs, seconds + 2 * margin + 1)
+    old_ages = sorted((rng.randrange(seconds + margin, keep - margin) for _ in range(old)), reverse=True)
+    young = sorted((rng.randrange(margin, seconds - margin) for _ in range(window)), reverse=True)
     return old_ages + young
 
 

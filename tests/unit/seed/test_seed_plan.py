@@ -9,7 +9,7 @@ import pytest
 from profiles import example_profiles
 
 from agentddl.checks.db.seed import plan_seed
-from agentddl.checks.db.seed.plan import HOT_MINIMUM, zipf_tenant
+from agentddl.checks.db.seed.plan import HOT_MINIMUM, OLD_RUNS_PER_WINDOW_RUN, zipf_tenant
 from agentddl.generator.model import derive
 
 PROFILES = example_profiles()
@@ -22,7 +22,7 @@ def test_events_land_exactly_and_only_in_the_window(name: str, events: int) -> N
     plan = plan_seed(model, events)
     runs = plan.runs
     assert plan.row_counts["events"] == events
-    window = plan.window_days * 86_400
+    window = plan.window_seconds
     assert all(age < window for age, n in zip(runs.age_seconds, runs.events, strict=True) if n)
     assert all(n == 0 for s, n in zip(runs.status, runs.events, strict=True) if s == "queued")
     keep = model.profile.retention.checkpoints
@@ -55,7 +55,7 @@ def test_most_runs_finished_and_a_small_hot_set() -> None:
     assert status["succeeded"] > 0.85 * len(plan.runs)
     assert all(status[s] >= n for s, n in HOT_MINIMUM.items())
     hot_ages = [a for a, s in zip(plan.runs.age_seconds, plan.runs.status, strict=True) if s == "queued"]
-    assert max(hot_ages) < plan.window_days * 86_400
+    assert max(hot_ages) < plan.window_seconds
     assert plan.expired_leases >= 1
 
 
@@ -80,3 +80,18 @@ def test_single_tenant_has_no_tenants_and_trees_share_a_tenant() -> None:
     children = [i for i, p in enumerate(runs.parent) if p >= 0]
     assert children
     assert all(runs.tenant[i] == runs.tenant[runs.parent[i]] and runs.parent[i] < i for i in children)
+
+
+def test_a_window_of_an_hour_keeps_history_inside_it() -> None:
+    """Events kept an hour (minute partitions): the runs with history were all created in
+    that hour, not a day (whose partitions are gone), and a year of runs does not make
+    8,760 old runs per run with history."""
+    from agentddl.generator.profile import load_profile_text
+
+    text = "profile: 1\nname: h\nretention: {events: 1h, checkpoints: 1h}\nlease: {duration: 3s}\n"
+    plan = plan_seed(derive(load_profile_text(text)), 3_000)
+    assert plan.window_seconds == 3600
+    runs = plan.runs
+    assert all(age < 3600 for age, n in zip(runs.age_seconds, runs.events, strict=True) if n)
+    in_window = sum(1 for age in runs.age_seconds if age < 3600)
+    assert len(runs) <= in_window * (1 + OLD_RUNS_PER_WINDOW_RUN)

@@ -32,7 +32,11 @@ test: check postgres
 	$(BIN)/pytest
 
 # Re-render every checked-in generated file (CI checks them with --check in the tests).
+# migrations/ is this repository's own first revision (never applied anywhere it would have to
+# stay): it is rendered again from scratch. In a real project `agentddl generate` never
+# rewrites a revision: it writes the next one.
 generate: reinstall
+	rm -f migrations/versions/0001_agentddl_schema.py
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.lint.docs

@@ -116,7 +116,7 @@ def _check_files(files: dict[str, str], out: Path) -> None:
 def _from_live_catalog(request: Request, dsn: str, server: str | None) -> Request:
     from dataclasses import replace
 
-    from agentddl.checks.db.live_delta import live_delta
+    from agentddl.checks.diff.live import live_delta
 
     return replace(request, live=live_delta(request.profile, dsn, server))
 

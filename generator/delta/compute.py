@@ -48,7 +48,12 @@ def compute_delta(old: Profile, new: Profile) -> Delta:
 
 def delta_between(old: SchemaModel, new: SchemaModel) -> Delta:
     """The steps from one schema model to another (no profile-level refusals)."""
-    found = differences(inventory(old), inventory(new))
+    return steps_for(old, new, differences(inventory(old), inventory(new)))
+
+
+def steps_for(old: SchemaModel, new: SchemaModel, found: tuple[Difference, ...]) -> Delta:
+    """The steps for given differences (from two models, or from a live catalog: then
+    `old` is `new`, and each difference's old side is what the catalog holds)."""
     context = Context(old, new, found)
     outcome = Outcome()
     for builder in BUILDERS:

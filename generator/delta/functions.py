@@ -13,11 +13,12 @@ def function_steps(ctx: Context) -> Outcome:
     for difference in ctx.of("function"):
         outcome.take(difference)
         name = difference.key[2]
-        if difference.added or difference.removed:
+        if difference.removed:
             outcome.refusals.append(
                 _refusal(difference, "a function appears or goes only with another partition manager")
             )
             continue
+        # a function missing from a live database is created the same way
         sql = str(difference.new).replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
         outcome.steps.append(
             Step(

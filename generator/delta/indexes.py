@@ -142,4 +142,11 @@ def _drop_partitioned(ctx: Context, table: str, name: str, replacement: str | No
         "catalog",
         "the downgrade builds the previous definition the same way",
         guard=guard if replacement else None,
+        lint_ignores=(
+            (
+                "require-concurrent-index-deletion",
+                "PostgreSQL cannot drop a partitioned index CONCURRENTLY: catalog-only, "
+                "under a short lock_timeout, retried",
+            ),
+        ),
     )

@@ -82,6 +82,8 @@ class Step:
     rollback: str  # how to undo it, one line
     partitioned: PartitionedIndex | None = None
     guard: str | None = None  # a condition that must hold first (a SQL boolean), else the step fails
+    # `agentddl lint` rules this step knowingly breaks, each with the reason (an ignore comment)
+    lint_ignores: tuple[tuple[str, str], ...] = ()
 
     @property
     def duration(self) -> str:

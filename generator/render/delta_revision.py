@@ -113,6 +113,11 @@ def _body(delta: Delta) -> str:
 
 def _step_code(step: Step) -> list[str]:
     pad = "        "
+    ignores = [f"{pad}# agentddl: ignore[{rule}] {reason}" for rule, reason in step.lint_ignores]
+    return ignores + _calls(step, pad)
+
+
+def _calls(step: Step, pad: str) -> list[str]:
     if step.partitioned is not None:
         p = step.partitioned
         suffix = f"{p.parent_index.removesuffix('_new')}_{_short_hash(p.definition)}"

@@ -125,7 +125,7 @@ def _next_revision(request: Request, chain: Chain, files: dict[str, str]) -> Gen
             f"--down-revision places the first agentddl revision; {chain.folder} has them: "
             f"the next one always follows the head"
         )
-    if recorded == request.profile and request.live is None:
+    if recorded == request.profile and (request.live is None or request.live.empty):
         return Generation(files, None, None, last)
     delta = request.live or compute_delta(recorded, request.profile)
     if delta.refusals:

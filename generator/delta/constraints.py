@@ -9,7 +9,6 @@ from agentddl.generator.delta.types import Difference, Refusal, Step
 from agentddl.generator.model import ForeignKey
 
 AE = "ACCESS EXCLUSIVE"
-SRE = "SHARE ROW EXCLUSIVE"
 SUE = "SHARE UPDATE EXCLUSIVE"
 
 
@@ -62,7 +61,9 @@ def _steps(ctx: Context, difference: Difference) -> list[Step]:
         ]
     added = name if difference.added else temp_name(name)
     definition, tables = _definition(ctx, difference)
-    lock = AE if difference.key[0] == "check" else SRE
+    # ADD ... NOT VALID alone takes SHARE ROW EXCLUSIVE for a foreign key, but dropping a
+    # leftover of an interrupted run first takes ACCESS EXCLUSIVE: both catalog-only
+    lock = AE
     steps = [
         Step(
             "expand",

@@ -24,7 +24,7 @@ postgres:
 
 demo: reinstall postgres
 	$(BIN)/agentddl generate schemas/default.yaml --out out/default
-	$(BIN)/agentddl apply schemas/default.yaml
+	$(BIN)/agentddl apply --profile schemas/default.yaml
 	$(BIN)/agentddl verify --profile schemas/default.yaml
 	$(BIN)/agentddl lint migrations/versions
 
@@ -39,8 +39,7 @@ generate: reinstall
 	rm -f migrations/versions/0001_agentddl_schema.py
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
-	$(BIN)/python -m agentddl.checks.lint.docs
-	$(BIN)/python -m agentddl.checks.verify.docs
+	$(BIN)/python -m agentddl.checks.docs
 
 check: reinstall
 	$(BIN)/ruff check generator checks tests
@@ -52,27 +51,28 @@ squawk: $(BIN)/.installed
 	$(BIN)/pip install -q squawk-cli
 
 bench-lint: reinstall squawk
-	$(BIN)/python -m agentddl.checks.lint.bench --files 1000
+	$(BIN)/python tests/benchmarks/lint_bench.py --files 1000
 
 # `agentddl trace --load` on the default schema seeded with 1,000,000 events: how long the
 # runtime waits on a plain CREATE INDEX on events vs the same index built CONCURRENTLY.
 bench-trace: reinstall postgres
-	$(BIN)/python -m agentddl.checks.trace.bench --events 1000000
+	$(BIN)/python tests/benchmarks/trace_bench.py --events 1000000
 
 # `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
-# strategy: run time, claim-race throughput, totals.
+# strategy: run time, claim-race throughput, totals (a quick look: PROVE_BENCH="--workers 2 --runs 20").
+PROVE_BENCH ?= --workers 8 --runs 2000
 bench-prove: reinstall postgres
-	$(BIN)/python -m agentddl.checks.prove.bench --workers 8 --runs 2000
+	$(BIN)/python tests/benchmarks/prove_bench.py $(PROVE_BENCH)
 
 # `agentddl audit` figures: seeding rate at 1,000,000 events, audit time, each path's plan
 # node and estimated cost, on 16 (the default profile's engine) and 18.
 bench-audit: reinstall postgres
-	$(BIN)/python -m agentddl.checks.audit.bench --rows 1000000 --versions 16,18
+	$(BIN)/python tests/benchmarks/audit_bench.py --rows 1000000 --versions 16,18
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval
 lint-eval: reinstall squawk
-	$(BIN)/python -m agentddl.checks.lint.evaluate tests/lint_corpus --squawk
+	$(BIN)/python tests/benchmarks/lint_evaluate.py tests/lint_corpus --squawk
 
 clean:
 	rm -rf out build $(VENV)

@@ -21,7 +21,9 @@ from typing import Any
 
 from agentddl.checks.audit.judge import Thresholds
 from agentddl.checks.audit.planning import PathResult
-from agentddl.checks.audit.run import AuditResult
+from agentddl.checks.audit.result import AuditResult
+from agentddl.checks.audit.rules.cost_regression import CostRegression
+from agentddl.checks.audit.rules.lost_index import LostIndex
 from agentddl.checks.core.findings import Finding
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.output import write_files
@@ -110,27 +112,21 @@ def _regressions(r: PathResult, before: dict[str, Any], growth: float) -> list[F
     lost = [i for i in before.get("indexes", ()) if i not in r.plan.indexes]
     if lost:
         found.append(
-            Finding(
-                "ADA120",
-                "lost-index",
-                "error",
-                r.path.name,
+            LostIndex.finding(
                 f"{r.path.name} no longer uses {', '.join(lost)} (baseline: {before['node']}; "
                 f"now: {r.plan.main_node(r.path.table)}).",
                 "restore the index, or update the baseline if the change is intended",
+                object=r.path.name,
             )
         )
     cost = float(before.get("cost", 0.0))
     if cost > 0 and r.plan.cost > cost * growth:
         found.append(
-            Finding(
-                "ADA121",
-                "cost-regression",
-                "error",
-                r.path.name,
+            CostRegression.finding(
                 f"{r.path.name}'s estimated cost grew from {cost:,.2f} to {r.plan.cost:,.2f} "
                 f"(more than {growth:g}x the baseline).",
                 "look at the plan (--format json); update the baseline if the change is intended",
+                object=r.path.name,
             )
         )
     return found

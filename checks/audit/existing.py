@@ -17,12 +17,11 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.db import PostgresServer, find_installations
+from agentddl.checks.db import PostgresServer, connect, database_error, find_installations
 from agentddl.generator.errors import AgentDDLError
 
-
-def first_line(error: psycopg.Error) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+# Reading the user's database: read-only, and never waiting long behind its locks.
+READ_SETTINGS = {"statement_timeout": "60s", "lock_timeout": "5s"}
 
 
 def copy_schema(server: PostgresServer, source_dsn: str, target_dsn: str, schema: str) -> None:
@@ -39,18 +38,16 @@ def copy_schema(server: PostgresServer, source_dsn: str, target_dsn: str, schema
     # psql meta-commands (\restrict in recent pg_dump) are not SQL
     ddl = "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
     try:
-        with psycopg.connect(target_dsn, autocommit=True) as conn:
+        with connect(target_dsn) as conn:
             conn.execute(ddl.encode())
             _copy_partman(source_dsn, conn, schema)
     except psycopg.Error as error:
-        raise AgentDDLError(
-            f"copying schema {schema!r} into the scratch database failed: {first_line(error)}"
-        ) from error
+        raise database_error(error, f"copying schema {schema!r} into the scratch database") from error
 
 
 def _copy_partman(source_dsn: str, target: psycopg.Connection[Any], schema: str) -> None:
     """pg_partman's part_config rows for the schema's tables, every column as it is."""
-    with psycopg.connect(source_dsn) as source:
+    with connect(source_dsn, read_only=True, settings=READ_SETTINGS) as source:
         registered = source.execute("SELECT to_regclass('partman.part_config') IS NOT NULL").fetchone()
         if not registered or not registered[0]:
             return

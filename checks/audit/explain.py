@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from agentddl.checks.db import error_line
 from agentddl.checks.db.runtime import TENANT_SETTING
 
 STATEMENT_TIMEOUT = "60s"
@@ -51,9 +52,7 @@ def explain(conn: psycopg.Connection[Any], request: ExplainRequest) -> dict[str,
             cursor.execute(f"EXPLAIN ({options}) {request.sql}", None if request.generic else request.params)
             row = cursor.fetchone()
     except psycopg.Error as error:
-        raise ExplainError(
-            str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-        ) from error
+        raise ExplainError(error_line(error)) from error
     assert row is not None
     document = row[0]
     return dict(document[0] if isinstance(document, list) else document)

@@ -18,6 +18,7 @@ from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
 from agentddl.checks.audit.judge import PLAN_ERRORS, Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath, numbered
 from agentddl.checks.audit.plan import Catalog, summarize
+from agentddl.checks.audit.rules.generic_plan_not_served import GenericPlanNotServed
 from agentddl.checks.core.findings import Finding
 
 
@@ -41,14 +42,11 @@ def generic_plan_findings(
     if not worse:
         return []
     return [
-        Finding(
-            "ADA114",
-            "generic-plan-not-served",
-            "warning",
-            path.name,
+        GenericPlanNotServed.finding(
             f"{path.name}'s generic plan (prepared statements may switch to it) is "
             f"{plan.main_node(path.table)}: {worse[0].message}",
             "keep plan_cache_mode = force_custom_plan for this statement, or an index the "
             "generic plan can use (no predicate a parameter decides)",
+            object=path.name,
         )
     ]

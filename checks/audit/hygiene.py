@@ -1,23 +1,30 @@
 """Index hygiene alongside the plans.
 
-The catalog rules verify already has (FK without index, duplicate, redundant by
-definition, invalid) run through `agentddl.checks.verify`; the workload-aware ones are
-here: an index no path's plan and no constraint uses, a single-column index on a
-column with few distinct values (pg_stats after ANALYZE), an index keyed on a JSON blob.
+Catalog-only index rules (verify's FK without index, duplicate, redundant by
+definition, invalid) come in as `catalog_checks`, functions the caller passes (the CLI
+passes `agentddl.checks.verify.index_findings`: the families never import each other);
+the workload-aware rules are here: an index no path's plan and no constraint uses, a
+single-column index on a column with few distinct values (pg_stats after ANALYZE), an
+index keyed on a JSON blob.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import psycopg
 
-from agentddl.checks import verify
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.audit.rules.index_on_json_blob import IndexOnJsonBlob
+from agentddl.checks.audit.rules.low_cardinality_index import LowCardinalityIndex
+from agentddl.checks.audit.rules.unused_index import UnusedIndex
 from agentddl.checks.core.findings import Finding
 from agentddl.generator.model import SchemaModel
+
+# A catalog-only check: (connection, schema) -> findings, e.g. verify.index_findings.
+CatalogCheck = Callable[[psycopg.Connection[Any], str], list[Finding]]
 
 LOW_DISTINCT = 10  # a full (non-partial) single-column B-tree on fewer distinct values is low-cardinality
 LOW_CARDINALITY_MIN_ROWS = 10_000  # on a smaller table few distinct values is no verdict
@@ -39,11 +46,12 @@ def hygiene_findings(
     catalog: Catalog,
     results: Iterable[PathResult],
     fk_indexes: frozenset[str],
+    catalog_checks: Sequence[CatalogCheck] = (),
 ) -> list[Finding]:
-    """verify's generic index rules plus the workload rules. fk_indexes: indexes some
+    """The catalog checks' findings plus the workload rules. fk_indexes: indexes some
     foreign key's lookup needs (in use even when no query plan shows them)."""
     schema = model.schema
-    found = verify.index_findings(conn, schema)
+    found = [finding for check in catalog_checks for finding in check(conn, schema)]
     used = {i for r in results if r.plan for i in r.plan.indexes} | fk_indexes
     found += _unused(catalog, used, _declared_in_use(model))
     stats = {
@@ -68,13 +76,10 @@ def _unused(catalog: Catalog, used: set[str], declared: dict[str, bool]) -> list
     (A declared index whose path planned without it is the plan's business: at small
     volume the planner rightly ignores indexes on tiny tables.)"""
     return [
-        Finding(
-            "ADA111",
-            "unused-index",
-            "warning",
-            f"{catalog.schema}.{index}",
+        UnusedIndex.finding(
             f"No access path or constraint uses {index}: every write pays for it.",
             "drop it, or add the query that needs it to the audited workload (--queries)",
+            object=f"{catalog.schema}.{index}",
         )
         for index in sorted(catalog.index_table)
         if index not in catalog.constraint_indexes
@@ -95,15 +100,12 @@ def _low_cardinality(catalog: Catalog, stats: dict[tuple[str, str], tuple[float,
         distinct = n_distinct if n_distinct > 0 else -n_distinct * catalog.rows.get(table, 0.0)
         if 0 < distinct < LOW_DISTINCT:
             findings.append(
-                Finding(
-                    "ADA112",
-                    "low-cardinality-index",
-                    "warning",
-                    f"{catalog.schema}.{index}",
+                LowCardinalityIndex.finding(
                     f"{index} indexes {table}.{columns[0]}, which has ~{distinct:.0f} distinct values: "
                     "each key matches a large share of the table, so the planner rarely uses it.",
                     f"make it partial on the value the queries look for (WHERE {columns[0]} = ...) "
                     "or lead a composite with it",
+                    object=f"{catalog.schema}.{index}",
                 )
             )
     return findings
@@ -112,14 +114,11 @@ def _low_cardinality(catalog: Catalog, stats: dict[tuple[str, str], tuple[float,
 def _json_keys(catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]]) -> list[Finding]:
     """B-tree (or hash) keys on a whole JSON document; GIN on jsonb is the index made for it."""
     return [
-        Finding(
-            "ADA113",
-            "index-on-json-blob",
-            "warning",
-            f"{catalog.schema}.{index}",
+        IndexOnJsonBlob.finding(
             f"{index} keys on {catalog.index_table[index]}.{column}, a JSON document: large, "
             "rewritten on every change and compared whole.",
             "index the extracted field instead ((payload->>'field')), or use GIN for containment",
+            object=f"{catalog.schema}.{index}",
         )
         for index, columns in sorted(catalog.index_columns.items())
         for column in columns

@@ -15,10 +15,20 @@ from dataclasses import dataclass
 
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog, PlanSummary, Scan
+from agentddl.checks.audit.rules.declared_index_missing import DeclaredIndexMissing
+from agentddl.checks.audit.rules.declared_index_not_used import DeclaredIndexNotUsed
+from agentddl.checks.audit.rules.full_index_scan import FullIndexScan
+from agentddl.checks.audit.rules.no_partition_pruning import NoPartitionPruning
+from agentddl.checks.audit.rules.seq_scan_on_large_table import SeqScanOnLargeTable
+from agentddl.checks.audit.rules.skip_scan import SkipScan
+from agentddl.checks.audit.rules.sort_not_served_by_index import SortNotServedByIndex
+from agentddl.checks.audit.rules.unselective_index_scan import UnselectiveIndexScan
 from agentddl.checks.core.findings import Finding
 
 # a large table read or sorted without an index: what a (hypothetical) index must fix
-PLAN_ERRORS = ("ADA101", "ADA102", "ADA108", "ADA109")
+PLAN_ERRORS = frozenset(
+    rule.code for rule in (SeqScanOnLargeTable, SortNotServedByIndex, UnselectiveIndexScan, FullIndexScan)
+)
 
 
 @dataclass(frozen=True)
@@ -70,14 +80,11 @@ def _seq_scans(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thr
             else ""
         )
         findings.append(
-            Finding(
-                "ADA101",
-                "seq-scan-on-large-table",
-                "error",
-                path.name,
+            SeqScanOnLargeTable.finding(
                 f"{path.name} reads {catalog.schema}.{table}{where}, {size:,.0f} rows, by sequential "
                 f"scan to find ~{sum(s.rows for s in scans):,.0f}: its cost grows with the table.",
                 "add an index leading with the path's equality columns (see the suggestion)",
+                object=path.name,
             )
         )
     return findings
@@ -92,14 +99,11 @@ def _unselective(path: AuditPath, scan: Scan, catalog: Catalog, limits: Threshol
         return None
     if fetched < limits.large_rows or fetched < UNSELECTIVE_RATIO * max(scan.rows, 1.0):
         return None
-    return Finding(
-        "ADA108",
-        "unselective-index-scan",
-        "error",
-        path.name,
+    return UnselectiveIndexScan.finding(
         f"{path.name} reads ~{fetched:,.0f} index entries of {catalog.schema}.{scan.table} to keep "
         f"~{scan.rows:,.0f}: the index matches only a prefix of the path's predicate.",
         "extend the index with the columns the filter checks (equality first)",
+        object=path.name,
     )
 
 
@@ -109,14 +113,11 @@ UNSELECTIVE_RATIO = 20  # entries read per row kept
 def _sorts(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thresholds) -> list[Finding]:
     large = {t for t, rows in catalog.rows.items() if rows >= limits.large_rows}
     return [
-        Finding(
-            "ADA102",
-            "sort-not-served-by-index",
-            "error",
-            path.name,
+        SortNotServedByIndex.finding(
             f"{path.name} sorts ~{sort.input_rows:,.0f} rows of {', '.join(sorted(sort.tables & large))} "
             f"by {', '.join(sort.keys)}: an index in that order would return them presorted.",
             "index the equality columns, then the ORDER BY columns (with their DESC)",
+            object=path.name,
         )
         for sort in plan.sorts
         if not sort.presorted and sort.input_rows >= limits.sort_rows and sort.tables & large
@@ -141,14 +142,11 @@ def _pruning(path: AuditPath, plan: PlanSummary, catalog: Catalog) -> list[Findi
         }
         if len(read) >= total:
             findings.append(
-                Finding(
-                    "ADA103",
-                    "no-partition-pruning",
-                    "error",
-                    path.name,
+                NoPartitionPruning.finding(
                     f"{path.name} filters by {', '.join(keys)} but reads all {total} partitions of "
                     f"{catalog.schema}.{table}: the key's value could not pick the partitions.",
                     f"compare {', '.join(keys)} with a value known at planning or execution start",
+                    object=path.name,
                 )
             )
     return findings
@@ -175,26 +173,20 @@ def _compares(statement: str, column: str) -> bool:
 
 def _skip_scan(path: AuditPath, scan: Scan) -> Finding:
     searches = f", {scan.searches} index searches" if scan.searches is not None else ""
-    return Finding(
-        "ADA106",
-        "skip-scan",
-        "warning",
-        path.name,
+    return SkipScan.finding(
         f"{path.name} uses {scan.index} as a skip scan (PostgreSQL 18): its condition leaves the "
         f"leading column free, so it descends once per distinct leading value{searches}.",
         "lead an index with the path's equality columns",
+        object=path.name,
     )
 
 
 def _full_index(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding:
-    return Finding(
-        "ADA109",
-        "full-index-scan",
-        "error",
-        path.name,
+    return FullIndexScan.finding(
         f"{path.name} reads all of {scan.index} on {catalog.schema}.{scan.table}: its condition leaves "
         "the leading column free, so before PostgreSQL 18 every entry is checked.",
         "lead an index with the path's equality columns",
+        object=path.name,
     )
 
 
@@ -203,24 +195,18 @@ def _declared(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thre
     if index is None:
         return None
     if index not in catalog.index_table:
-        return Finding(
-            "ADA105",
-            "declared-index-missing",
-            "error",
-            path.name,
+        return DeclaredIndexMissing.finding(
             f"{path.name} lost its index: {catalog.schema}.{index}, declared for it, is not in the database.",
             f"create {index} as the schema declares it",
+            object=path.name,
         )
     if serves(index, plan, catalog) or catalog.rows.get(catalog.index_table[index], 0.0) < limits.large_rows:
         return None  # served, or a small table the planner rightly reads whole
     used = ", ".join(sorted(plan.indexes)) or "no index"
-    return Finding(
-        "ADA104",
-        "declared-index-not-used",
-        "info",
-        path.name,
+    return DeclaredIndexNotUsed.finding(
         f"{path.name} is planned with {used}, not its declared {index}.",
         "fine when the plan passes; otherwise check the query still matches the index",
+        object=path.name,
     )
 
 

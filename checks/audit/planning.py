@@ -14,8 +14,9 @@ from agentddl.checks.audit.generic import generic_plan_findings
 from agentddl.checks.audit.judge import Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
+from agentddl.checks.audit.rules.path_not_plannable import PathNotPlannable
 from agentddl.checks.core.findings import Finding
-from agentddl.generator.errors import AgentDDLError
+from agentddl.checks.db import database_error
 from agentddl.generator.model import SchemaModel
 
 
@@ -62,14 +63,11 @@ class Planner:
         try:
             summary = summarize(explain(conn, request), catalog, self.version)
         except ExplainError as error:
-            failed = Finding(
-                "ADA107",
-                "path-not-plannable",
-                "error",
-                path.name,
+            failed = PathNotPlannable.finding(
                 f"{path.name}{f' ({path.origin})' if path.kind == 'user' else ''} could not be "
                 f"planned with its example values: {error}",
                 "fix the query or its -- example: values",
+                object=path.name,
             )
             return PathResult(path, None, (failed,), params)
         findings = judge(path, summary, catalog, self.limits)
@@ -104,9 +102,8 @@ def _evaluate(conn: psycopg.Connection[Any], path: AuditPath, param: str, expres
         with conn.transaction(force_rollback=True):
             row = conn.execute(f"SELECT ({expression})".encode()).fetchone()
     except psycopg.Error as error:
-        raise AgentDDLError(
-            f"{path.example_at.get(param, path.origin)}: example {param} = {expression}: "
-            + str(error).strip().splitlines()[0]
+        raise database_error(
+            error, f"{path.example_at.get(param, path.origin)}: example {param} = {expression}"
         ) from error
     assert row is not None
     return row[0]

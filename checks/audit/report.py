@@ -1,9 +1,11 @@
-"""Audit reports: text (rich), json, sarif (the shared live-findings reporters for the
-findings part) and markdown (a pull-request comment).
+"""The audit as a `core.report.Report`: its findings and rules, its own data for JSON,
+its path table for text and its pull-request comment for markdown. Every format
+(text, json, sarif, github, markdown) is rendered by `agentddl.checks.core.report`.
 
-JSON keys (stable): the shared reporter's {"tool": "audit", "findings", "summary"} plus
-    "server_version", "passed", "seconds", "seed" (rows per table, rows_per_second,
-    seconds; absent with no seeding), "paths": [{"name", "origin", "kind", "table",
+JSON keys (stable): the shared {"tool": "audit", "findings", "summary"} plus
+    "server_version", "passed", "seconds", "hypopg" (suggestions were verified with
+    hypothetical indexes), "seed" (rows per table, rows_per_second, seconds; absent when
+    the caller seeded the database), "paths": [{"name", "origin", "kind", "table",
     "declared", "passed", "node", "cost", "rows", "indexes", "actual_ms", "buffers",
     "findings"}],
     "suggestions": [{"path", "table", "ddl", "reason", "verified", "cost_before",
@@ -13,119 +15,50 @@ JSON keys (stable): the shared reporter's {"tool": "audit", "findings", "summary
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from agentddl.checks.audit.planning import PathResult
-from agentddl.checks.audit.run import AuditResult
-from agentddl.checks.report import RuleInfo, json_document, render_text, sarif_log, sorted_findings
+from agentddl.checks.audit.suggest import Suggestion
+from agentddl.checks.core.report import Report
 
-Format = Literal["text", "json", "sarif", "markdown"]
-FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "markdown")
-
-RULES = (
-    RuleInfo(
-        "ADA101",
-        "seq-scan-on-large-table",
-        "error",
-        "An access path reads a large table by a sequential scan.",
-    ),
-    RuleInfo(
-        "ADA102",
-        "sort-not-served-by-index",
-        "error",
-        "An access path sorts many rows an index could deliver in order.",
-    ),
-    RuleInfo(
-        "ADA103",
-        "no-partition-pruning",
-        "error",
-        "A path that filters by the partition key reads every partition.",
-    ),
-    RuleInfo(
-        "ADA104",
-        "declared-index-not-used",
-        "info",
-        "The plan serves the path with another index than the declared one.",
-    ),
-    RuleInfo(
-        "ADA105",
-        "declared-index-missing",
-        "error",
-        "The index the model declares for a path is not in the database.",
-    ),
-    RuleInfo(
-        "ADA106",
-        "skip-scan",
-        "warning",
-        "PostgreSQL 18 plans a skip scan: the leading index column is not constrained.",
-    ),
-    RuleInfo(
-        "ADA107", "path-not-plannable", "error", "The path could not be planned with its example values."
-    ),
-    RuleInfo(
-        "ADA108", "unselective-index-scan", "error", "An index hands over far more rows than the path keeps."
-    ),
-    RuleInfo(
-        "ADA109",
-        "full-index-scan",
-        "error",
-        "Before PostgreSQL 18: a B-tree read whole (leading column free).",
-    ),
-    RuleInfo(
-        "ADA114", "generic-plan-not-served", "warning", "16+: the generic plan reads a large table unindexed."
-    ),
-    RuleInfo(
-        "ADA110", "redundant-for-workload", "warning", "Dropping the index leaves every path's plan as good."
-    ),
-    RuleInfo("ADA111", "unused-index", "warning", "No path's plan and no constraint uses the index."),
-    RuleInfo(
-        "ADA112",
-        "low-cardinality-index",
-        "warning",
-        "A full single-column index on a column with few distinct values.",
-    ),
-    RuleInfo("ADA113", "index-on-json-blob", "warning", "An index keyed on a whole JSON document."),
-    RuleInfo(
-        "ADA120", "lost-index", "error", "Against the baseline, the path no longer uses an index it used."
-    ),
-    RuleInfo(
-        "ADA121",
-        "cost-regression",
-        "error",
-        "Against the baseline, the path's estimated cost grew beyond the threshold.",
-    ),
-)
+if TYPE_CHECKING:
+    from agentddl.checks.audit.result import AuditResult
 
 
-def render(result: AuditResult, fmt: Format, out: TextIO) -> None:
-    if fmt == "text":
-        _text(result, out)
-    elif fmt == "json":
-        json.dump(json_report(result), out, indent=2, ensure_ascii=False, default=str)
-        out.write("\n")
-    elif fmt == "sarif":
-        json.dump(sarif_log(sorted_findings(result.findings), tool="audit", rules=RULES), out, indent=2)
-        out.write("\n")
-    else:
-        out.write(markdown(result))
+def audit_report(result: AuditResult) -> Report:
+    return Report(
+        tool="audit",
+        findings=result.findings,
+        rules=result.rules,
+        details=details(result),
+        text_body=lambda console: text_body(result, console),
+        markdown_body=lambda: markdown_body(result),
+        failed=not result.passed,
+    )
 
 
-def json_report(result: AuditResult) -> dict[str, Any]:
-    extra: dict[str, Any] = {
+def details(result: AuditResult) -> dict[str, Any]:
+    """The audit's own JSON keys (see the module docstring)."""
+    found: dict[str, Any] = {
         "server_version": result.server_version,
         "passed": result.passed,
         "seconds": round(result.seconds, 3),
-        **result.extra,
-        "paths": [_path_dict(r) for r in result.paths],
-        "suggestions": [asdict(s) for s in result.suggestions],
+        "hypopg": result.hypopg,
     }
-    return json_document(sorted_findings(result.findings), tool="audit", extra=extra)
+    if result.seed is not None:
+        found["seed"] = {
+            "rows": result.seed.rows,
+            "rows_per_second": round(result.seed.rows_per_second),
+            "seconds": round(result.seed.seconds, 2),
+        }
+    found["paths"] = [_path_dict(r) for r in result.paths]
+    found["suggestions"] = [asdict(s) for s in result.suggestions]
+    return found
 
 
 def _path_dict(r: PathResult) -> dict[str, Any]:
@@ -147,8 +80,8 @@ def _path_dict(r: PathResult) -> dict[str, Any]:
     }
 
 
-def _text(result: AuditResult, out: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=True, width=160)
+def text_body(result: AuditResult, console: Console) -> None:
+    """Every path's verdict, plan node and cost, then the suggested indexes."""
     table = Table(title=f"access paths on PostgreSQL {result.server_version}")
     for column in ("path", "result", "plan node", "est. cost", "ms"):
         table.add_column(column, justify="right" if column in ("est. cost", "ms") else "left")
@@ -164,12 +97,12 @@ def _text(result: AuditResult, out: TextIO) -> None:
     for s in result.suggestions:
         console.print(
             f"[bold]suggestion[/] for {escape(s.path)}: {escape(s.ddl)}\n  {escape(s.reason)}"
-            f"\n  {escape(_verdict(s))}"
+            f"\n  {escape(verdict(s))}"
         )
-    render_text(sorted_findings(result.findings), out, tool="audit")
 
 
-def _verdict(s: Any) -> str:
+def verdict(s: Suggestion) -> str:
+    """What hypopg said about a suggestion (or that it could not be asked)."""
     if s.verified is None:
         return "not verified (no hypopg on this server): reasoned from the predicate and order columns"
     if s.remaining:
@@ -185,32 +118,24 @@ def _verdict(s: Any) -> str:
     return f"hypopg: the planner would not use it (cost {s.cost_before:,.1f} -> {s.cost_after:,.1f})"
 
 
-def markdown(result: AuditResult) -> str:
-    """A pull-request comment: verdict, failing paths, findings, suggestions; the passing
-    paths folded away in a <details> block."""
-    lines = [f"### agentddl audit — PostgreSQL {result.server_version}", "", _headline(result), ""]
-    if "seed" in result.extra:
-        seed = result.extra["seed"]
+def markdown_body(result: AuditResult) -> str:
+    """The pull-request comment's own part: verdict, seeding, failing paths, suggestions;
+    the passing paths folded away in a <details> block (the findings table follows)."""
+    lines = [f"PostgreSQL {result.server_version}: {_headline(result)}", ""]
+    if result.seed is not None:
+        rows = result.seed.rows
         lines += [
-            f"Seeded {sum(seed['rows'].values()):,} rows ({seed['rows'].get('events', 0):,} events) "
-            f"at {seed['rows_per_second']:,.0f} rows/s; audit {result.seconds:.1f} s.",
+            f"Seeded {sum(rows.values()):,} rows ({rows.get('events', 0):,} events) "
+            f"at {result.seed.rows_per_second:,.0f} rows/s; audit {result.seconds:.1f} s.",
             "",
         ]
     planned = [r for r in result.paths if r.plan is not None or not r.passed]
     failing = [r for r in planned if not r.passed]
     if failing:
         lines += [*_path_table(failing), ""]
-    findings = [f for f in sorted_findings(result.findings) if f.severity != "info"]
-    if findings:
-        lines += ["#### Findings", ""]
-        lines += [
-            f"- **{f.severity}** {f.code} `{f.name}` `{f.object}`: {f.message} _Fix:_ {f.fix}"
-            for f in findings
-        ]
-        lines.append("")
     if result.suggestions:
         lines += ["#### Suggested indexes", ""]
-        lines += [f"- `{s.path}`: `{s.ddl}` — {s.reason}. {_verdict(s)}" for s in result.suggestions]
+        lines += [f"- `{s.path}`: `{s.ddl}` — {s.reason}. {verdict(s)}" for s in result.suggestions]
         lines.append("")
     passing = [r for r in planned if r.passed]
     lines += [
@@ -224,10 +149,9 @@ def markdown(result: AuditResult) -> str:
 
 
 def _headline(result: AuditResult) -> str:
-    failed = result.failed_paths
     if result.passed:
         return "✅ every access path is served by an index"
-    if failed:
+    if failed := result.failed_paths:
         return f"❌ {len(failed)} access path(s) not served: " + ", ".join(f"`{n}`" for n in failed)
     if regressed := result.regressed_paths:
         return f"❌ {len(regressed)} access path(s) regressed against the baseline: " + ", ".join(

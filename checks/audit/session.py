@@ -1,7 +1,10 @@
-"""Where an audit runs: a scratch database on the chosen server, with the profile's
-schema (or a copy of the schema already in the user's database, for --existing),
-seeded to volume. The user's own tables are never written: seeding only touches the
-scratch copy, which is dropped at the end.
+"""`run(request)`: an audit from start to end, on a scratch database.
+
+The scratch database lives on the chosen server (`server`, else the `dsn` database's
+server, else an embedded one of `pg_version`) and gets the profile's schema (or, with
+`existing`, a copy of the schema already in the `dsn` database), seeded to volume. The
+user's own tables are never written: seeding only touches the scratch copy, which is
+dropped on every exit path.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ from typing import Any
 
 import psycopg
 
-from agentddl.checks.audit.baseline import compare, read_baseline, write_baseline
-from agentddl.checks.audit.existing import copy_schema, first_line
+from agentddl.checks.audit.baseline import DEFAULT_GROWTH, compare, read_baseline, write_baseline
+from agentddl.checks.audit.database import AuditOptions, audit_database
+from agentddl.checks.audit.existing import copy_schema
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.queryfile import load_query_file
-from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
-from agentddl.checks.db import PostgresServer, open_server
+from agentddl.checks.audit.result import AuditResult
+from agentddl.checks.core.progress import Progress, silent
+from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
 from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.db.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
@@ -30,28 +36,34 @@ DEFAULT_EVENTS = 1_000_000
 @dataclass(frozen=True)
 class AuditRequest:
     model: SchemaModel
-    dsn: str | None = None
-    existing: bool = False
-    query_files: tuple[Path, ...] = ()
-    events: int = DEFAULT_EVENTS
+    server: str | None = None  # a server for the scratch database (needs CREATEDB)
+    dsn: str | None = None  # the user's database: `existing` copies its schema
+    pg_version: int | None = None  # the embedded server's major, when neither is given
+    existing: bool = False  # audit the schema in `dsn` (a copy), not the profile's
+    query_files: tuple[Path, ...] = ()  # users' named-query files, audited too
+    events: int = DEFAULT_EVENTS  # events to seed (other tables in proportion)
     options: AuditOptions = field(default_factory=AuditOptions)
-    baseline: Path | None = None
+    baseline: Path | None = None  # plan baseline: written if missing, else compared
     update_baseline: bool = False
-    cost_growth: float = 2.0
+    cost_growth: float = DEFAULT_GROWTH
 
 
-def run_audit(request: AuditRequest, progress: Callable[[str, int], None] | None = None) -> AuditResult:
+def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
+    """Every access path of the profile (and the query files) planned on a seeded
+    scratch database and judged; compared with the baseline when one is given."""
     if request.existing and not request.dsn:
         raise AgentDDLError("--existing needs --dsn (or AGENTDDL_DSN): the database whose schema to audit")
     paths = audit_paths(request.model, request.query_files)
     # a corrupt baseline is a usage error found now, not after minutes of seeding
     compare_to = _baseline_to_compare(request)
-    with open_server(request.dsn, prefer=request.model.profile.engine.version) as server:
-        scratch = server.create_database()
-        try:
-            result = _audit_scratch(server, scratch, request, paths, progress)
-        finally:
-            server.drop_database(scratch)
+    engine = request.model.profile.engine.version
+    given = request.server or request.dsn
+    progress(f"connecting to {describe_dsn(given)}" if given else "starting an embedded PostgreSQL")
+    with (
+        scratch_server(request.server, request.dsn, request.pg_version, prefer=engine) as server,
+        server.scratch_database() as scratch,
+    ):
+        result = _audit_scratch(server, scratch, request, paths, progress)
     return _with_baseline(result, request, compare_to)
 
 
@@ -67,37 +79,46 @@ def _audit_scratch(
     scratch: str,
     request: AuditRequest,
     paths: list[AuditPath],
-    progress: Callable[[str, int], None] | None,
+    progress: Progress,
 ) -> AuditResult:
     model = request.model
     if request.existing:
+        progress(f"copying schema {model.schema} from {describe_dsn(request.dsn or '')}")
         copy_schema(server, request.dsn or "", scratch, model.schema)
     else:
+        progress(f"installing the profile's schema on PostgreSQL {server.version}")
         _install(server, scratch, model)
-    stats = seed_model(scratch, model, request.events, progress=progress)
+    progress(f"seeding: {request.events:,} events")
+    stats = seed_model(scratch, model, request.events, progress=_seed_progress(progress))
     options = replace(request.options, hypopg=server.has_extension("hypopg"))
-    with psycopg.connect(scratch) as conn:
-        result = audit_database(conn, model, paths, options)
-    seed = {
-        "rows": stats.rows,
-        "rows_per_second": round(stats.rows_per_second),
-        "seconds": round(stats.seconds, 2),
-    }
-    return replace(result, extra={**result.extra, "seed": seed, "hypopg": options.hypopg})
+    with connect(scratch, autocommit=False) as conn:
+        result = audit_database(conn, model, paths, options, progress)
+    return replace(result, seed=stats)
+
+
+def _seed_progress(progress: Progress) -> Callable[[str, int], None]:
+    """seed_model reports (table, rows so far); after the last table, ("analyze", total)."""
+
+    def report(table: str, rows: int) -> None:
+        if table == "analyze":
+            progress(f"seeded: {rows:,} rows, analyzed")
+        else:
+            progress(f"seeding {table}: {rows:,} rows")
+
+    return report
 
 
 def _install(server: PostgresServer, scratch: str, model: SchemaModel) -> None:
     """The profile's schema.sql; a server that refuses it (older than the profile's
     engine, an extension it lacks) is a usage error, said in one line."""
     try:
-        with psycopg.connect(scratch, autocommit=True) as conn:
+        with connect(scratch) as conn:
             install_schema(conn, model)
     except psycopg.Error as error:
         target = model.profile.engine.version
         older = f" (the profile targets {target})" if server.version < target else ""
-        raise AgentDDLError(
-            f"PostgreSQL {server.version}{older} refused the profile's schema: {first_line(error)}"
-        ) from error
+        refused = f"PostgreSQL {server.version}{older} refused the profile's schema"
+        raise database_error(error, refused) from error
 
 
 def _baseline_to_compare(request: AuditRequest) -> dict[str, Any] | None:

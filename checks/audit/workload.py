@@ -18,7 +18,9 @@ from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult, Planner
+from agentddl.checks.audit.rules.redundant_for_workload import RedundantForWorkload
 from agentddl.checks.core.findings import Finding
+from agentddl.checks.core.progress import Progress, silent
 
 COST_SLACK = 1.10  # a plan 10% costlier (plus one page) without the index counts as "as good"
 
@@ -79,28 +81,29 @@ def redundant_indexes(
     paths: list[AuditPath],
     before: dict[str, PathResult],
     catalog: Catalog,
+    progress: Progress = silent,
 ) -> tuple[list[Finding], list[Impact]]:
     """ADA110 for every index (not enforcing uniqueness) on a large table that the
     workload does not miss (on a small table every plan is cheap: nothing to judge)."""
     findings, impacts = [], []
-    for index in sorted(catalog.index_table):
-        if (
-            index in catalog.unique
-            or catalog.rows.get(catalog.index_table[index], 0.0) < planner.limits.large_rows
-        ):
-            continue  # uniqueness is a constraint, not a workload question
+    candidates = [
+        index
+        for index in sorted(catalog.index_table)
+        # uniqueness is a constraint, not a workload question
+        if index not in catalog.unique
+        and catalog.rows.get(catalog.index_table[index], 0.0) >= planner.limits.large_rows
+    ]
+    for n, index in enumerate(candidates, 1):
+        progress(f"workload: without {index} ({n}/{len(candidates)})")
         impact = drop_impact(conn, planner, paths, index, before, catalog)
         impacts.append(impact)
         if not impact.lost and not impact.costlier:
             findings.append(
-                Finding(
-                    "ADA110",
-                    "redundant-for-workload",
-                    "warning",
-                    f"{catalog.schema}.{index}",
+                RedundantForWorkload.finding(
                     f"Without {index} every access path plans as well (re-planned with the index "
                     "dropped in a rolled-back transaction): it only costs writes and space.",
                     f"drop {index} (DROP INDEX CONCURRENTLY), or add the path that needs it to the workload",
+                    object=f"{catalog.schema}.{index}",
                 )
             )
     return findings, impacts

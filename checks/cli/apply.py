@@ -1,87 +1,64 @@
-"""`agentddl apply`: install a profile's schema on a real PostgreSQL and prove it landed."""
+"""`agentddl apply`: install a profile's schema on a real PostgreSQL two ways and prove it landed."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
-import psycopg
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from agentddl.checks.db import alembic_run, open_server
-from agentddl.checks.db.catalog import compare_with_model, snapshot
-from agentddl.checks.db.install import install_schema
-from agentddl.checks.db.server import describe_dsn
-from agentddl.generator.errors import CheckFailed
-from agentddl.generator.model import SchemaModel, derive
-from agentddl.generator.profile import load_profile
-from agentddl.generator.render.alembic import render_revision
+from agentddl.checks.cli.options import Format, OutputFormat, PgVersion, Profile, Server
 
 EXAMPLES = """
 Examples:
 
-  agentddl apply schemas/default.yaml                      # embedded server, scratch databases
+  agentddl apply --profile schemas/default.yaml      # embedded server of the profile's major
 
-  agentddl apply schemas/default.yaml --dsn postgresql://me@db/agent_dev --keep
+  agentddl apply -p schemas/default.yaml --pg-version 18 --format json
+
+  agentddl apply -p schemas/default.yaml --server postgresql://me@db/postgres --keep
+
+Exit codes: 0 both installs hold every declared object and are identical, 1 they
+don't, 2 usage error or an install that fails (e.g. a server older than the
+profile's engine version).
 """
+DEPRECATED_ARGUMENT = "agentddl: the PROFILE argument is deprecated: use --profile PROFILE"
 
-
-def apply(
-    profile: Annotated[Path, typer.Argument(help="Profile YAML file.", metavar="PROFILE")],
-    dsn: Annotated[
-        str | None, typer.Option("--dsn", envvar="AGENTDDL_DSN", help="Server to use (libpq URI).")
-    ] = None,
-    keep: Annotated[bool, typer.Option("--keep", help="Keep the databases for a look.")] = False,
-) -> None:
-    """Install the schema on a real PostgreSQL two ways and prove it landed.
-
-    schema.sql goes into one fresh database, the Alembic revision into another; both
-    catalogs must hold every declared constraint and index, and be identical.
-    """
-    model = derive(load_profile(profile))
-    console = Console()
-    with open_server(dsn, prefer=model.profile.engine.version) as server:
-        console.print(f"PostgreSQL {server.version} at {describe_dsn(server.admin_dsn)}")
-        via_sql, via_alembic = server.create_database(), server.create_database()
-        try:
-            with psycopg.connect(via_sql, autocommit=True) as connection:
-                install_schema(connection, model)
-            alembic_run.upgrade(render_revision(model), via_alembic)
-            _report(console, model, via_sql, via_alembic)
-        finally:
-            if not keep:
-                server.drop_database(via_sql)
-                server.drop_database(via_alembic)
-            else:
-                console.print(f"kept: {via_sql}\nkept: {via_alembic}")
-
-
-def _report(console: Console, model: SchemaModel, via_sql: str, via_alembic: str) -> None:
-    first, second = snapshot(via_sql, model.schema), snapshot(via_alembic, model.schema)
-    table = Table(title=f"schema {model.schema}: declared vs pg_catalog")
-    for column in ("table", "constraints", "indexes", "partitions"):
-        table.add_column(column)
-    relations = first["relations"]
-    for t in model.tables:
-        partitions = sum(1 for name in relations if name.startswith(f"{t.name}_p"))
-        declared = 1 + len(t.checks) + len(t.foreign_keys) + len(t.uniques)
-        table.add_row(t.name, str(declared), str(len(t.indexes)), str(partitions) if t.partitioning else "-")
-    console.print(table)
-    problems = compare_with_model(model, first)
-    for problem in problems:
-        console.print(f"[red]missing[/red] {problem}")
-    differing = sorted(k for k in first if first[k] != second[k])
-    if differing:
-        console.print(f"[red]schema.sql and alembic upgrade differ in: {', '.join(differing)}[/red]")
-    if problems or differing:
-        raise CheckFailed(f"{len(problems)} declared objects missing, {len(differing)} catalog differences")
-    console.print(
-        "[green]every declared constraint and index is in pg_catalog; "
-        "schema.sql and `alembic upgrade head` give identical catalogs[/green]"
-    )
+ProfileArgument = Annotated[
+    Path | None,
+    typer.Argument(help="Deprecated: use --profile.", metavar="PROFILE", show_default=False),
+]
+Keep = Annotated[bool, typer.Option("--keep", help="Keep both databases for a look (with --server).")]
 
 
 def register(app: typer.Typer) -> None:
-    app.command(name="apply", epilog=EXAMPLES)(apply)
+    """Add the `apply` command to the CLI."""
+    app.command("apply", epilog=EXAMPLES)(apply_command)
+
+
+def apply_command(
+    positional: ProfileArgument = None,
+    profile: Profile = None,
+    server: Server = None,
+    pg_version: PgVersion = None,
+    keep: Keep = False,
+    output_format: Format = OutputFormat.text,
+) -> None:
+    """Install the schema on a real PostgreSQL two ways and prove it landed.
+
+    schema.sql goes into one fresh database, the Alembic revision into another; every
+    declared object must be in pg_catalog, and both catalogs must be identical.
+    """
+    from agentddl.checks.core.report import render
+    from agentddl.checks.verify import ApplyRequest, run_apply
+    from agentddl.generator.errors import AgentDDLError
+
+    if positional is not None and profile is not None:
+        raise AgentDDLError("give the profile once: --profile PROFILE")
+    if positional is not None:
+        print(DEPRECATED_ARGUMENT, file=sys.stderr)
+    request = ApplyRequest(profile=profile or positional, server=server, pg_version=pg_version, keep=keep)
+    report = run_apply(request).report()
+    render(report, output_format.value, sys.stdout)
+    raise typer.Exit(report.exit_code)

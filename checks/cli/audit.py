@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from agentddl.generator.errors import AgentDDLError, CheckFailed
-
-if TYPE_CHECKING:
-    from agentddl.checks.audit.run import AuditResult
+from agentddl.checks.cli.options import Dsn, Format, OutputFormat, PgVersion, Profile, Server
+from agentddl.checks.cli.progress import progress
 
 EXAMPLES = """
 Examples:
@@ -23,22 +20,26 @@ Examples:
 
   agentddl audit --baseline audit-baseline.json --format markdown > audit.md   # CI regression mode
 
+  agentddl audit --pg-version 18 --rows 200000    # on an embedded PostgreSQL 18
+
+  agentddl audit --server postgresql://me@db/postgres    # the scratch database on your server
+
   agentddl audit --dsn postgresql://me@db/app --existing --profile schemas/default.yaml
 
-The schema goes into a scratch database (with --existing: a schema-only copy of the one
-in --dsn's database), is seeded to --rows events and the related rows, analyzed, and
-every access path is planned. Exit codes: 0 every path served and no error finding,
-1 a path not served (or a baseline regression), 2 usage or connection error.
+The schema goes into a scratch database (on --server; else on --dsn's server; else on
+an embedded server of --pg-version, default the profile's engine when installed); with
+--existing it is a schema-only copy of the one in --dsn's database, which is never
+written. It is seeded to --rows events and the related rows, analyzed, and every access
+path is planned. Exit codes: 0 every path served and no error finding, 1 a path not
+served (or a baseline regression), 2 usage or connection error.
 """
 
 
 def audit(
-    profile: Annotated[
-        Path | None, typer.Option("--profile", help="Profile YAML (default: the packaged default.yaml).")
-    ] = None,
-    dsn: Annotated[
-        str | None, typer.Option("--dsn", envvar="AGENTDDL_DSN", help="Server to use (libpq URI).")
-    ] = None,
+    profile: Profile = None,
+    server: Server = None,
+    dsn: Dsn = None,
+    pg_version: PgVersion = None,
     existing: Annotated[
         bool,
         typer.Option("--existing", help="Audit the schema already in --dsn's database (a copy is seeded)."),
@@ -49,7 +50,7 @@ def audit(
     rows: Annotated[
         int, typer.Option("--rows", min=1, help="Events to seed (other tables in proportion).")
     ] = 1_000_000,
-    output_format: Annotated[str, typer.Option("--format", help="text, json, sarif or markdown.")] = "text",
+    output_format: Format = OutputFormat.text,
     baseline: Annotated[
         Path | None, typer.Option("--baseline", help="Plan baseline JSON: written if missing, else compared.")
     ] = None,
@@ -60,44 +61,38 @@ def audit(
     no_analyze: Annotated[bool, typer.Option("--no-analyze", help="Plan only (no EXPLAIN ANALYZE).")] = False,
 ) -> None:
     """Prove every access path is served by an index at realistic volume (EXPLAIN)."""
-    from agentddl.checks.audit.report import FORMATS, render
-    from agentddl.checks.audit.run import AuditOptions
-    from agentddl.checks.audit.session import AuditRequest, run_audit
+    from agentddl.checks import audit as audit_family
+    from agentddl.checks import verify
+    from agentddl.checks.core.report import render
+    from agentddl.checks.verify.rules import all_rules as verify_rules
+    from agentddl.generator.errors import CheckFailed
     from agentddl.generator.model import derive
     from agentddl.generator.profile import load_default_profile, load_profile
 
-    if output_format not in FORMATS:
-        raise AgentDDLError(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
     model = derive(load_profile(profile) if profile is not None else load_default_profile())
-    request = AuditRequest(
-        model,
-        dsn,
-        existing,
-        tuple(queries or ()),
-        rows,
-        AuditOptions(analyze=not no_analyze),
-        baseline,
-        update_baseline,
-        cost_growth,
+    options = audit_family.AuditOptions(
+        analyze=not no_analyze,
+        catalog_checks=(verify.index_findings,),  # verify's ADV101-104, in the audit's report
+        catalog_rules=verify_rules(),
     )
-    console = Console(stderr=True)
-    with console.status(f"seeding {rows:,} events...") as status:
-
-        def progress(table: str, loaded: int) -> None:
-            status.update(f"seeded {table}: {loaded:,} rows" if table != "analyze" else "auditing...")
-
-        result = run_audit(request, progress)
-    render(result, output_format, sys.stdout)
+    request = audit_family.AuditRequest(
+        model,
+        server=server,
+        dsn=dsn,
+        pg_version=pg_version,
+        existing=existing,
+        query_files=tuple(queries or ()),
+        events=rows,
+        options=options,
+        baseline=baseline,
+        update_baseline=update_baseline,
+        cost_growth=cost_growth,
+    )
+    with progress(f"audit: {rows:,} events") as report_progress:
+        result = audit_family.run(request, report_progress)
+    render(result.report(), output_format.value, sys.stdout)
     if not result.passed:
-        raise CheckFailed(_failure(result))
-
-
-def _failure(result: AuditResult) -> str:
-    if failed := result.failed_paths:
-        return f"{len(failed)} access path(s) not served: {', '.join(failed)}"
-    if regressed := result.regressed_paths:
-        return f"{len(regressed)} access path(s) regressed against the baseline: {', '.join(regressed)}"
-    return "error findings (see above)"
+        raise CheckFailed(result.failure())
 
 
 def register(app: typer.Typer) -> None:

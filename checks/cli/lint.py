@@ -1,20 +1,16 @@
-"""`agentddl lint`: the static migration linter's command line."""
+"""`agentddl lint`: the static migration linter's command line (options in, report out)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import Annotated
 
 import typer
 
-from agentddl.checks.lint.config import (
-    DEFAULT_PG_VERSION,
-    ConfigError,
-    LintConfig,
-    find_config_file,
-    load_config,
-)
+from agentddl.checks.cli.options import Format, OutputFormat, PgVersion
+
+DEFAULT_PG_VERSION = 16  # agentddl.checks.lint.config.DEFAULT_PG_VERSION (a test keeps them equal)
 
 EXAMPLES = f"""
 Examples:
@@ -44,39 +40,16 @@ def register(app: typer.Typer) -> None:
 
 def lint_command(
     paths: Annotated[list[str], typer.Argument(help="SQL files, folders, Alembic revisions, - for stdin.")],
-    pg_version: Annotated[int | None, typer.Option("--pg-version", help="Target PostgreSQL major.")] = None,
+    pg_version: PgVersion = None,
     runner: Annotated[str | None, typer.Option("--runner", help="psql or alembic.")] = None,
-    output_format: Annotated[str, typer.Option("--format", help="text, json, sarif or github.")] = "text",
+    output_format: Format = OutputFormat.text,
     config: Annotated[Path | None, typer.Option("--config", help="Config file to use.")] = None,
 ) -> None:
-    """Typer entry point; the work is in `run`."""
-    raise typer.Exit(run(paths, pg_version, runner, output_format, config, sys.stdout, sys.stdin))
+    """Lint, print in the chosen format; exit 0 clean, 1 with an error finding."""
+    from agentddl.checks.core.report import render
+    from agentddl.checks.lint import LintRequest, run
 
-
-def run(
-    paths: list[str],
-    pg_version: int | None,
-    runner: str | None,
-    output_format: str,
-    config_path: Path | None,
-    out: TextIO,
-    stdin: TextIO,
-) -> int:
-    """Lint, print in the chosen format, return the exit code (0 clean, 1 errors)."""
-    from agentddl.checks.lint.reporters import FORMATS
-    from agentddl.checks.lint.run import lint_paths
-
-    if output_format not in FORMATS:
-        raise ConfigError(f"--format: must be one of {', '.join(FORMATS)}, not {output_format!r}")
-    settings = _load(config_path).with_overrides(pg_version, runner)
-    report = lint_paths(paths, settings, stdin)
-    FORMATS[output_format](report, out)
-    return report.exit_code
-
-
-def _load(config_path: Path | None) -> LintConfig:
-    from agentddl.checks.lint.rules import rules_by_name
-
-    if config_path is not None and not config_path.is_file():
-        raise ConfigError(f"{config_path}: no such config file")
-    return load_config(config_path or find_config_file(Path.cwd()), rules_by_name())
+    request = LintRequest(paths, pg_version=pg_version, runner=runner, config_file=config, stdin=sys.stdin)
+    report = run(request).report()
+    render(report, output_format.value, sys.stdout)
+    raise typer.Exit(report.exit_code)

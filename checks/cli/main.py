@@ -76,10 +76,19 @@ def main(argv: list[str] | None = None) -> int:
         from typer import _click  # typer >= 0.29 vendors its own click
 
         if isinstance(error, (click.ClickException, _click.exceptions.ClickException)):
-            error.show(file=sys.stderr)
+            print(f"agentddl: {_usage_line(error)}", file=sys.stderr)
             return 2
         raise
     return result if isinstance(result, int) else 0
+
+
+def _usage_line(error: Exception) -> str:
+    """A usage error in one line: the command it is about, then click's message."""
+    message = " ".join(error.format_message().split())  # type: ignore[attr-defined]
+    context = getattr(error, "ctx", None)
+    command = context.command_path if context is not None else ""
+    hint = f" (see {command} --help)" if command else ""
+    return f"{message}{hint}"
 
 
 if __name__ == "__main__":

@@ -20,13 +20,13 @@ def progress(first: str) -> Iterator[Callable[[str], None]]:
         with Console(stderr=True).status(first) as status:
             yield lambda message: status.update(message)
         return
-    last = {"stage": "", "at": 0.0}
+    last_stage, last_at = [""], [0.0]
 
     def plain(message: str) -> None:
         stage, now = message.split(":", 1)[0], time.monotonic()
-        if stage != last["stage"] or now - float(last["at"]) >= PLAIN_INTERVAL_SECONDS:
+        if stage != last_stage[0] or now - last_at[0] >= PLAIN_INTERVAL_SECONDS:
             print(f"agentddl: {message}", file=sys.stderr, flush=True)
-            last["stage"], last["at"] = stage, now
+            last_stage[0], last_at[0] = stage, now
 
     plain(first)
     yield plain

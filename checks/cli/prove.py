@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from agentddl.generator.errors import AgentDDLError, CheckFailed
+from agentddl.checks.cli import options
+from agentddl.checks.cli.progress import progress
 
 if TYPE_CHECKING:
+    from agentddl.checks.prove import ProveRequest
     from agentddl.generator.profile import LockStrategy
 
 EXAMPLES = """
@@ -19,17 +23,20 @@ Examples:
 
   agentddl prove --profile schemas/default.yaml                 # embedded server, scratch database
 
-  agentddl prove --profile schemas/default.yaml --strategy all --workers 8 --runs 2000
+  agentddl prove -p schemas/default.yaml --strategy all --workers 8 --runs 2000
 
-  agentddl prove --profile schemas/default.yaml --dsn postgresql://me@db/empty_db --format json
+  agentddl prove -p schemas/default.yaml --server postgresql://me@db/postgres --format json
 
-  agentddl prove --profile prod.yaml --dsn postgresql://me@db/prod_copy --existing
+  agentddl prove -p prod.yaml --dsn postgresql://me@db/prod_copy --queries our/queries.sql
 
---existing proves the schema already in the database: it writes only runs of kind
+--dsn proves the schema already in that database: it writes only runs of kind
 'agentddl.prove' and tenants named 'agentddl-prove ...', deletes them afterwards, and
-refuses a database with live runs, active attempts or undelivered messages.
+refuses a database with live runs, active attempts or undelivered messages. --server
+installs the profile's schema into a scratch database there (needs CREATEDB); with
+neither, an embedded server of --pg-version (default: the profile's engine version).
 Exit codes: 0 every scenario held, 1 a scenario broke, 2 usage or connection error.
 """
+EXISTING_NOTE = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
 
 
 def register(app: typer.Typer) -> None:
@@ -42,13 +49,12 @@ def register(app: typer.Typer) -> None:
 
 
 def prove_command(
-    profile: Annotated[Path, typer.Option("--profile", help="Profile YAML file.")],
-    dsn: Annotated[
-        str | None, typer.Option("--dsn", envvar="AGENTDDL_DSN", help="Server or database (libpq URI).")
-    ] = None,
+    profile: options.Profile,
+    dsn: options.Dsn = None,
+    server: options.Server = None,
+    pg_version: options.PgVersion = None,
     workers: Annotated[int, typer.Option("--workers", help="Worker processes.")] = 8,
     runs: Annotated[int, typer.Option("--runs", help="Queued runs the claim race drains.")] = 2000,
-    existing: Annotated[bool, typer.Option("--existing", help="Prove the schema already in --dsn.")] = False,
     strategy: Annotated[
         list[str] | None, typer.Option("--strategy", help="Lock strategy to prove (repeat; 'all').")
     ] = None,
@@ -60,52 +66,87 @@ def prove_command(
         Path | None, typer.Option("--queries", help="A queries.sql to prove instead of the rendered one.")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of crash points, inputs and orders.")] = 0,
-    output_format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    output_format: options.Format = options.OutputFormat.text,
+    existing: Annotated[
+        bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn proves in place.")
+    ] = False,
 ) -> None:
-    """Install the schema (or use --existing), drive it with real worker processes that run
-    only the named queries, and report each scenario as held or broken."""
+    """Install the schema in a scratch database (or prove the one in --dsn), drive it with
+    real worker processes that run only the named queries, and report each scenario as
+    held or broken."""
+    if existing:
+        print(EXISTING_NOTE, file=sys.stderr)
     arguments = Arguments(
-        profile, dsn, workers, runs, existing, strategy or [], scenario or [], lease_seconds
+        profile, dsn, server, pg_version, workers, runs, strategy or [], scenario or [], lease_seconds
     )
-    run(arguments, queries, seed, output_format, sys.stdout)
+    raise typer.Exit(run(arguments, queries, seed, output_format.value, sys.stdout))
 
 
 @dataclass(frozen=True)
 class Arguments:
-    profile: Path
+    profile: Path | None
     dsn: str | None
+    server: str | None
+    pg_version: int | None
     workers: int
     runs: int
-    existing: bool
     strategies: list[str]
     scenarios: list[str]
     lease_seconds: int
 
 
-def run(args: Arguments, queries: Path | None, seed: int, output_format: str, out: TextIO) -> None:
-    """Prove, print, raise CheckFailed (exit 1) when a scenario broke."""
-    from agentddl.checks.prove import ProveOptions, prove
-    from agentddl.checks.prove.report import WRITERS
+def run(args: Arguments, queries: Path | None, seed: int, output_format: str, out: TextIO) -> int:
+    """Prove, print, return the exit code; a broken scenario also names itself on stderr."""
+    from agentddl.checks.core.report import render
+    from agentddl.checks.prove import run as prove
+
+    request = _request(args, queries, seed)
+    with _progress_when_reported() as report_progress:
+        result = prove(request, progress=report_progress)
+    report = result.report()
+    render(report, output_format, out)
+    if not result.held:
+        print(f"agentddl: {len(result.broken)} scenarios broken: {', '.join(result.broken)}", file=sys.stderr)
+    return report.exit_code
+
+
+def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
+    from agentddl.checks.prove import ProveOptions, ProveRequest
+    from agentddl.generator.errors import AgentDDLError
     from agentddl.generator.profile import load_profile
 
-    if output_format not in WRITERS:
-        raise AgentDDLError(f"--format: must be one of {', '.join(WRITERS)}, not {output_format!r}")
-    options = ProveOptions(args.workers, args.runs, args.lease_seconds, seed, tuple(args.scenarios))
-    report = prove(
+    if args.profile is None:
+        raise AgentDDLError("prove needs --profile: the profile whose guarantees it proves")
+    prove_options = ProveOptions(args.workers, args.runs, args.lease_seconds, seed, tuple(args.scenarios))
+    return ProveRequest(
         load_profile(args.profile),
-        options=options,
+        prove_options,
         dsn=args.dsn,
-        existing=args.existing,
-        strategies=_strategies(args.strategies),
+        server=args.server,
+        pg_version=args.pg_version,
+        strategies=tuple(_strategies(args.strategies)),
         queries_text=_read(queries),
     )
-    WRITERS[output_format](report, out)
-    if not report.held:
-        broken = [f"{s.strategy}/{s.name}" for s in report.scenarios if not s.held]
-        raise CheckFailed(f"{len(broken)} scenarios broken: {', '.join(broken)}")
+
+
+@contextlib.contextmanager
+def _progress_when_reported() -> Iterator[Callable[[str], None]]:
+    """A progress callback that shows nothing until the library reports its first line
+    (the server was reached), so a usage or connection error stays the one line on stderr."""
+    with contextlib.ExitStack() as stack:
+        shown: list[Callable[[str], None]] = []
+
+        def report(message: str) -> None:
+            if shown:
+                shown[0](message)
+            else:
+                shown.append(stack.enter_context(progress(message)))
+
+        yield report
 
 
 def _strategies(names: list[str]) -> list[LockStrategy]:
+    from agentddl.generator.errors import AgentDDLError
     from agentddl.generator.profile import LockStrategy
 
     if "all" in names:
@@ -118,6 +159,8 @@ def _strategies(names: list[str]) -> list[LockStrategy]:
 
 
 def _read(path: Path | None) -> str | None:
+    from agentddl.generator.errors import AgentDDLError
+
     if path is None:
         return None
     try:

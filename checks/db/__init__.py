@@ -5,8 +5,9 @@
 - `PostgresServer.scratch_database()`: a throwaway database, dropped on any exit.
 - `connect(dsn, read_only=, settings=)`: the one way to open a connection.
 - `DatabaseError` / `error_line`: the one wording of connection and SQL failures.
-- `catalog`: the one catalog snapshot and diff; `install`, `alembic_run`: put a
-  profile's schema in a database; `runtime`: the named queries as production runs them;
+- `catalog`: the one catalog snapshot and diff (`declared`: a snapshot against the
+  model; `indexes`: the index facts hygiene rules judge); `install`, `alembic_run`: put
+  a profile's schema in a database; `runtime`: the named queries as production runs them;
   `seed`: synthetic rows at volume.
 """
 

@@ -1,163 +1,152 @@
-"""Read a schema back from pg_catalog, and compare it with the model that declared it.
+"""One catalog snapshot of a schema, and one diff of two snapshots.
 
-A snapshot is plain data (dicts of definitions as PostgreSQL prints them), so two
-databases reached by different paths (schema.sql vs alembic upgrade) compare with ==.
+`read_snapshot` reads every object of a schema from pg_catalog with the schema alone on
+the search path, so PostgreSQL prints the schema's own objects unqualified
+(`pg_get_indexdef`, `pg_get_constraintdef`, `pg_get_expr`, `pg_get_triggerdef`) and the
+same definition read from two databases, or from two schemas of different names,
+compares equal: the server has normalized both (casts, parentheses, `IN` lists as
+`= ANY`, operator classes), and structure is compared, not the text anyone wrote.
+
+`diff(expected, actual)` says what differs, object by object. Every comparison of two
+catalogs goes through these two: `verify --profile` (a live schema against a fresh
+install of the profile), `apply` (schema.sql against `alembic upgrade head`) and the
+migration tests.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import re
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
 
-from agentddl.checks.db.connect import connect
-from agentddl.generator.model import SchemaModel
-from agentddl.generator.model.types import Index, Table
+from agentddl.checks.db.catalog_queries import PRIVILEGE_QUERIES, PRIVILEGES, QUERIES, SCHEMA_PLACEHOLDER
+from agentddl.checks.db.rows import Connection, Row, fetch, session_settings
 
-_QUERIES: dict[str, str] = {
-    "relations": """
-        SELECT c.relname, c.relkind::text, coalesce(pg_get_partkeydef(c.oid), ''),
-               coalesce(array_to_string(c.reloptions, ','), ''), coalesce(obj_description(c.oid), ''),
-               coalesce(array_to_string(c.relacl, ','), ''), c.relrowsecurity
-        FROM pg_class c
-        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
-          AND c.relkind IN ('r','p','S','v','m')""",
-    "columns": """
-        SELECT c.relname || '.' || a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
-               coalesce(pg_get_expr(d.adbin, d.adrelid), ''), a.attidentity::text,
-               a.attcompression::text, coalesce(col_description(c.oid, a.attnum), '')
-        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-        LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace AND c.relkind IN ('r','p')
-          AND a.attnum > 0 AND NOT a.attisdropped AND NOT c.relispartition""",
-    "constraints": """
-        SELECT con.conname, c.relname, con.contype::text, pg_get_constraintdef(con.oid), con.convalidated
-        FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
-        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
-          AND NOT c.relispartition AND con.conparentid = 0""",
-    "indexes": """
-        SELECT i.relname, t.relname, pg_get_indexdef(i.oid), x.indisunique, x.indisvalid
-        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-        WHERE t.relnamespace = quote_ident(%(schema)s)::regnamespace AND NOT t.relispartition""",
-    # Structure, for compare_with_model: key columns in order (DESC marked, expressions as
-    # "(expression)"), method, partial or not; constraint columns and referenced columns.
-    "index_keys": """
-        SELECT i.relname, t.relname, am.amname, x.indisunique,
-               coalesce((to_jsonb(x) ->> 'indnullsnotdistinct')::boolean, false), x.indpred IS NOT NULL,
-               ARRAY(SELECT CASE WHEN k.attnum = 0 THEN '(expression)' ELSE a.attname::text END
-                            || CASE WHEN x.indoption[k.n - 1] & 1 = 1 THEN ' DESC' ELSE '' END
-                     FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k (attnum, n)
-                     LEFT JOIN pg_attribute AS a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
-                     WHERE k.n <= x.indnkeyatts ORDER BY k.n)
-        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-        JOIN pg_am am ON am.oid = i.relam
-        WHERE t.relnamespace = quote_ident(%(schema)s)::regnamespace AND NOT t.relispartition""",
-    "constraint_keys": """
-        SELECT con.conname, c.relname, con.contype::text,
-               ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, n)
-                     JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
-                     ORDER BY k.n),
-               coalesce(r.relname, ''),
-               ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY AS k (attnum, n)
-                     JOIN pg_attribute AS a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
-                     ORDER BY k.n),
-               con.confdeltype::text
-        FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
-        LEFT JOIN pg_class r ON r.oid = con.confrelid
-        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
-          AND NOT c.relispartition AND con.conparentid = 0
-          AND con.contype IN ('p', 'u', 'f')""",
-    "triggers": """
-        SELECT tg.tgname, pg_get_triggerdef(tg.oid) FROM pg_trigger tg JOIN pg_class c ON c.oid = tg.tgrelid
-        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace
-          AND NOT tg.tgisinternal AND tg.tgparentid = 0""",
-    "functions": """
-        SELECT p.proname, pg_get_function_identity_arguments(p.oid), md5(p.prosrc)
-        FROM pg_proc p WHERE p.pronamespace = quote_ident(%(schema)s)::regnamespace""",
-    "policies": """
-        SELECT pol.polname, c.relname, coalesce(pg_get_expr(pol.polqual, pol.polrelid), ''),
-               pol.polroles::regrole[]::text
-        FROM pg_policy pol JOIN pg_class c ON c.oid = pol.polrelid
-        WHERE c.relnamespace = quote_ident(%(schema)s)::regnamespace""",
-}
-
-
-def snapshot(dsn: str, schema: str) -> dict[str, dict[str, tuple[Any, ...]]]:
-    """Everything that defines the schema, keyed by kind then object name."""
-    result: dict[str, dict[str, tuple[Any, ...]]] = {}
-    with connect(dsn, autocommit=False) as connection:
-        for kind, sql in _QUERIES.items():
-            rows = connection.execute(sql, {"schema": schema}).fetchall()
-            result[kind] = {
-                f"{row[0]}|{row[1]}" if kind == "functions" else str(row[0]): tuple(row[1:])
-                for row in rows
-            }
-    return result
+Shape = tuple[tuple[str, Any], ...]  # (field, value) pairs, in query order
+KINDS = (*QUERIES, "privileges")
+_NOT_SHAPE = ("name", "table_name", "valid", "ddl")  # validity is compared on its own
 
 
 @dataclass(frozen=True)
-class Missing:
-    kind: str  # "constraint" | "index"
+class Snapshot:
+    """A schema's objects by kind then name (kinds: the keys of `QUERIES`), and the
+    privileges of the roles it was read for, by (role, object)."""
+
+    schema: str
+    objects: dict[str, dict[str, Shape]] = field(default_factory=dict)
+    tables_of: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> name -> table
+    valid: dict[str, dict[str, bool]] = field(default_factory=dict)  # indexes, constraints
+    ddl: dict[str, dict[str, str]] = field(default_factory=dict)  # how to create it, where known
+    # an object is a table's name, `FUNCTION f(args)`, `SEQUENCE s` or `SCHEMA` (the schema)
+    privileges: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+
+    def get(self, kind: str, name: str) -> Shape | None:
+        return self.objects.get(kind, {}).get(name)
+
+    def names(self, kind: str) -> set[str]:
+        return set(self.objects.get(kind, {}))
+
+
+def search_path(connection: Connection, schema: str) -> AbstractContextManager[None]:
+    """The schema alone on the search path (so its objects print unqualified), restored after."""
+    quoted = fetch(connection, "SELECT quote_ident(%(s)s) AS q", {"s": schema})[0]["q"]
+    return session_settings(connection, {"search_path": quoted})
+
+
+def read_snapshot(connection: Connection, schema: str, roles: Sequence[str] = ()) -> Snapshot:
+    """Every object of `schema`, and what each of `roles` may do to it and to its tables
+    (and their columns), sequences and functions. Only reads: fine on a read-only session."""
+    snapshot = Snapshot(schema)
+    params = {"schema": schema, "roles": list(roles), "privileges": list(PRIVILEGES)}
+    with search_path(connection, schema):
+        for kind, query in QUERIES.items():
+            _add(snapshot, kind, fetch(connection, query, params))
+        for query in PRIVILEGE_QUERIES:
+            for row in fetch(connection, query, params):
+                snapshot.privileges[(row["role"], row["object"])] = frozenset(row["granted"])
+    return snapshot
+
+
+def _add(snapshot: Snapshot, kind: str, rows: list[Row]) -> None:
+    for row in rows:
+        if "body" in row:  # function bodies are text as written: they name their schema
+            row["body"] = re.sub(rf"\b{re.escape(snapshot.schema)}\b", SCHEMA_PLACEHOLDER, row["body"])
+    snapshot.objects[kind] = {row["name"]: _shape(row) for row in rows}
+    snapshot.tables_of[kind] = {row["name"]: row["table_name"] for row in rows}
+    snapshot.valid[kind] = {row["name"]: row.get("valid", True) for row in rows}
+    snapshot.ddl[kind] = {row["name"]: row.get("ddl", "") for row in rows}
+
+
+def _shape(row: Row) -> Shape:
+    return tuple((key, value) for key, value in row.items() if key not in _NOT_SHAPE)
+
+
+class Change(NamedTuple):
+    """One field of an object that differs: its value in each snapshot."""
+
+    field: str
+    expected: Any
+    actual: Any
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One object that differs between two snapshots.
+
+    what: missing (only in expected), unexpected (only in actual), differs (a field of
+    its shape, see `changes`), validity (same shape; one is invalid or not validated).
+    Privileges are kind "privileges", named `role on object`.
+    """
+
+    kind: str
     name: str
-    table: str
-    detail: str
+    table: str  # the table it belongs to ('' for functions, the schema's privileges, ...)
+    what: Literal["missing", "unexpected", "differs", "validity"]
+    changes: tuple[Change, ...] = ()
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.table}.{self.name}: {self.detail}"
+        detail = "; ".join(f"{c.field}: {c.expected!r} -> {c.actual!r}" for c in self.changes)
+        return f"{self.kind} {self.name}: {self.what}" + (f" ({detail})" if detail else "")
 
 
-def compare_with_model(
-    model: SchemaModel, snap: dict[str, dict[str, tuple[Any, ...]]]
-) -> list[Missing]:
-    """Every constraint and index the model declares, present and valid in the catalog with
-    the declared structure: index method, uniqueness, key columns in order (with DESC),
-    partial or not; key and foreign key columns, referenced table and columns, ON DELETE.
-    (`agentddl verify --profile` compares full definitions against a reference install.)"""
-    problems: list[Missing] = []
-    for table in model.tables:
-        problems += _constraint_problems(table, snap)
-        for index in table.indexes:
-            problems += _index_problems(index, snap)
-    return problems
-
-
-_ON_DELETE = {"CASCADE": "c", "RESTRICT": "r", "NO ACTION": "a", "SET NULL": "n"}
-
-
-def _declared_constraints(table: Table) -> list[tuple[str, str, tuple[Any, ...] | None]]:
-    """(name, contype, expected key structure or None for CHECKs) of every declared constraint."""
-    found: list[tuple[str, str, tuple[Any, ...] | None]] = [
-        (table.pk_name, "p", (list(table.primary_key), "", [], " "))
-    ]
-    found += [(c.name, "c", None) for c in table.checks]
-    found += [
-        (fk.name, "f", (list(fk.columns), fk.ref_table, list(fk.ref_columns), _ON_DELETE[fk.on_delete]))
-        for fk in table.foreign_keys
-    ]
-    found += [(u.name, "u", (list(u.columns), "", [], " ")) for u in table.uniques]
+def diff(expected: Snapshot, actual: Snapshot, kinds: Collection[str] = KINDS) -> list[Difference]:
+    """What differs between two snapshots, kind by kind (in `kinds`), by name."""
+    found: list[Difference] = []
+    for kind in (k for k in KINDS if k in kinds):
+        found += _privileges(expected, actual) if kind == "privileges" else _objects(kind, expected, actual)
     return found
 
 
-def _constraint_problems(table: Table, snap: dict[str, dict[str, tuple[Any, ...]]]) -> list[Missing]:
-    problems: list[Missing] = []
-    for name, contype, structure in _declared_constraints(table):
-        found = snap["constraints"].get(name)
-        if not found or found[0] != table.name or found[1] != contype:
-            problems.append(Missing("constraint", name, table.name, "missing"))
-        elif not found[3]:
-            problems.append(Missing("constraint", name, table.name, "not validated"))
-        elif structure is not None and snap["constraint_keys"].get(name, ())[2:] != structure:
-            problems.append(Missing("constraint", name, table.name, f"differs: {found[2]}"))
-    return problems
+def _objects(kind: str, expected: Snapshot, actual: Snapshot) -> Iterator[Difference]:
+    wanted, got = expected.objects.get(kind, {}), actual.objects.get(kind, {})
+    for name in sorted(wanted.keys() | got.keys()):
+        table = (expected if name in wanted else actual).tables_of[kind][name]
+        if name not in got:
+            yield Difference(kind, name, table, "missing")
+        elif name not in wanted:
+            yield Difference(kind, name, table, "unexpected")
+        elif wanted[name] != got[name]:
+            yield Difference(kind, name, table, "differs", changes(wanted[name], got[name]))
+        elif (valid := expected.valid[kind][name]) != (now := actual.valid[kind][name]):
+            yield Difference(kind, name, table, "validity", (Change("valid", valid, now),))
 
 
-def _index_problems(index: Index, snap: dict[str, dict[str, tuple[Any, ...]]]) -> list[Missing]:
-    found, keys = snap["indexes"].get(index.name), snap["index_keys"].get(index.name)
-    if not found or not keys or found[0] != index.table:
-        return [Missing("index", index.name, index.table, "missing")]
-    if not found[3]:
-        return [Missing("index", index.name, index.table, "invalid (indisvalid = false)")]
-    declared_keys = ["(expression)" if c.startswith("(") else c.removesuffix(" ASC") for c in index.columns]
-    expected = (index.method, index.unique, index.nulls_not_distinct, index.where is not None, declared_keys)
-    if keys[1:] != expected:
-        return [Missing("index", index.name, index.table, f"differs from the model: {found[1]}")]
-    return []
+def changes(expected: Shape, actual: Shape) -> tuple[Change, ...]:
+    """Every field whose value differs, in the order the catalog query reads them."""
+    wanted = dict(expected)
+    return tuple(Change(key, wanted.get(key), value) for key, value in actual if wanted.get(key) != value)
+
+
+def _privileges(expected: Snapshot, actual: Snapshot) -> Iterator[Difference]:
+    wanted, got = expected.privileges, actual.privileges
+    for role, obj in sorted(wanted.keys() | got.keys()):
+        name = f"{role} on {obj}"
+        if (role, obj) not in got:
+            yield Difference("privileges", name, "", "missing")
+        elif (role, obj) not in wanted:
+            yield Difference("privileges", name, "", "unexpected")
+        elif wanted[(role, obj)] != got[(role, obj)]:
+            change = Change("granted", sorted(wanted[(role, obj)]), sorted(got[(role, obj)]))
+            yield Difference("privileges", name, "", "differs", (change,))

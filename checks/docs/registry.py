@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from functools import cache
 
+from agentddl.checks.audit.rules import all_rules as audit_rules
 from agentddl.checks.core.rules import Rule
 from agentddl.checks.lint.rules import all_rules as lint_rules
-from agentddl.checks.verify.registry import all_rules as verify_rules
+from agentddl.checks.prove.rules import all_rules as prove_rules
+from agentddl.checks.trace.rules import all_rules as trace_rules
+from agentddl.checks.verify.rules import all_rules as verify_rules
 
 FAMILY_TITLES = {
     "lint": "Lint (`agentddl lint`): a migration's SQL, statically",
@@ -21,7 +24,7 @@ FAMILY_TITLES = {
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class of every family, by code."""
-    found = [*lint_rules(), *verify_rules()]
+    found: list[type[Rule]] = [*lint_rules(), *verify_rules(), *trace_rules(), *audit_rules(), *prove_rules()]
     return tuple(sorted(found, key=lambda rule: rule.code))
 
 

@@ -192,17 +192,35 @@ def _check_runner(value: Any, where: _Where | str) -> Runner:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: {error}") from None
+
+
+def read_text(path: Path) -> str:
+    """A file the user named (config, SQL, revision) as UTF-8 text; one-line ConfigError
+    when it cannot be read or is not UTF-8."""
+    try:
+        data = path.read_bytes()
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    return decode(data, str(path))
+
+
+def decode(data: bytes, where: str) -> str:
+    """`data` as UTF-8 text; a ConfigError naming the line of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        byte = data[error.start]
+        raise ConfigError(f"{where}:{line}: not UTF-8 text (byte 0x{byte:02x}); save it as UTF-8") from None
 
 
 def _locate_key(path: Path, key: str) -> tuple[int, int]:
     """Best-effort line and column of `key` in the file (tomllib gives no positions)."""
     pattern = re.compile(rf'(^|[\s{{,])"?{re.escape(key)}"?\s*=')
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         match = pattern.search(line)
         if match:
             return number, match.start() + len(match.group(1)) + 1

@@ -10,7 +10,6 @@ from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.rules import all_rules
 from agentddl.checks.lint.suppress import Suppression, attach_to_statements, find_suppressions
 from agentddl.checks.lint.types import Context, Finding, Rule, Severity, Statement, Violation
-from agentddl.checks.pg.source import SourceMap
 from agentddl.checks.pg.walk import Migration, SyntaxProblem, walk
 
 SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
@@ -38,7 +37,7 @@ def lint_migration(
     spans = [_statement_lines(s) for s, _ in migration.steps if not s.in_do_block]
     suppressions = attach_to_statements(find_suppressions(migration.text, migration.source), spans)
     findings = _apply_suppressions(raw, suppressions, migration.file, rules)
-    return sorted(findings, key=lambda f: (f.line, f.column, f.code))
+    return sorted(findings, key=lambda f: (f.line or 0, f.column or 0, f.code))
 
 
 @dataclass(frozen=True)
@@ -52,8 +51,9 @@ class _Enabled:
     def finding(self, file: str, position: tuple[int, int], violation: Violation) -> Finding:
         severity = self.severity if self.configured else violation.severity or self.severity
         line, column = position
-        rule = self.rule
-        return Finding(file, line, column, rule.code, rule.name, severity, violation.message, violation.help)
+        return self.rule.finding(
+            violation.message, violation.fix, severity=severity, file=file, line=line, column=column
+        )
 
 
 def _syntax_findings(migration: Migration, error: SyntaxProblem, rules: dict[str, _Enabled]) -> list[Finding]:
@@ -114,7 +114,7 @@ def _apply_suppressions(
     kept = []
     for finding, statement in raw:
         first, last = _statement_lines(statement)
-        hits = [i for i, s in enumerate(suppressions) if s.covers(finding.rule, first, last)]
+        hits = [i for i, s in enumerate(suppressions) if s.covers(finding.name, first, last)]
         used.update(hits)
         if not hits:
             kept.append(finding)
@@ -162,8 +162,3 @@ def _unused_names(suppression: Suppression, rules: dict[str, _Enabled]) -> str:
         return "unknown rule " + ", ".join(unknown)
     enabled = [name for name in suppression.rules if name in rules]
     return "no " + ", ".join(enabled) + " finding here" if enabled else ""
-
-
-def source_map(text: str) -> SourceMap:
-    """A SourceMap for reporters that need to print a finding's line."""
-    return SourceMap(text)

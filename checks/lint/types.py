@@ -47,11 +47,11 @@ __all__ = ["Context", "Finding", "RelationName", "Rule", "Runner", "Severity", "
 
 @dataclass(frozen=True)
 class Violation:
-    """What a rule reports; the framework adds file, line, code and (unless the rule
-    chose one for this case) severity."""
+    """What a rule's check yields; the engine makes it a `Finding` with `Rule.finding`,
+    adding file, line, column and (unless the rule chose one for this case) severity."""
 
     message: str  # the consequence, one sentence: "Building this index blocks writes to t."
-    help: str  # the action, one sentence: "Use CREATE INDEX CONCURRENTLY outside a transaction."
+    fix: str  # the action, one sentence: "Use CREATE INDEX CONCURRENTLY outside a transaction."
     location: int | None = None  # character offset inside the statement's sql, if narrower
     severity: Severity | None = None  # None: the rule's; a configured severity wins over both
 

@@ -1,9 +1,11 @@
 """`agentddl prove`: the schema's guarantees under concurrent workers and crashes.
 
-prove() installs a profile's schema (or takes one already in a database), starts worker
-processes that run only the named queries of queries.sql, drives seven scenarios (claim
-race, crash mid-step, stale writer, idempotency, outbox, tenant isolation, version
-races) and reports each as held or broken, from what it observed.
+run(ProveRequest) installs a profile's schema in a scratch database (or takes the one
+already in a database), starts worker processes that run only the named queries of
+queries.sql, drives seven scenarios (claim race, crash mid-step, stale writer,
+idempotency, outbox, tenant isolation, version races), one guarantee each (the rules
+ADP101..ADP107), and returns each as held or broken, from what it observed;
+`ProveResult.report()` is its report in every format.
 
 The names below are imported on first use: a worker process imports
 agentddl.checks.prove.worker, and should not pay for the coordinator's modules.
@@ -15,22 +17,32 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentddl.checks.prove.options import ProveOptions
+    from agentddl.checks.prove.options import ProveOptions, ProveRequest
     from agentddl.checks.prove.pool import Pool
-    from agentddl.checks.prove.result import ProveReport, ScenarioResult
-    from agentddl.checks.prove.run import prove, prove_model
+    from agentddl.checks.prove.result import ProveResult, ScenarioResult
+    from agentddl.checks.prove.runner import prove_model, run
     from agentddl.checks.prove.scenarios import SCENARIOS
 
 _HOMES = {
     "ProveOptions": "options",
+    "ProveRequest": "options",
     "Pool": "pool",
-    "ProveReport": "result",
+    "ProveResult": "result",
     "ScenarioResult": "result",
-    "prove": "run",
-    "prove_model": "run",
+    "run": "runner",
+    "prove_model": "runner",
     "SCENARIOS": "scenarios",
 }
-__all__ = ["SCENARIOS", "Pool", "ProveOptions", "ProveReport", "ScenarioResult", "prove", "prove_model"]
+__all__ = [
+    "SCENARIOS",
+    "Pool",
+    "ProveOptions",
+    "ProveRequest",
+    "ProveResult",
+    "ScenarioResult",
+    "prove_model",
+    "run",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -23,7 +23,9 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
+from agentddl.checks.db.connect import error_line
 from agentddl.checks.db.runtime import TENANT_SETTING, Role
+from agentddl.checks.prove.sessions import open_session
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
@@ -41,9 +43,7 @@ class Observer:
         self.model = model
         self.profile = model.profile
         self.tenant_column = model.profile.tenancy.column
-        self.conn: psycopg.Connection[Row] = psycopg.connect(
-            dsn, autocommit=True, row_factory=dict_row, application_name="agentddl-prove-coordinator"
-        )
+        self.conn: psycopg.Connection[Row] = open_session(dsn, "coordinator", row_factory=dict_row)
         self._home = sql.SQL("SET ROLE {}").format(sql.Identifier(self.profile.role("owner")))
         self.check_roles()
 
@@ -90,10 +90,10 @@ class Observer:
                     pass
             except psycopg.Error as error:
                 self.conn.close()
-                first = (str(error).strip().splitlines() or [""])[0]
                 raise AgentDDLError(
                     f"prove runs each query as its production role, and cannot SET ROLE "
-                    f"{self.profile.role(kind)}: {first} (connect as a member of the schema's roles)"
+                    f"{self.profile.role(kind)}: {error_line(error)} "
+                    "(connect as a member of the schema's roles)"
                 ) from error
 
     def refuse_live(self, what: tuple[tuple[str, str, str], ...]) -> None:

@@ -1,8 +1,11 @@
-"""How hard prove drives the schema; each scenario's size follows from workers and runs."""
+"""What prove proves, where (`ProveRequest`), and how hard (`ProveOptions`: each
+scenario's size follows from workers and runs)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from agentddl.generator.profile import LockStrategy, Profile
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,20 @@ class ProveOptions:
         """Nothing moved for this long: what is left is stuck (a lease must have expired
         and been taken over well within it)."""
         return self.stall if self.stall is not None else max(6.0, 3.0 * self.lease_seconds + 3.0)
+
+
+@dataclass(frozen=True)
+class ProveRequest:
+    """One prove run. Where: `dsn`, the database to prove in (the schema already there:
+    prove writes only its own tagged runs and tenants, refuses a database with live work,
+    and deletes what it wrote); else `server`, a server where a scratch database gets a
+    fresh install of the profile's schema; else an embedded server (`pg_version`: its
+    major; default: the profile's engine version when installed, else the newest)."""
+
+    profile: Profile
+    options: ProveOptions = field(default_factory=ProveOptions)
+    dsn: str | None = None
+    server: str | None = None
+    pg_version: int | None = None
+    strategies: tuple[LockStrategy, ...] = ()  # one schema variant each; none: the profile's own
+    queries_text: str | None = None  # a queries.sql to run instead of the rendered one

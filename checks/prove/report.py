@@ -1,61 +1,76 @@
-"""Reporters: text (rich, for people) and json (stable keys, for machines).
+"""A prove result as a `core.report.Report`: the facts of the run, one finding per broken
+scenario, and prove's own tables (every scenario with its verdict and counts, then the
+totals) for text and markdown. Every format comes from `core.report.render`.
 
-json: {"run": {...what was proven}, "scenarios": [{"name", "strategy", "held", <counts>,
-"violations", "seconds"}], "totals": {duplicate_effects, lost_runs, stuck_runs,
-stale_writes_accepted, lost_outbox, duplicate_deliveries, runs_completed, seconds}}.
+JSON: {"tool": "prove", <the run's facts>, "run": {...}, "scenarios": [{"name",
+"strategy", "held", <counts>, "violations", "seconds"}], "totals": {duplicate_effects,
+lost_runs, stuck_runs, stale_writes_accepted, lost_outbox, duplicate_deliveries,
+runs_completed, seconds}, "findings": [...], "summary": {...}}.
 """
 
 from __future__ import annotations
 
-import json
-from typing import TextIO
-
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from agentddl.checks.prove.result import ProveReport, ScenarioResult
+from agentddl.checks.core.report import Report
+from agentddl.checks.prove.result import ProveResult, ScenarioResult
+from agentddl.checks.prove.rules import all_rules
 
-FORMATS = ("text", "json")
 HIDDEN = {"errors", "worker_failures"}  # shown only when not zero
 
 
-def write_json(report: ProveReport, out: TextIO) -> None:
-    json.dump(report.to_json(), out, indent=2, default=str)
-    out.write("\n")
-
-
-def write_text(report: ProveReport, out: TextIO) -> None:
-    console = Console(file=out, width=120, highlight=False, soft_wrap=False)
-    run = report.run
-    console.print(
-        f"prove {run['profile']}: PostgreSQL {', '.join(map(str, run['postgres']))}, "
-        f"{run['workers']} workers, {run['runs']} runs"
+def build_report(result: ProveResult) -> Report:
+    facts = result.run_facts()
+    return Report(
+        tool="prove",
+        findings=result.findings(),
+        rules=all_rules(),
+        about=facts,
+        details=result.to_json(),
+        text_body=lambda console: write_table(result, console),
+        markdown_body=lambda: markdown_table(result),
+        summary=summary(result),
+        failed=not result.held,
     )
+
+
+def summary(result: ProveResult) -> str:
+    total = len(result.scenarios)
+    held = total - len(result.broken)
+    if result.held:
+        return f"prove: every scenario held ({held}/{total})."
+    return f"prove: {len(result.broken)} scenarios BROKEN ({held}/{total}): {', '.join(result.broken)}."
+
+
+def write_table(result: ProveResult, console: Console) -> None:
+    """Every scenario with its verdict and counts, then the totals."""
     table = Table(show_lines=False)
     for column in ("strategy", "scenario", "verdict", "counts", "s"):
         table.add_column(column, overflow="fold")
-    for scenario in report.scenarios:
+    for scenario in result.scenarios:
         verdict = "[green]held[/green]" if scenario.held else "[bold red]BROKEN[/bold red]"
-        table.add_row(scenario.strategy, scenario.name, verdict, _counts(scenario), f"{scenario.seconds:.1f}")
+        table.add_row(
+            scenario.strategy, scenario.name, verdict, escape(_counts(scenario)), f"{scenario.seconds:.1f}"
+        )
     console.print(table)
-    for scenario in report.scenarios:
-        for violation in scenario.violations:
-            console.print(f"[red]{scenario.strategy} {scenario.name}: {violation}[/red]")
-    console.print(_totals(report), soft_wrap=True)
+    console.print(escape(_totals(result)), soft_wrap=True)
+
+
+def markdown_table(result: ProveResult) -> str:
+    rows = ["| strategy | scenario | verdict | counts | s |", "|---|---|---|---|---|"]
+    for s in result.scenarios:
+        verdict = "held" if s.held else "**BROKEN**"
+        rows.append(f"| {s.strategy} | {s.name} | {verdict} | {_counts(s)} | {s.seconds:.1f} |")
+    return "\n".join(rows) + "\n\n" + _totals(result).replace("\n", "  \n") + "\n"
 
 
 def _counts(scenario: ScenarioResult) -> str:
     return " ".join(f"{k}={v}" for k, v in scenario.counts.items() if k not in HIDDEN or v)
 
 
-def _totals(report: ProveReport) -> str:
-    totals = report.to_json()["totals"]
-    throughput = report.to_json()["run"]["runs_per_second"]
+def _totals(result: ProveResult) -> str:
+    totals = result.totals()
     words = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in totals.items() if k != "seconds")
-    held = sum(1 for s in report.scenarios if s.held)
-    verdict = "every scenario held" if report.held else f"{len(report.scenarios) - held} scenarios BROKEN"
-    verdict += f" ({held}/{len(report.scenarios)})"
-    return f"totals: {words}\n{totals['seconds']} s, {throughput} runs/s: {verdict}"
-
-
-WRITERS = {"text": write_text, "json": write_json}
+    return f"totals: {words}\n{totals['seconds']} s, {result.run_facts()['runs_per_second']} runs/s"

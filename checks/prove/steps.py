@@ -15,6 +15,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from agentddl.checks.db.connect import error_line
 from agentddl.checks.prove.worker import Row, WorkerContext
 
 EXPIRE_BATCH = 50
@@ -60,7 +61,7 @@ def claim_within(w: WorkerContext, tenant: Any | None, seconds: float) -> Row | 
 
 def failed(w: WorkerContext, what: str, error: psycopg.Error) -> None:
     """A named query raised: roll back, journal the SQLSTATE."""
-    w.journal.write("error", what=what, sqlstate=error.sqlstate, message=str(error).splitlines()[0][:300])
+    w.journal.write("error", what=what, sqlstate=error.sqlstate, message=error_line(error)[:300])
     w.reconnect_if_broken()
 
 

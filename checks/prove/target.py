@@ -1,28 +1,35 @@
-"""Where prove runs: a scratch database it installs the schema into, a DSN's empty
-database (installed, and the schema dropped again afterwards), or `existing`: the schema
-already in a database, proven in place.
+"""Where prove runs: the schema already in the database `--dsn` names, proven in place;
+else a scratch database with a fresh install of the profile's schema, on `--server` or
+on an embedded server.
 
 In place, prove writes only rows it can find again (runs of kind 'agentddl.prove',
 tenants named 'agentddl-prove ...') and deletes them when it is done. Its workers claim
 runs and relay messages across tenants, so it refuses a database where anything is live:
 queued, running or waiting runs, active attempts, undelivered messages (a copy of
 production with its workers stopped is the place for it).
+
+Either way the server must be at least the profile's engine version: the schema and
+its queries use what that version has.
 """
 
 from __future__ import annotations
 
+import abc
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
-from psycopg import sql
 
-from agentddl.checks.db import PostgresServer, open_server
+from agentddl.checks.core.progress import Progress
+from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
 from agentddl.checks.db.install import install_schema
-from agentddl.checks.db.server import connect, describe_dsn
+from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.prove.observe import Observer
+from agentddl.checks.prove.options import ProveRequest
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
+from agentddl.generator.profile import Profile
 
 LIVE_ROWS = (
     ("runs", "status IN ('queued', 'running', 'waiting')", "live runs"),
@@ -31,56 +38,93 @@ LIVE_ROWS = (
 )
 
 
+class Target(abc.ABC):
+    """A server prove works on; `database(model)` is the database one variant is
+    proven in, for a with-block."""
+
+    def __init__(self, version: int, where: str, progress: Progress) -> None:
+        self.version, self.where, self.progress = version, where, progress
+
+    def require_engine(self, model: SchemaModel) -> None:
+        require_engine(model.profile, self.version, self.where)
+
+    @abc.abstractmethod
+    def database(self, model: SchemaModel) -> contextlib.AbstractContextManager[str]:
+        """The database `model`'s schema is proven in, for a with-block."""
+
+
+class InPlace(Target):
+    """The schema already in `dsn`."""
+
+    def __init__(self, dsn: str, progress: Progress) -> None:
+        super().__init__(PostgresServer(dsn).version, describe_dsn(dsn), progress)
+        self.dsn = dsn
+
+    @contextlib.contextmanager
+    def database(self, model: SchemaModel) -> Iterator[str]:
+        self.require_engine(model)
+        with connect(self.dsn) as conn:
+            if not _schema_exists(conn, model.schema):
+                raise AgentDDLError(f"{self.where} has no schema {model.schema!r} to prove")
+        observer = Observer(self.dsn, model)
+        try:
+            observer.cleanup()  # what an interrupted earlier prove left
+            observer.refuse_live(LIVE_ROWS)
+        except AgentDDLError as error:
+            raise AgentDDLError(f"{self.where}: {error}") from error
+        finally:
+            observer.close()
+        self.progress(f"{model.profile.lock_strategy.value}: proving {model.schema} in {self.where} in place")
+        yield self.dsn
+
+
+class Scratch(Target):
+    """A scratch database per variant on `server`, the profile's schema installed."""
+
+    def __init__(self, server: PostgresServer, progress: Progress) -> None:
+        super().__init__(server.version, f"the server at {describe_dsn(server.admin_dsn)}", progress)
+        self.server = server
+
+    @contextlib.contextmanager
+    def database(self, model: SchemaModel) -> Iterator[str]:
+        self.require_engine(model)
+        strategy = model.profile.lock_strategy.value
+        self.progress(f"{strategy}: installing the schema into a scratch database on {self.where}")
+        with self.server.scratch_database() as scratch:
+            try:
+                with connect(scratch) as conn:
+                    install_schema(conn, model)
+            except psycopg.Error as error:
+                raise database_error(error, f"installing the schema into {describe_dsn(scratch)}") from error
+            yield scratch
+
+
+def require_engine(profile: Profile, version: int, where: str) -> None:
+    """A server older than the profile's engine cannot run its schema and queries."""
+    wanted = profile.engine.version
+    if version < wanted:
+        raise AgentDDLError(
+            f"profile {profile.name!r} targets PostgreSQL {wanted}, but {where} runs PostgreSQL "
+            f"{version}: prove on PostgreSQL {wanted} or newer (--pg-version {wanted}, --server or "
+            "--dsn), or lower the profile's engine.version"
+        )
+
+
 @contextlib.contextmanager
-def prove_database(model: SchemaModel, dsn: str | None, existing: bool) -> Iterator[tuple[str, int]]:
-    """(dsn of the database to prove, server major) for the block."""
-    if existing:
-        if dsn is None:
-            raise AgentDDLError("--existing proves the schema in a database you name: pass --dsn")
-        yield _existing(model, dsn), PostgresServer(dsn).version
+def prove_target(request: ProveRequest, progress: Progress) -> Iterator[Target]:
+    """The request's target for the block (an embedded server started here is stopped
+    at its end)."""
+    if request.dsn is not None:
+        yield InPlace(request.dsn, progress)
         return
-    if dsn is not None:
-        with _installed_into(model, dsn):
-            yield dsn, PostgresServer(dsn).version
-        return
-    version = model.profile.engine.version
-    with open_server(None, prefer=version) as server, server.scratch_database() as scratch:
-        with connect(scratch) as conn:
-            install_schema(conn, model)
-        yield scratch, server.version
+    engine = request.profile.engine.version
+    if request.pg_version is not None and request.server is None:  # before starting it
+        where = f"the embedded server (--pg-version {request.pg_version})"
+        require_engine(request.profile, request.pg_version, where)
+    with scratch_server(request.server, None, request.pg_version, prefer=engine) as server:
+        yield Scratch(server, progress)
 
 
-def _schema_exists(conn: psycopg.Connection[tuple[object, ...]], schema: str) -> bool:
+def _schema_exists(conn: psycopg.Connection[Any], schema: str) -> bool:
     row = conn.execute("SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = %s)", [schema]).fetchone()
     return bool(row and row[0])
-
-
-@contextlib.contextmanager
-def _installed_into(model: SchemaModel, dsn: str) -> Iterator[None]:
-    with connect(dsn) as conn:
-        if _schema_exists(conn, model.schema):
-            raise AgentDDLError(
-                f"{describe_dsn(dsn)} already has a schema {model.schema!r}: prove it in place with "
-                "--existing, or point --dsn at an empty database"
-            )
-        install_schema(conn, model)
-    try:
-        yield
-    finally:  # the database is left as empty as it was (the cluster-wide roles stay)
-        with connect(dsn) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(model.schema)))
-
-
-def _existing(model: SchemaModel, dsn: str) -> str:
-    with connect(dsn) as conn:
-        if not _schema_exists(conn, model.schema):
-            raise AgentDDLError(f"{describe_dsn(dsn)} has no schema {model.schema!r} to prove")
-    observer = Observer(dsn, model)
-    try:
-        observer.cleanup()  # what an interrupted earlier prove left
-        observer.refuse_live(LIVE_ROWS)
-    except AgentDDLError as error:
-        raise AgentDDLError(f"{describe_dsn(dsn)}: {error}") from error
-    finally:
-        observer.close()
-    return dsn

@@ -25,6 +25,8 @@ from psycopg.rows import dict_row
 
 from agentddl.checks.db.runtime import Runtime, load_queries
 from agentddl.checks.prove.journal import Journal
+from agentddl.checks.prove.sessions import open_session
+from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
 Row = dict[str, Any]
@@ -69,11 +71,12 @@ class WorkerContext:
         self._runtimes: dict[Any, Runtime] = {}
 
     def _connect(self) -> psycopg.Connection[Row]:
-        return psycopg.connect(
+        return open_session(
             self.setup.dsn,
+            str(self.slot),
+            autocommit=False,
             row_factory=dict_row,
-            application_name=f"agentddl-prove-{self.slot}",
-            options="-c statement_timeout=60s",
+            settings={"statement_timeout": "60s"},
         )
 
     def reconnect_if_broken(self) -> None:
@@ -166,6 +169,9 @@ def _reconfigure(
         return None
     try:
         worker = WorkerContext(message, slot, pipe, stop, go)
+    except AgentDDLError as error:  # the database refused the connection: its one line
+        pipe.send(("failed", str(error)))
+        return None
     except Exception:
         pipe.send(("failed", traceback.format_exc(limit=4)))
         return None

@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 from psycopg.pq import TransactionStatus
 
+from agentddl.checks.db import connect, error_line
 from agentddl.checks.pg.lockmodes import RUNTIME_NEEDS, blocked_kinds, strongest
 from agentddl.checks.trace import snapshot
 from agentddl.checks.trace.source import MigrationFile, PlannedStatement
@@ -84,7 +85,7 @@ class Tracer:
         return self.timed
 
     def _run_file(self, migration: MigrationFile) -> None:
-        with psycopg.connect(self.dsn, autocommit=True) as conn:
+        with connect(self.dsn) as conn:
             self.watcher.pid = conn.info.backend_pid
             tx: _Transaction | None = None
             for statement in migration.statements:
@@ -228,6 +229,7 @@ class Tracer:
             line=statement.line,
             sql=statement.sql,
             in_transaction=in_transaction,
+            column=statement.column or None,
             lock_timeout_ms=before.settings.get("lock_timeout", 0),
             statement_timeout_ms=before.settings.get("statement_timeout", 0),
         )
@@ -313,12 +315,6 @@ def _execute(conn: Conn, what: PlannedStatement | str) -> str | None:
     except psycopg.Error as error:
         return f"{error.sqlstate or 'ERROR'}: {error_line(error)}"
     return None
-
-
-def error_line(error: psycopg.Error) -> str:
-    """PostgreSQL's primary message, else the first line of what psycopg says."""
-    text = error.diag.message_primary or str(error).strip() or type(error).__name__
-    return text.splitlines()[0]
 
 
 def _dropped_index(oid: int, before: snapshot.Snapshot, after: snapshot.Snapshot) -> bool:

@@ -5,21 +5,20 @@ files, or both), and optionally seeded rows. The target database is never touche
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from agentddl.checks.db import PostgresServer
+from agentddl.checks.core.progress import Progress
+from agentddl.checks.db import DatabaseError, PostgresServer, connect, database_error, error_line
 from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.seed.load import Progress as SeedProgress
 from agentddl.checks.db.seed.load import seed_model
-from agentddl.checks.trace.execute import error_line, run_statement
+from agentddl.checks.trace.execute import run_statement
 from agentddl.checks.trace.source import PlannedStatement, load_migrations
-from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
-
-Progress = Callable[[str, int], None]
 
 
 @contextlib.contextmanager
@@ -34,25 +33,31 @@ def scratch_with_schema(
     try:
         dsn = server.create_database()
     except psycopg.Error as error:
-        raise AgentDDLError(
-            f"cannot create the scratch database (trace needs CREATEDB): {error_line(error)}"
-        ) from None
+        raise database_error(error, "cannot create the scratch database (trace needs CREATEDB)") from None
     try:
         _install(dsn, model, schema_files, server.version)
         if rows and model is not None:
-            seed_model(dsn, model, events=rows, progress=progress)
+            seed_model(dsn, model, events=rows, progress=_seeding(progress))
         yield dsn
     finally:
         server.drop_database(dsn)
 
 
+def _seeding(progress: Progress | None) -> SeedProgress | None:
+    """The seeder reports (stage, rows so far); the caller gets one line of text."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda stage, count: report(f"seeding {stage}: {count:,} rows")
+
+
 def _install(dsn: str, model: SchemaModel | None, schema_files: list[Path], version: int) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with connect(dsn) as conn:
         if model is not None:
             try:
                 install_schema(conn, model)
             except psycopg.Error as error:
-                raise AgentDDLError(
+                raise DatabaseError(
                     f"the {model.profile.name!r} profile's schema (engine.version "
                     f"{model.profile.engine.version}) does not install on PostgreSQL {version}: "
                     f"{error_line(error)}"
@@ -70,6 +75,6 @@ def _run_setup(conn: psycopg.Connection[Any], statement: PlannedStatement) -> No
     except psycopg.Error as error:
         position = error.diag.statement_position  # 1-based, in the statement's SQL
         where = statement.where(int(position) if position else None)
-        raise AgentDDLError(
+        raise DatabaseError(
             f"{where}: the schema SQL failed on the scratch database: {error_line(error)}"
         ) from None

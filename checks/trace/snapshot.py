@@ -16,6 +16,8 @@ from typing import Any
 
 import psycopg
 
+from agentddl.checks.db import connect
+
 _USER_FILTER = """
   c.relkind IN ('r', 'i', 'm', 'p', 'I')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
@@ -85,7 +87,7 @@ def take(conn: Conn, shared_scans: bool = False) -> Snapshot:
 
 def existing(dsn: str) -> dict[int, tuple[str, int]]:
     """Every relation before the migration runs: oid -> (name, bytes in its main fork)."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with connect(dsn) as conn:
         return {oid: (name, size) for oid, name, size in conn.execute(SIZES_SQL).fetchall()}
 
 

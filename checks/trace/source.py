@@ -1,8 +1,9 @@
 """Migrations -> the statements `trace` runs, in order, with their transaction structure.
 
-SQL files are split by the linter's walker (psql scripts, goose/dbmate up sections,
-BEGIN/COMMIT blocks), Alembic revisions are rendered by the linter's offline mode (what
-`alembic upgrade --sql` prints, with each statement mapped back to its `op.*` line).
+Read through the PostgreSQL-semantics layer (agentddl.checks.pg), as lint reads them:
+SQL files are split by its walker (psql scripts, goose/dbmate up sections, BEGIN/COMMIT
+blocks), Alembic revisions are rendered by its offline mode (what `alembic upgrade
+--sql` prints, with each statement mapped back to its `op.*` line).
 Statements inside DO blocks run as part of the DO; Alembic's own alembic_version
 bookkeeping is left out, in revisions and in `alembic upgrade --sql` output alike (the
 scratch database has no version table, and a one-row write locks nothing that matters).
@@ -62,6 +63,7 @@ class MigrationFile:
 
     path: Path
     statements: list[PlannedStatement]
+    text: str = ""  # the file as read (a revision: its Python source), to show a finding's line
 
 
 def load_migrations(paths: list[Path], pg_version: int) -> list[MigrationFile]:
@@ -115,27 +117,31 @@ def _sql_file(path: Path, pg_version: int) -> MigrationFile:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise AgentDDLError(f"{path}: cannot read: {error}") from None
-    return MigrationFile(path, _statements(text, str(path), pg_version, "psql", {}))
+    return MigrationFile(path, _statements(text, str(path), pg_version, "psql", {}), text)
 
 
 def _revision(path: Path, pg_version: int) -> MigrationFile:
-    _compiles(path)
+    source = _read_revision(path)
     (result,) = alembic_offline.offline_sql([path])
     if result.error is not None:
         raise AgentDDLError(
             f"{path}:{result.error_line}: Alembic cannot render this revision: {result.error}"
         )
-    return MigrationFile(path, _statements(result.sql, str(path), pg_version, "alembic", result.markers))
+    statements = _statements(result.sql, str(path), pg_version, "alembic", result.markers)
+    return MigrationFile(path, statements, source)
 
 
-def _compiles(path: Path) -> None:
-    """A revision that is not valid Python: where Python says, not 'not a revision'."""
+def _read_revision(path: Path) -> str:
+    """The revision's source; one that is not valid Python fails where Python says, not
+    with 'not a revision'."""
     try:
-        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        source = path.read_text(encoding="utf-8")
+        compile(source, str(path), "exec")
     except (OSError, UnicodeDecodeError) as error:
         raise AgentDDLError(f"{path}: cannot read: {error}") from None
     except SyntaxError as error:
         raise AgentDDLError(f"{path}:{error.lineno or 1}:{error.offset or 1}: {error.msg}") from None
+    return source
 
 
 def _statements(

@@ -1,11 +1,9 @@
-"""What `agentddl trace` observed: one record per migration statement, and the whole run."""
+"""What `agentddl trace` observed: one record per migration statement, and the workload."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-
-from agentddl.checks.core.findings import Finding
 
 
 @dataclass(frozen=True, order=True)
@@ -25,6 +23,7 @@ class StatementTrace:
     line: int
     sql: str
     in_transaction: bool  # inside the migration's own BEGIN..COMMIT (or one the runner adds)
+    column: int | None = None  # 1-based; None for an Alembic revision's op.* line
     locks: list[HeldLock] = field(default_factory=list)
     waited_for: list[HeldLock] = field(default_factory=list)  # locks it queued for, not granted
     rewritten: list[str] = field(default_factory=list)
@@ -90,18 +89,3 @@ class Throughput:
             "connections": self.connections,
             "errors": self.errors,
         }
-
-
-@dataclass
-class TraceResult:
-    """Every statement's trace, the findings judged from them, and the workload's numbers."""
-
-    server_version: int
-    statements: list[StatementTrace] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    throughput: Throughput | None = None
-    existing: set[str] = field(default_factory=set)  # relations that existed before the migration
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if any(f.is_error for f in self.findings) else 0

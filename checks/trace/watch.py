@@ -19,6 +19,8 @@ from typing import Any
 
 import psycopg
 
+from agentddl.checks.db import connect
+
 SAMPLE_SECONDS = 0.004
 LOCKS_SQL = """
 SELECT relation::int8, mode, granted FROM pg_locks
@@ -47,7 +49,7 @@ class LockWatcher:
     """Samples pg_locks of `pid` (the migrating session) and lock waits of `workload_pids`."""
 
     def __init__(self, dsn: str) -> None:
-        self._conn: psycopg.Connection[Any] = psycopg.connect(dsn, autocommit=True)
+        self._conn: psycopg.Connection[Any] = connect(dsn)
         self.samples = Samples()
         self.pid: int | None = None
         self.granted_too = False

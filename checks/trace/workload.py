@@ -24,8 +24,8 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from agentddl.checks.db import DatabaseError, connect
 from agentddl.checks.db.runtime import Runtime, load_queries
-from agentddl.checks.trace.execute import error_line
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
@@ -82,14 +82,13 @@ class Workload:
 
     def _worker(self, number: int, ready: threading.Barrier) -> None:
         try:
-            conn = psycopg.connect(
+            conn = connect(
                 self.dsn,
-                autocommit=True,
                 row_factory=dict_row,
-                options=f"-c statement_timeout={WORKLOAD_STATEMENT_TIMEOUT_MS}",
+                settings={"statement_timeout": str(WORKLOAD_STATEMENT_TIMEOUT_MS)},
             )
-        except psycopg.Error as error:
-            self._failure = error_line(error)
+        except DatabaseError as error:
+            self._failure = str(error)
             ready.abort()
             return
         with conn:
@@ -215,7 +214,7 @@ def _make_tenant(dsn: str, model: SchemaModel) -> Any | None:
     insert = sql.SQL("INSERT INTO {}.tenants ({}, name) VALUES (%s, 'agentddl trace')").format(
         sql.Identifier(model.schema), sql.Identifier(column)
     )
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with connect(dsn) as conn:
         conn.execute(insert, [tenant])
     return tenant
 

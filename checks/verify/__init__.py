@@ -1,17 +1,26 @@
-"""`agentddl verify`: a live schema's invariants, read from pg_catalog.
+"""`agentddl verify`: a live schema's invariants, read from pg_catalog; and `agentddl
+apply`: a profile installed two ways (schema.sql, Alembic), proven to land the same.
 
-Library use (e.g. by `audit`): every function takes an open psycopg connection and a
-schema name and returns `agentddl.checks.core.findings.Finding`s.
+Library use: `run(VerifyRequest(dsn=..., profile=...)).report()`; `run_apply(ApplyRequest(
+profile=...)).report()`. The rule functions below take an open connection and a schema
+name and return `agentddl.checks.core.findings.Finding`s (e.g. `index_findings`, which
+`audit` receives from the command line).
 """
 
 from __future__ import annotations
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.run import generic_findings, make_context, rule_infos, run_one, run_rules
+from agentddl.checks.verify.apply import ApplyRequest, ApplyResult, run_apply
+from agentddl.checks.verify.engine import generic_findings, make_context, run_one, run_rules
+from agentddl.checks.verify.session import VerifyRequest, VerifyResult, run
 from agentddl.checks.verify.types import Connection, VerifyContext
 
 __all__ = [
+    "ApplyRequest",
+    "ApplyResult",
     "VerifyContext",
+    "VerifyRequest",
+    "VerifyResult",
     "duplicate_indexes",
     "fk_without_index",
     "generic_findings",
@@ -19,7 +28,8 @@ __all__ = [
     "invalid_indexes",
     "make_context",
     "redundant_indexes",
-    "rule_infos",
+    "run",
+    "run_apply",
     "run_rules",
 ]
 

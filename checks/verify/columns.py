@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentddl.checks.verify.sql import not_extension_member
+from agentddl.checks.db.sql import not_extension_member
 
 # A column's type is seen through domains and arrays: a domain over timestamp, an array
 # of varchar(20), a domain over an array of a domain over json all store the base type,

@@ -1,32 +1,43 @@
-"""Helpers of the profile rules: the live schema's shapes (read once per run) and the
-model's reasons for each declared object."""
+"""Helpers of the profile rules: the live schema's snapshot and its diff with the
+reference (each read once per run), and the model's reasons for each declared object."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.reference import Reference, model_roles
-from agentddl.checks.verify.shapes import Shape, Shapes, differences, read_shapes
+from agentddl.checks.db.catalog import Change, Difference, Snapshot, diff, read_snapshot
+from agentddl.checks.db.declared import model_roles
+from agentddl.checks.verify.reference import Reference
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 from agentddl.generator.model import SchemaModel
 
 
-def live_shapes(connection: Connection, context: VerifyContext) -> Shapes:
-    """The verified schema's shapes, read once per run."""
-    if "shapes" not in context.cache:
+def live_snapshot(connection: Connection, context: VerifyContext) -> Snapshot:
+    """The verified schema's snapshot, read once per run."""
+    if "snapshot" not in context.cache:
         assert context.model is not None
-        context.cache["shapes"] = read_shapes(connection, context.schemas[0], model_roles(context.model))
-    shapes: Shapes = context.cache["shapes"]
-    return shapes
+        roles = model_roles(context.model)
+        context.cache["snapshot"] = read_snapshot(connection, context.schemas[0], roles)
+    snapshot: Snapshot = context.cache["snapshot"]
+    return snapshot
 
 
 def reference_of(context: VerifyContext) -> Reference:
     if context.reference is None:
         raise TypeError("profile rules need a Reference in the context (verify --profile builds one)")
     return context.reference
+
+
+def differences(connection: Connection, context: VerifyContext) -> list[Difference]:
+    """The live schema against the reference, once per run."""
+    if "differences" not in context.cache:
+        declared = reference_of(context).snapshot
+        context.cache["differences"] = diff(declared, live_snapshot(connection, context))
+    found: list[Difference] = context.cache["differences"]
+    return found
 
 
 def reasons(model: SchemaModel) -> dict[str, str]:
@@ -50,55 +61,75 @@ def reasons(model: SchemaModel) -> dict[str, str]:
 class Mismatch:
     name: str
     table: str
-    problem: str  # "missing" | "differs: ..." | "invalid" | "not validated"
+    problem: str  # "missing" | "differs from the profile: ..." | "invalid" | "not validated"
 
 
-def mismatches(kind: str, declared: Shapes, live: Shapes) -> Iterator[Mismatch]:
+def mismatches(kind: str, found: list[Difference], declared: Snapshot, live: Snapshot) -> Iterator[Mismatch]:
     """Every declared object of `kind` that the live schema lacks, defines otherwise, or
     holds but not validly (on tables that exist: a missing table is one finding)."""
-    absent = set(missing_tables(declared, live))
-    for name, shape in sorted(declared.objects.get(kind, {}).items()):
-        table = declared.tables_of[kind][name]
-        if table in absent:
+    absent = set(missing_tables(found))
+    for difference in found:
+        if difference.kind != kind or difference.table in absent:
             continue
-        found = live.get(kind, name)
-        if found is None:
-            yield Mismatch(name, table, _missing(kind, shape, live))
-        elif found != shape:
-            yield Mismatch(name, table, "differs from the profile: " + "; ".join(differences(found, shape)))
-        elif not live.valid[kind].get(name, True):
-            yield Mismatch(name, table, "invalid" if kind == "indexes" else "not validated")
+        if difference.what == "missing":
+            yield Mismatch(difference.name, difference.table, _missing(kind, difference.name, declared, live))
+        elif difference.what == "differs":
+            changes = "; ".join(described(change) for change in difference.changes)
+            yield Mismatch(difference.name, difference.table, f"differs from the profile: {changes}")
+        elif difference.what == "validity" and not difference.changes[0].actual:
+            state = "invalid" if kind == "indexes" else "not validated"
+            yield Mismatch(difference.name, difference.table, state)
 
 
-def missing_tables(declared: Shapes, live: Shapes) -> list[str]:
+def missing_tables(found: list[Difference]) -> list[str]:
     """Declared tables the live schema doesn't have."""
-    return sorted(set(declared.objects.get("tables", {})) - set(live.objects.get("tables", {})))
+    return [d.name for d in found if d.kind == "tables" and d.what == "missing"]
 
 
-def _missing(kind: str, shape: Shape, live: Shapes) -> str:
+def _missing(kind: str, name: str, declared: Snapshot, live: Snapshot) -> str:
+    shape = declared.get(kind, name)
     twin = next((other for other, s in live.objects.get(kind, {}).items() if s == shape), None)
     return f"missing (the same definition exists as {twin})" if twin else "missing"
+
+
+def described(change: Change) -> str:
+    """A difference from the profile, `field found (declared: value)`."""
+    found, declared = show_value(change.actual), show_value(change.expected)
+    return f"{change.field.replace('_', ' ')} {found} (declared: {declared})"
+
+
+def show_value(value: Any) -> str:
+    """A field's value as findings print it: booleans lowercase, lists in parentheses,
+    a long text (a function body) by its length."""
+    if isinstance(value, str) and len(value) > 200:  # a function body: say that, not what
+        return f"<{len(value)} characters>"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return "(" + ", ".join(str(v) for v in value) + ")"
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 class DeclaredObjectsRule(Rule):
     """Base of the rules that compare one kind of declared object with the live schema."""
 
-    kind: ClassVar[str]  # a Shapes kind: indexes, constraints, columns, triggers
+    kind: ClassVar[str]  # a snapshot kind: indexes, constraints, columns, triggers, functions
     noun: ClassVar[str]
     group = "profile"
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
         assert context.model is not None
-        declared = reference_of(context).shapes
+        declared = reference_of(context).snapshot
+        live = live_snapshot(connection, context)
         why = reasons(context.model)
         schema = context.schemas[0]
-        for mismatch in mismatches(self.kind, declared, live_shapes(connection, context)):
+        for mismatch in mismatches(self.kind, differences(connection, context), declared, live):
             reason = f" (declared for: {why[mismatch.name]})" if mismatch.name in why else ""
             yield self.finding(
-                f"{schema}.{mismatch.name}",
                 f"{self.noun} {schema}.{mismatch.name}: {mismatch.problem}{reason}.",
                 self.fix(mismatch, declared, schema),
+                object=f"{schema}.{mismatch.name}",
             )
 
-    def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
+    def fix(self, mismatch: Mismatch, declared: Snapshot, schema: str) -> str:
         return f"restore it as the profile declares it: {declared.ddl[self.kind].get(mismatch.name, '')}"

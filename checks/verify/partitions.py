@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentddl.checks.verify.types import Connection, Row, fetch, session_settings
+from agentddl.checks.db.rows import Connection, Row, fetch, session_settings
 
 # Range bounds are read back as text (pg_get_expr of relpartbound); DEFAULT and
 # MINVALUE/MAXVALUE bounds don't match and are left out.

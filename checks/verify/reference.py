@@ -1,5 +1,5 @@
 """The reference for `verify --profile`: the model's own schema.sql installed in a
-scratch database on the same server, read back as `Shapes`.
+scratch database on the same server, read back as a catalog `Snapshot`.
 
 Comparing the live schema with a real installation of the declared DDL (rather than
 with the DDL's text) lets PostgreSQL normalize both sides the same way, on the same
@@ -9,53 +9,56 @@ major version.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
 
 import psycopg
 
-from agentddl.checks.db import PostgresServer
+from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
+from agentddl.checks.db.catalog import Snapshot, read_snapshot
+from agentddl.checks.db.declared import model_roles
 from agentddl.checks.db.install import install_schema
-from agentddl.checks.verify.shapes import Shapes, read_shapes
-from agentddl.generator.errors import AgentDDLError
+from agentddl.checks.db.rows import Connection
 from agentddl.generator.model import SchemaModel
-
-ROLE_KINDS: tuple[Literal["owner", "app", "relay", "readonly"], ...] = ("owner", "app", "relay", "readonly")
 
 
 @dataclass(frozen=True)
 class Reference:
     """What the model declares, as the server itself defines it."""
 
-    shapes: Shapes
+    snapshot: Snapshot
     server_version: int
 
 
-def model_roles(model: SchemaModel) -> list[str]:
-    return [model.profile.role(kind) for kind in ROLE_KINDS]
+def install_profile(dsn: str, model: SchemaModel, server_version: int) -> None:
+    """The model's schema.sql into the empty database at `dsn`; a failure is one line."""
+    with connect(dsn) as connection:
+        try:
+            install_schema(connection, model)
+        except psycopg.Error as error:
+            raise database_error(
+                error, f"the profile's schema does not install on PostgreSQL {server_version}"
+            ) from None
+
+
+def create_scratch(server: PostgresServer, purpose: str) -> str:
+    """A scratch database on `server` (dropped by the caller); no CREATEDB is one line."""
+    try:
+        return server.create_database()
+    except psycopg.Error as error:
+        where = describe_dsn(server.admin_dsn)
+        raise database_error(error, f"creating a scratch database on {where} for {purpose}") from None
 
 
 def build_reference(server: PostgresServer, model: SchemaModel) -> Reference:
     """Install the model's schema.sql into a scratch database of `server`, read it, drop it."""
+    dsn = create_scratch(server, "the profile's reference install")
     try:
-        dsn = server.create_database()
-    except psycopg.Error as error:
-        raise AgentDDLError(
-            f"verify --profile needs a scratch database for the reference schema: {error}".strip()
-        ) from error
-    try:
-        with psycopg.connect(dsn, autocommit=True) as connection:
-            try:
-                install_schema(connection, model)
-            except psycopg.Error as error:
-                raise AgentDDLError(
-                    f"the profile's schema does not install on PostgreSQL {server.version}: "
-                    f"{str(error).strip().splitlines()[0]}"
-                ) from error
+        install_profile(dsn, model, server.version)
+        with connect(dsn, read_only=True) as connection:
             return read_reference(connection, model, server.version)
     finally:
         server.drop_database(dsn)
 
 
-def read_reference(connection: psycopg.Connection[Any], model: SchemaModel, version: int) -> Reference:
+def read_reference(connection: Connection, model: SchemaModel, version: int) -> Reference:
     """The reference read from a database that holds a fresh install of the model's schema."""
-    return Reference(read_shapes(connection, model.schema, model_roles(model)), version)
+    return Reference(read_snapshot(connection, model.schema, model_roles(model)), version)

@@ -1,30 +1,28 @@
 """What a verify rule is and what it reads: one catalog query, findings from its rows.
 
-A rule is a class with a stable `code` (ADV1xx), a kebab-case `name`, a default
-`severity`, a docstring with the sections of `checks.verify.docs.SECTIONS`, and a
-`query` run with `context.params` (`%(schemas)s`: the schemas verified). Rules that
-need more than one query (or a reference database) override `check`.
+A rule is a `core.rules.Rule` of family "verify" with a `group` (generic: any schema;
+profile: against a profile's model), and a `query` run with `context.params`
+(`%(schemas)s`: the schemas verified). Rules that need more than one query (or the
+profile's reference install) override `check`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import psycopg
-from psycopg.rows import dict_row
-
-from agentddl.checks.core.findings import Finding, Severity
+from agentddl.checks.core import rules
+from agentddl.checks.core.findings import Finding
+from agentddl.checks.db.rows import Connection, Row, fetch
 from agentddl.generator.model import SchemaModel
 
 if TYPE_CHECKING:
     from agentddl.checks.verify.reference import Reference
 
 Group = Literal["generic", "profile"]
-Row = dict[str, Any]
-Connection = psycopg.Connection[Any]
+
+__all__ = ["Connection", "Group", "Row", "Rule", "VerifyContext", "fetch", "fetch_once"]
 
 
 @dataclass(frozen=True)
@@ -45,12 +43,11 @@ class VerifyContext:
         return {"schemas": list(self.schemas)}
 
 
-class Rule:
-    """Base class: subclasses set the class attributes and `query`, and yield findings."""
+class Rule(rules.Rule):
+    """Base class: subclasses set the class attributes and `query`, and yield findings
+    (`self.finding(message, fix, object=...)`)."""
 
-    code: ClassVar[str]
-    name: ClassVar[str]
-    severity: ClassVar[Severity]
+    family = "verify"
     group: ClassVar[Group]
     query: ClassVar[str] = ""
 
@@ -64,15 +61,6 @@ class Rule:
     def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
         raise NotImplementedError
 
-    def finding(self, obj: str, message: str, fix: str, severity: Severity | None = None) -> Finding:
-        return Finding(self.code, self.name, severity or self.severity, obj, message, fix)
-
-
-def fetch(connection: Connection, query: str, params: dict[str, Any] | None = None) -> list[Row]:
-    """Rows of a catalog query as dicts."""
-    with connection.cursor(row_factory=dict_row) as cursor:
-        return list(cursor.execute(query.encode(), params or {}).fetchall())
-
 
 def fetch_once(connection: Connection, context: VerifyContext, query: str) -> list[Row]:
     """Rows of `query` with `context.params`, read once per run: several rules read the
@@ -82,17 +70,3 @@ def fetch_once(connection: Connection, context: VerifyContext, query: str) -> li
         context.cache[key] = fetch(connection, query, context.params)
     rows: list[Row] = context.cache[key]
     return rows
-
-
-@contextmanager
-def session_settings(connection: Connection, settings: dict[str, str]) -> Iterator[None]:
-    """Run a block with session settings (e.g. TimeZone), restoring the caller's after."""
-    read = "SELECT current_setting(%(n)s) AS v"
-    previous = {name: fetch(connection, read, {"n": name})[0]["v"] for name in settings}
-    for name, value in settings.items():
-        connection.execute("SELECT set_config(%s, %s, false)", (name, value))
-    try:
-        yield
-    finally:
-        for name, value in previous.items():
-            connection.execute("SELECT set_config(%s, %s, false)", (name, value))

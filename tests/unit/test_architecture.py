@@ -4,6 +4,7 @@ pyproject.toml) passes, and the repository's folders are importable only as agen
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,3 +50,18 @@ def test_folders_are_not_top_level_packages() -> None:
         [sys.executable, "-P", "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert result.stdout.split() == ["True", "True"], result.stdout + result.stderr
+
+
+def test_only_the_database_layer_opens_connections() -> None:
+    # ruff's banned-api rule (TID251) says the same in `make check`; this test also catches
+    # a call spelled through an alias ruff cannot see, e.g. `pg.connect(` after `import psycopg as pg`.
+    allowed = ROOT / "checks" / "db" / "connect.py"
+    pattern = re.compile(r"\b(psycopg|Connection|AsyncConnection|pg)\.connect\(")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "checks").rglob("*.py"))
+        if path != allowed
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert offenders == [], "open connections with agentddl.checks.db.connect"

@@ -19,7 +19,8 @@ _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def render(report: Report, out: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=True, width=120)
+    # emoji=False: a source line or message is shown verbatim (`:warning:` in SQL stays text)
+    console = Console(file=out, highlight=False, emoji=False, soft_wrap=True, width=120)
     for key, value in report.about.items():
         if value is not None:
             shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)

@@ -82,7 +82,7 @@ class AddColumnNotNullWithoutDefault(Rule):
                         f"Adding NOT NULL column {column.colname} without a default fails "
                         f"as soon as {table} has a row."
                     ),
-                    help=_help(context),
+                    fix=_fix(context),
                 )
 
 
@@ -92,7 +92,7 @@ def _fails_on_existing_rows(column: ast.ColumnDef) -> bool:
     return default_expression(column) is None and not is_serial(column)
 
 
-def _help(context: Context) -> str:
+def _fix(context: Context) -> str:
     if context.pg_version >= FAST_DEFAULT_SINCE:
         return (
             "Add a constant DEFAULT (no rewrite on PostgreSQL 11+), or add the column "

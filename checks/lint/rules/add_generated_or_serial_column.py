@@ -17,7 +17,7 @@ from agentddl.checks.pg.columns import (
 
 VIRTUAL_GENERATED_SINCE = 18
 
-_HELP = {
+_FIX = {
     "serial": (
         "Add a plain nullable column, create a sequence and SET DEFAULT nextval(...) for "
         "new rows, then backfill existing rows in batches."
@@ -28,7 +28,7 @@ _HELP = {
     ),
     "stored generated": ("Add a plain column kept current by a trigger and backfill it in batches."),
 }
-_VIRTUAL_HELP = " On PostgreSQL 18, a VIRTUAL generated column needs no rewrite."
+_VIRTUAL_FIX = " On PostgreSQL 18, a VIRTUAL generated column needs no rewrite."
 
 
 class AddGeneratedOrSerialColumn(Rule):
@@ -98,7 +98,7 @@ class AddGeneratedOrSerialColumn(Rule):
                     f"Adding {kind} column {column.colname} rewrites all of {table} under an "
                     "ACCESS EXCLUSIVE lock that blocks reads and writes."
                 ),
-                help=_HELP[kind] + (_VIRTUAL_HELP if virtual else ""),
+                fix=_FIX[kind] + (_VIRTUAL_FIX if virtual else ""),
             )
 
 

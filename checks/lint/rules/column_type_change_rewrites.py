@@ -27,11 +27,11 @@ from agentddl.checks.pg.type_hints import existing_types
 
 UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone
 
-_HELP = (
+_FIX = (
     "Add a column of the new type, backfill it in batches (a trigger keeps it current), "
     "then swap the columns in one short transaction."
 )
-_TZ_HELP = (
+_TZ_FIX = (
     "SET timezone = 'UTC' earlier in the same session (PostgreSQL 12+ then skips the "
     "rewrite), or add a new column and backfill it in batches."
 )
@@ -179,7 +179,7 @@ class _Change:
                 f"{self.table} and rebuilds its indexes under an ACCESS EXCLUSIVE lock that "
                 "blocks reads and writes."
             ),
-            help=_HELP,
+            fix=_FIX,
         )
 
     def _timezone_dependent(self) -> Violation:
@@ -191,6 +191,6 @@ class _Change:
                 f"{self.table} under an ACCESS EXCLUSIVE lock unless the session TimeZone "
                 "is UTC."
             ),
-            help=_TZ_HELP,
+            fix=_TZ_FIX,
             severity="warning",  # free when the server's own TimeZone is UTC
         )

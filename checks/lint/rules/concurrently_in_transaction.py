@@ -65,11 +65,11 @@ class ConcurrentlyInTransaction(Rule):
         where = "a DO block (a function)" if statement.in_do_block else "a transaction block"
         yield Violation(
             message=f"{what} cannot run inside {where}: the migration fails here.",
-            help=_help(context, statement),
+            fix=_fix(context, statement),
         )
 
 
-def _help(context: Context, statement: Statement) -> str:
+def _fix(context: Context, statement: Statement) -> str:
     if statement.in_do_block:
         return "Move it out of the DO block into a top-level statement of its own."
     if context.runner == "alembic":

@@ -95,11 +95,11 @@ class ConstraintMissingNotValid(Rule):
             return
         for constraint in added_constraints(node, *_KINDS):
             if is_validating(constraint):
-                yield _violation(constraint, table, context, _HELP)
+                yield _violation(constraint, table, context, _FIX)
         for column in added_columns(node):
             for constraint in column_constraints(column, *_KINDS):
                 if is_validating(constraint) and _checks_rows(constraint, column):
-                    yield _violation(constraint, table, context, _INLINE_HELP)
+                    yield _violation(constraint, table, context, _INLINE_FIX)
 
 
 def _checks_rows(constraint: ast.Constraint, column: ast.ColumnDef) -> bool:
@@ -128,14 +128,14 @@ def _domain_check(node: ast.AlterDomainStmt, context: Context) -> Iterator[Viola
             f"Adding CHECK constraint{label} to domain {'.'.join(name_list(node.typeName))} scans every"
             " column of that type, holding a SHARE lock that blocks writes to each table using it."
         ),
-        help="Add it with NOT VALID, then ALTER DOMAIN ... VALIDATE CONSTRAINT in a later transaction.",
+        fix="Add it with NOT VALID, then ALTER DOMAIN ... VALIDATE CONSTRAINT in a later transaction.",
     )
 
 
-_HELP = "Add it with NOT VALID, then VALIDATE CONSTRAINT in a later transaction."
+_FIX = "Add it with NOT VALID, then VALIDATE CONSTRAINT in a later transaction."
 NOT_VALID_FK_ON_PARTITIONED_SINCE = 18
 _PARTITIONED_HINT = " (A partitioned table before 18: do so on each partition, then on the parent.)"
-_INLINE_HELP = (
+_INLINE_FIX = (
     "Add the column without the constraint, then ADD CONSTRAINT ... NOT VALID, then "
     "VALIDATE CONSTRAINT in a later transaction."
 )
@@ -154,12 +154,12 @@ def _violation(constraint: ast.Constraint, table: RelationName, context: Context
                 f"Adding foreign key{label} scans {table} while holding a lock that "
                 f"blocks writes to {table}{others}."
             ),
-            help=action,
+            fix=action,
         )
     return Violation(
         message=(
             f"Adding CHECK constraint{label} scans {table} while holding an ACCESS "
             f"EXCLUSIVE lock that blocks reads and writes."
         ),
-        help=action,
+        fix=action,
     )

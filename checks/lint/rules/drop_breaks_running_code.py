@@ -21,7 +21,7 @@ _TABLE_KINDS: dict[ObjectType | None, str] = {
     ObjectType.OBJECT_TABLE: "table",
     ObjectType.OBJECT_FOREIGN_TABLE: "foreign table",
 }
-_HELP = (
+_FIX = (
     "Deploy code that no longer uses {what} first, then drop it in a later migration "
     "(suppress this finding with that reason once it is true)."
 )
@@ -112,7 +112,7 @@ def _drop_columns(node: ast.AlterTableStmt, context: Context) -> Iterator[Violat
         yield Violation(
             f"Dropping {what} breaks running code that still reads or writes it, "
             "and its data is gone for good.",
-            _HELP.format(what=f"column {cmd.name}"),
+            _FIX.format(what=f"column {cmd.name}"),
         )
 
 
@@ -134,7 +134,7 @@ def _drop_tables(node: ast.DropStmt, context: Context) -> Iterator[Violation]:
         yield Violation(
             f"Dropping {kind} {relation} breaks running code that still queries it, "
             "and its data is gone for good.",
-            _HELP.format(what=relation),
+            _FIX.format(what=relation),
         )
 
 
@@ -146,7 +146,7 @@ def _drop_schemas(node: ast.DropStmt, context: Context) -> Iterator[Violation]:
         yield Violation(
             f"Dropping schema {schema} breaks running code that still uses its objects, "
             "and their data is gone for good.",
-            _HELP.format(what=f"schema {schema}"),
+            _FIX.format(what=f"schema {schema}"),
         )
 
 
@@ -156,5 +156,5 @@ def _drop_database(node: ast.DropdbStmt, context: Context) -> Iterator[Violation
         return
     yield Violation(
         f"Dropping database {node.dbname} breaks every client still using it, and its data is gone for good.",
-        _HELP.format(what=f"database {node.dbname}"),
+        _FIX.format(what=f"database {node.dbname}"),
     )

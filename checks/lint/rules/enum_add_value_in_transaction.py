@@ -14,7 +14,7 @@ ADD_VALUE_IN_TRANSACTION_SINCE = 12
 # From 17 a value added to a type created in the same transaction is usable at once.
 NEW_TYPE_VALUES_USABLE_SINCE = 17
 
-_HELP = (
+_FIX = (
     "Run ALTER TYPE ... ADD VALUE outside a transaction block (in Alembic, inside "
     "op.get_context().autocommit_block()), or commit right after it."
 )
@@ -111,7 +111,7 @@ def _add_value_in_block(statement: Statement, context: Context) -> Iterator[Viol
             f"Adding value '{value}' to enum {enum} inside a transaction block fails on "
             f"PostgreSQL {context.pg_version} (allowed from 12)."
         ),
-        help=_HELP,
+        fix=_FIX,
     )
 
 
@@ -137,5 +137,5 @@ def _new_value_used(statement: Statement, context: Context) -> Iterator[Violatio
                 f"Using '{value}', added to enum {pending[value]} earlier in this transaction, "
                 "fails until that transaction commits (unsafe use of new enum value)."
             ),
-            help=_HELP,
+            fix=_FIX,
         )

@@ -77,7 +77,7 @@ class ExclusionConstraintOnExistingTable(Rule):
                     f"Adding exclusion constraint{label} builds its index on {table} under "
                     "an ACCESS EXCLUSIVE lock that blocks reads and writes until it finishes."
                 ),
-                help=(
+                fix=(
                     "Add it when the table is created or in a maintenance window; online, "
                     "enforce it with a trigger or a partial unique index built CONCURRENTLY."
                 ),

@@ -25,27 +25,27 @@ _RELATION_KINDS: dict[ObjectType | None, str] = {
     ObjectType.OBJECT_MATVIEW: "materialized view",
     ObjectType.OBJECT_FOREIGN_TABLE: "foreign table",
 }
-_COLUMN_HELP = (
+_COLUMN_FIX = (
     "Expand and contract: add the new column, write both and backfill, move readers, "
     "then drop the old column in a later release."
 )
-_RELATION_HELP = (
+_RELATION_FIX = (
     "Keep the old name working: rename and CREATE VIEW {old} AS SELECT * FROM {new} in the "
     "same transaction, then drop the view once no code uses the old name."
 )
-_SCHEMA_HELP = "Create the new schema and move objects while code uses both, or deploy code first."
-_MOVE_HELP = (
+_SCHEMA_FIX = "Create the new schema and move objects while code uses both, or deploy code first."
+_MOVE_FIX = (
     "Deploy code that uses the new schema first (or leave a view under the old name), then move the object."
 )
 _TYPE_KINDS: dict[ObjectType | None, str] = {
     ObjectType.OBJECT_TYPE: "type",
     ObjectType.OBJECT_DOMAIN: "domain",
 }
-_TYPE_HELP = (
+_TYPE_FIX = (
     "Create the type under the new name, move columns and code to it, then drop the old "
     "one in a later release."
 )
-_ENUM_HELP = (
+_ENUM_FIX = (
     "Add the new value, migrate rows and code to it, and stop using the old one; "
     "renaming in place breaks code that still sends the old value."
 )
@@ -128,7 +128,7 @@ def _rename(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
             yield Violation(
                 f"Renaming schema {node.subname} to {node.newname} breaks running code "
                 "that still uses the old name.",
-                _SCHEMA_HELP,
+                _SCHEMA_FIX,
             )
     elif node.renameType == ObjectType.OBJECT_COLUMN:
         yield from _rename_column(node, context)
@@ -141,7 +141,7 @@ def _rename(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
         yield Violation(
             f"Renaming {_RELATION_KINDS[node.renameType]} {old} to {node.newname} breaks "
             "running code that still queries the old name.",
-            _RELATION_HELP.format(old=old, new=f"{old.schema}.{node.newname}"),
+            _RELATION_FIX.format(old=old, new=f"{old.schema}.{node.newname}"),
         )
 
 
@@ -156,7 +156,7 @@ def _rename_column(node: ast.RenameStmt, context: Context) -> Iterator[Violation
     yield Violation(
         f"Renaming column {relation}.{node.subname} to {node.newname} breaks running code "
         "that still uses the old name.",
-        _COLUMN_HELP,
+        _COLUMN_FIX,
     )
 
 
@@ -168,7 +168,7 @@ def _rename_type(node: ast.RenameStmt, context: Context) -> Iterator[Violation]:
     yield Violation(
         f"Renaming {_TYPE_KINDS.get(node.renameType, 'type')} {old} to {node.newname} breaks running code "
         "that still casts to the old name.",
-        _TYPE_HELP,
+        _TYPE_FIX,
     )
 
 
@@ -187,7 +187,7 @@ def _move(node: ast.AlterObjectSchemaStmt, context: Context) -> Iterator[Violati
     yield Violation(
         f"Moving {old} to schema {node.newschema} breaks running code that still uses "
         "the old qualified name.",
-        _MOVE_HELP,
+        _MOVE_FIX,
     )
 
 
@@ -200,5 +200,5 @@ def _rename_value(node: ast.AlterEnumStmt, context: Context) -> Iterator[Violati
     yield Violation(
         f"Renaming enum value {node.oldVal!r} of {type_name} breaks running code that "
         "still reads or writes the old label.",
-        _ENUM_HELP,
+        _ENUM_FIX,
     )

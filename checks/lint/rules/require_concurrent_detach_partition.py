@@ -76,7 +76,7 @@ class RequireConcurrentDetachPartition(Rule):
             yield Violation(
                 message=f"Detaching {relation_name(partition, context)} locks {parent} "
                 "ACCESS EXCLUSIVE, queueing every query on it behind running ones.",
-                help="Use DETACH PARTITION ... CONCURRENTLY outside a transaction block "
+                fix="Use DETACH PARTITION ... CONCURRENTLY outside a transaction block "
                 "(op.get_context().autocommit_block() in Alembic).",
             )
 

@@ -70,11 +70,11 @@ class RequireConcurrentIndexCreation(Rule):
         where = " (inside a DO block)" if statement.in_do_block else ""
         yield Violation(
             message=f"Building this index{where} blocks writes to {table} until it finishes.",
-            help=_help(context) + _PARTITIONED_HINT,
+            fix=_fix(context) + _PARTITIONED_HINT,
         )
 
 
-def _help(context: Context) -> str:
+def _fix(context: Context) -> str:
     if context.runner == "alembic":
         return (
             "Use op.create_index(..., postgresql_concurrently=True) inside"

@@ -64,11 +64,11 @@ class RequireConcurrentIndexDeletion(Rule):
         yield Violation(
             message=f"Dropping {names} locks its table against reads and writes"
             " (ACCESS EXCLUSIVE) while it waits for running queries.",
-            help=_help(context),
+            fix=_fix(context),
         )
 
 
-def _help(context: Context) -> str:
+def _fix(context: Context) -> str:
     if context.runner == "alembic":
         return (
             "Use op.drop_index(..., postgresql_concurrently=True) inside"

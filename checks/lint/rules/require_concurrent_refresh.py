@@ -67,5 +67,5 @@ class RequireConcurrentRefresh(Rule):
         yield Violation(
             message=f"Refreshing {view} without CONCURRENTLY blocks every read of it "
             "until the refresh finishes.",
-            help="Use REFRESH MATERIALIZED VIEW CONCURRENTLY; it needs a unique index on the view.",
+            fix="Use REFRESH MATERIALIZED VIEW CONCURRENTLY; it needs a unique index on the view.",
         )

@@ -13,7 +13,7 @@ from agentddl.checks.pg.earlier import is_new, schema_created_earlier
 
 CONCURRENT_REINDEX_SINCE = 12
 
-_HELP = (
+_FIX = (
     "Use REINDEX {kind} CONCURRENTLY outside a transaction block "
     "(op.get_context().autocommit_block() in Alembic)."
 )
@@ -88,7 +88,7 @@ class RequireConcurrentReindex(Rule):
         kind = _KIND_WORDS.get(node.kind, "TABLE")
         yield Violation(
             message=_MESSAGES.get(kind, _MESSAGES["SCHEMA"]).format(kind=kind, target=target),
-            help=_HELP.format(kind=kind),
+            fix=_FIX.format(kind=kind),
         )
 
 

@@ -82,13 +82,13 @@ class RequireLockTimeout(Rule):
                 severity="error" if policy.get("required") is True else None,
                 message=f"Waiting for the {mode} lock on {relation} with no lock_timeout queues"
                 f" every later query on {relation} behind this statement.",
-                help=_help(context, "Set a short lock_timeout first"),
+                fix=_fix(context, "Set a short lock_timeout first"),
             )
         elif max_ms is not None and context.lock_timeout_ms > max_ms:
             yield Violation(
                 message=f"lock_timeout is {context.lock_timeout_ms} ms, above the policy's"
                 f" {max_ms} ms: queries on {relation} may queue that long behind this {mode} lock.",
-                help=_help(context, f"Lower lock_timeout to at most {max_ms} ms"),
+                fix=_fix(context, f"Lower lock_timeout to at most {max_ms} ms"),
                 severity="error",
             )
 
@@ -106,7 +106,7 @@ def _not_yet_held(waits: list[Lock], statement: Statement, context: Context) -> 
     return [(rel, mode) for rel, mode in waits if (held_mode(rel, statement, context) or 0) < mode]
 
 
-def _help(context: Context, action: str) -> str:
+def _fix(context: Context, action: str) -> str:
     if context.runner == "alembic":
         return f"{action}: op.execute(\"SET LOCAL lock_timeout = '2s'\") at the top of upgrade()."
     return f"{action}: SET lock_timeout = '2s'; before this statement, and retry on timeout."

@@ -84,7 +84,7 @@ class RequireUniqueUsingIndex(Rule):
                     f"Adding this {kind} constraint builds its index on {table} under an "
                     "ACCESS EXCLUSIVE lock that blocks reads and writes until it finishes."
                 ),
-                help=(
+                fix=(
                     f"CREATE UNIQUE INDEX CONCURRENTLY first, then ADD CONSTRAINT ... "
                     f"{'PRIMARY KEY' if kind == 'primary key' else 'UNIQUE'} USING INDEX."
                 ),

@@ -117,7 +117,7 @@ def _volatile(column: str, call: str, table: RelationName, then: str) -> Violati
             f"Adding column {column} with volatile default {call} rewrites all of {table} "
             "under an ACCESS EXCLUSIVE lock that blocks reads and writes."
         ),
-        help=(
+        fix=(
             f"Add the column nullable without a default, SET DEFAULT {call} for new rows and "
             f"backfill existing rows in batches{then}."
         ),
@@ -130,7 +130,7 @@ def _before_11(column: str, table: RelationName, version: int, then: str) -> Vio
             f"On PostgreSQL {version}, adding column {column} with a default rewrites all of "
             f"{table} under an ACCESS EXCLUSIVE lock that blocks reads and writes."
         ),
-        help=(
+        fix=(
             "Add the column nullable without a default, SET DEFAULT for new rows and backfill "
             f"existing rows in batches{then} (PostgreSQL 11+ stores a constant default "
             "without a rewrite)."

@@ -103,7 +103,7 @@ class SetNotNullRequiresCheck(Rule):
                     f"Setting {table}.{column} NOT NULL scans all of {table} under an "
                     "ACCESS EXCLUSIVE lock that blocks reads and writes."
                 ),
-                help=_help(column, context),
+                fix=_fix(column, context),
             )
 
 
@@ -181,7 +181,7 @@ def _proves(constraint: ast.Constraint, column: str) -> bool:
     return constraint.contype == ConstrType.CONSTR_NOTNULL and keys == [column]
 
 
-def _help(column: str, context: Context) -> str:
+def _fix(column: str, context: Context) -> str:
     if context.pg_version < CHECK_SKIPS_SCAN_SINCE:
         return (
             "Before PostgreSQL 12 the scan cannot be skipped: run this in a maintenance "

@@ -306,5 +306,5 @@ class SyntaxNotInTargetVersion(Rule):
                         f"{context.pg_version} lacks (added in {feature.since}), so it fails "
                         "on the target server."
                     ),
-                    help=f"{feature.instead} {_UPGRADE}",
+                    fix=f"{feature.instead} {_UPGRADE}",
                 )

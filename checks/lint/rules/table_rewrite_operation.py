@@ -92,12 +92,12 @@ class TableRewriteOperation(Rule):
             yield Violation(
                 message=f"{operation} rewrites {target} under an ACCESS EXCLUSIVE lock, "
                 "blocking all reads and writes until the copy is done.",
-                help=advice,
+                fix=advice,
             )
 
 
 def _rewrites(node: Any, context: Context) -> Iterator[tuple[str, str, str]]:
-    """(target, operation, help) for each rewrite of a pre-existing relation."""
+    """(target, operation, fix) for each rewrite of a pre-existing relation."""
     if isinstance(node, ast.AlterTableStmt):
         yield from _alter_table(node, context)
     elif isinstance(node, ast.AlterTableMoveAllStmt):
@@ -122,10 +122,10 @@ def _alter_table(node: ast.AlterTableStmt, context: Context) -> Iterator[tuple[s
             continue
         operation = _REWRITING_COMMANDS.get(cmd.subtype)
         if operation is not None:
-            yield target, operation, _alter_help(node, target, cmd, context)
+            yield target, operation, _alter_fix(node, target, cmd, context)
 
 
-def _alter_help(node: ast.AlterTableStmt, target: str, cmd: ast.AlterTableCmd, context: Context) -> str:
+def _alter_fix(node: ast.AlterTableStmt, target: str, cmd: ast.AlterTableCmd, context: Context) -> str:
     moves_index = node.objtype == ObjectType.OBJECT_INDEX and cmd.subtype == AlterTableType.AT_SetTableSpace
     if moves_index and context.pg_version >= REINDEX_TABLESPACE_SINCE:
         return f"Use REINDEX (TABLESPACE {cmd.name}) INDEX CONCURRENTLY {target} instead."

@@ -85,5 +85,5 @@ class ValidateInSameTransaction(Rule):
                     f"Validating {name} in the transaction that added it scans {table} "
                     "while the add's lock still blocks writes to it."
                 ),
-                help="COMMIT after the NOT VALID add, then VALIDATE in a new transaction.",
+                fix="COMMIT after the NOT VALID add, then VALIDATE in a new transaction.",
             )

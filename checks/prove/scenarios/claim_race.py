@@ -21,6 +21,7 @@ from psycopg import sql
 from agentddl.checks.prove import steps
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, overlapping_attempts
+from agentddl.checks.prove.sessions import open_session
 from agentddl.checks.prove.worker import WorkerContext
 
 NAME = "claim_race"
@@ -137,7 +138,7 @@ class DoubleActiveSampler:
             "SELECT count(*) AS n FROM (SELECT a.run_id FROM {} AS a WHERE a.status = 'active' "
             "GROUP BY a.run_id HAVING count(*) > 1) AS doubled"
         ).format(self.ctx.observer.table("attempts"))
-        with psycopg.connect(self.ctx.observer.dsn, autocommit=True) as conn:
+        with open_session(self.ctx.observer.dsn, "sampler") as conn:
             owner = self.ctx.model.profile.role("owner")  # sees every tenant's attempts
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(owner)))
             while not self._done.wait(0.05):

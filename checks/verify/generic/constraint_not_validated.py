@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.sql import not_extension_member
+from agentddl.checks.db.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -63,16 +63,16 @@ class ConstraintNotValidated(Rule):
             table, name = row["table_name"], row["name"]
             if not row["enforced"]:
                 yield self.finding(
-                    f"{table}.{name}",
                     f"{name} is NOT ENFORCED: PostgreSQL checks no row against it, old or new.",
                     f"ALTER TABLE {table} ALTER CONSTRAINT {name} ENFORCED"
                     if row["kind"] == "f"
                     else f"drop {name} and add it again: ADD CONSTRAINT ... NOT VALID, then VALIDATE",
+                    object=f"{table}.{name}",
                 )
                 continue
             yield self.finding(
-                f"{table}.{name}",
                 f"{name} was added NOT VALID and never validated: rows written before it "
                 "may break it, and the planner can't rely on it.",
                 f"ALTER TABLE {table} VALIDATE CONSTRAINT {name}",
+                object=f"{table}.{name}",
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.indexes import INDEXES_SQL, IndexShape, indexes_by_table
+from agentddl.checks.db.indexes import INDEXES_SQL, IndexShape, indexes_by_table
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -52,10 +52,10 @@ class DuplicateIndex(Rule):
         for indexes in indexes_by_table(rows).values():
             for duplicate, kept in duplicates(indexes):
                 yield self.finding(
-                    duplicate.name,
                     f"{duplicate.name} is the same index as {kept.name}: every write to "
                     f"{duplicate.table} maintains it for no read it serves.",
                     drop_fix(duplicate),
+                    object=duplicate.name,
                 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.indexes import (
+from agentddl.checks.db.indexes import (
     FOREIGN_KEYS_SQL,
     INDEXES_SQL,
     LEAF_PARTITIONS_SQL,
@@ -78,10 +78,10 @@ class FkWithoutIndex(Rule):
 
     def _unindexed(self, fk: Row, fix: str, where: str = "") -> Finding:
         return self.finding(
-            f"{fk['table_name']}.{fk['name']}",
             f"Deleting or updating a referenced row scans {where or fk['table_name']} for rows with "
             f"({_columns(fk)}): no index leads with these columns.",
             fix,
+            object=f"{fk['table_name']}.{fk['name']}",
         )
 
     def _partitioned(self, fk: Row, bare: list[str]) -> Finding:
@@ -93,11 +93,11 @@ class FkWithoutIndex(Rule):
         if bare:
             return self._unindexed(fk, fix, ", ".join(bare))
         return self.finding(
-            f"{fk['table_name']}.{fk['name']}",
             f"Every partition of {fk['table_name']} has an index for ({_columns(fk)}), the partitioned "
             "table has none: a partition created later gets no such index.",
             fix,
-            "info",
+            object=f"{fk['table_name']}.{fk['name']}",
+            severity="info",
         )
 
 

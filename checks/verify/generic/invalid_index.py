@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.indexes import INDEXES_SQL, index_shape, indexes_by_table
+from agentddl.checks.db.indexes import INDEXES_SQL, index_shape, indexes_by_table
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -59,11 +59,10 @@ class InvalidIndex(Rule):
             invalid = index_shape(row)
             twin = next((i for i in by_table[invalid.table] if i.valid and i.same_definition(invalid)), None)
             yield self.finding(
-                invalid.name,
                 f"{invalid.name} is invalid: no query uses it, yet writes to "
                 f"{invalid.table} may still maintain it.",
-                # a failed REINDEX CONCURRENTLY leaves its transient copy (_ccnew) invalid
                 f"DROP INDEX CONCURRENTLY {invalid.name} ({twin.name} is the same index, valid)"
                 if twin
                 else f"REINDEX INDEX CONCURRENTLY {invalid.name} (after fixing why it failed)",
+                object=invalid.name,
             )

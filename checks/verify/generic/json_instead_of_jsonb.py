@@ -48,8 +48,8 @@ class JsonInsteadOfJsonb(Rule):
         for row in rows:
             column = f"{row['table_name']}.{row['column_name']}"
             yield self.finding(
-                column,
                 f"{column} is {row['type']}: re-parsed on every read, not comparable, not indexable.",
                 f"ALTER TABLE {row['table_name']} ALTER COLUMN {row['column_name']} TYPE jsonb "
                 f"USING {row['column_name']}::jsonb (rewrites the table: plan it)",
+                object=column,
             )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
+from agentddl.checks.db.indexes import INDEXES_SQL, IndexShape, covers_prefix, indexes_by_table
 from agentddl.checks.verify.generic.duplicate_index import duplicates
-from agentddl.checks.verify.indexes import INDEXES_SQL, IndexShape, covers_prefix, indexes_by_table
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -55,10 +55,10 @@ class RedundantIndex(Rule):
         for indexes in indexes_by_table(rows).values():
             for narrow, wide in redundant(indexes):
                 yield self.finding(
-                    narrow.name,
                     f"{wide.name} starts with every key of {narrow.name} and serves all its scans; "
                     f"{narrow.name} only slows writes to {narrow.table}.",
                     f"DROP INDEX CONCURRENTLY {narrow.name}",
+                    object=narrow.name,
                 )
 
 

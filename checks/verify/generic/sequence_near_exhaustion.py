@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from agentddl.checks.core.findings import Finding, Severity
-from agentddl.checks.verify.sql import not_extension_member
+from agentddl.checks.db.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 WARNING_AT = Decimal("0.75")  # of the usable range: time to plan the bigint migration
@@ -93,11 +93,11 @@ class SequenceNearExhaustion(Rule):
             severity: Severity = "error" if used >= ERROR_AT else "warning"
             fed = f" (feeds {row['columns']})" if row["columns"] else ""
             yield self.finding(
-                row["sequence_name"],
                 f"{row['sequence_name']} is at {row['last_value']}, {used:.0%} of the way to {limit}"
                 f"{fed}: inserts fail when it gets there.",
                 "widen the fed column(s) and the sequence to bigint before the limit (batched, online)",
-                severity,
+                object=row["sequence_name"],
+                severity=severity,
             )
 
 

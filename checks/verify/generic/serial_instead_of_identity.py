@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.sql import not_extension_member
+from agentddl.checks.db.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 # Identity columns on partitioned tables arrived in PostgreSQL 17.
@@ -78,9 +78,9 @@ class SerialInsteadOfIdentity(Rule):
                 continue
             column = f"{row['table_name']}.{row['column_name']}"
             yield self.finding(
-                column,
                 f"{column} takes nextval({row['sequence_name']}): inserting needs USAGE on the "
                 "sequence and hand-written ids make later defaults collide.",
                 f"ALTER TABLE {row['table_name']} ALTER COLUMN {row['column_name']} DROP DEFAULT, "
                 "then ADD GENERATED ALWAYS AS IDENTITY (START WITH the sequence's next value)",
+                object=column,
             )

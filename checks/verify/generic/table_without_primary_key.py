@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.sql import not_extension_member
+from agentddl.checks.db.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -58,8 +58,8 @@ class TableWithoutPrimaryKey(Rule):
     def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
         for row in rows:
             yield self.finding(
-                row["table_name"],
                 f"{row['table_name']} has no primary key: duplicate rows are possible and "
                 "logical replication cannot replicate its updates and deletes.",
                 f"ALTER TABLE {row['table_name']} ADD PRIMARY KEY USING INDEX <a unique index>",
+                object=row["table_name"],
             )

@@ -51,8 +51,8 @@ class TimestampWithoutTimeZone(Rule):
         for row in rows:
             column = f"{row['table_name']}.{row['column_name']}"
             yield self.finding(
-                column,
                 f"{column} is {row['type']}: its values shift with the writer's TimeZone.",
                 f"ALTER TABLE {row['table_name']} ALTER COLUMN {row['column_name']} TYPE timestamptz "
                 "(with SET timezone = 'UTC' to skip the rewrite)",
+                object=column,
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.sql import not_extension_member
+from agentddl.checks.db.sql import not_extension_member
 from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
@@ -54,7 +54,7 @@ class UnloggedTable(Rule):
     def findings(self, rows: Sequence[Row], context: VerifyContext) -> Iterator[Finding]:
         for row in rows:
             yield self.finding(
-                row["table_name"],
                 f"{row['table_name']} is unlogged: a crash empties it and replicas never see it.",
                 f"ALTER TABLE {row['table_name']} SET LOGGED",
+                object=row["table_name"],
             )

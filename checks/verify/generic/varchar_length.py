@@ -52,8 +52,8 @@ class VarcharLength(Rule):
                 continue
             column = f"{row['table_name']}.{row['column_name']}"
             yield self.finding(
-                column,
                 f"{column} is {row['type']}: changing the limit later locks and rewrites or "
                 "rescans the table.",
                 f"use text with CHECK (char_length({row['column_name']}) <= n)",
+                object=column,
             )

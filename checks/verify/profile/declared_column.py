@@ -5,14 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.declared import (
-    DeclaredObjectsRule,
-    Mismatch,
-    live_shapes,
-    missing_tables,
-    reference_of,
-)
-from agentddl.checks.verify.shapes import Shapes
+from agentddl.checks.db.catalog import Snapshot
+from agentddl.checks.verify.declared import DeclaredObjectsRule, Mismatch, differences, missing_tables
 from agentddl.checks.verify.types import Connection, VerifyContext
 
 
@@ -57,17 +51,16 @@ class DeclaredColumn(DeclaredObjectsRule):
     noun = "column"
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
-        declared = reference_of(context).shapes
         schema = context.schemas[0]
-        for table in missing_tables(declared, live_shapes(connection, context)):
+        for table in missing_tables(differences(connection, context)):
             yield self.finding(
-                f"{schema}.{table}",
                 f"table {schema}.{table} is missing: the runtime's queries on it fail.",
                 "create it (and its indexes, constraints, grants) from the profile's schema.sql",
+                object=f"{schema}.{table}",
             )
         yield from super().check(connection, context)
 
-    def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
+    def fix(self, mismatch: Mismatch, declared: Snapshot, schema: str) -> str:
         column = mismatch.name.split(".", 1)[1]
         definition = declared.ddl["columns"].get(mismatch.name, "")
         return f"make {schema}.{mismatch.table}.{column} {definition} again (NOT NULL: via a validated CHECK)"

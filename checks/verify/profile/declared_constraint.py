@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agentddl.checks.db.catalog import Snapshot
 from agentddl.checks.verify.declared import DeclaredObjectsRule, Mismatch
-from agentddl.checks.verify.shapes import Shapes
 
 
 class DeclaredConstraint(DeclaredObjectsRule):
@@ -47,7 +47,7 @@ class DeclaredConstraint(DeclaredObjectsRule):
     kind = "constraints"
     noun = "constraint"
 
-    def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
+    def fix(self, mismatch: Mismatch, declared: Snapshot, schema: str) -> str:
         if mismatch.problem == "not validated":
             return f"ALTER TABLE {schema}.{mismatch.table} VALIDATE CONSTRAINT {mismatch.name}"
         if mismatch.problem == "differs from the profile: enforced false (declared: true)":

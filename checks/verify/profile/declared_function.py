@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agentddl.checks.db.catalog import Snapshot
 from agentddl.checks.verify.declared import DeclaredObjectsRule, Mismatch
-from agentddl.checks.verify.shapes import Shapes
 
 
 class DeclaredFunction(DeclaredObjectsRule):
@@ -44,5 +44,5 @@ class DeclaredFunction(DeclaredObjectsRule):
     kind = "functions"
     noun = "function"
 
-    def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
+    def fix(self, mismatch: Mismatch, declared: Snapshot, schema: str) -> str:
         return f"re-create {schema}.{mismatch.name} from the profile's schema.sql (agentddl generate)"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agentddl.checks.db.catalog import Snapshot
 from agentddl.checks.verify.declared import DeclaredObjectsRule, Mismatch
-from agentddl.checks.verify.shapes import Shapes
 
 
 class DeclaredIndex(DeclaredObjectsRule):
@@ -46,7 +46,7 @@ class DeclaredIndex(DeclaredObjectsRule):
     kind = "indexes"
     noun = "index"
 
-    def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
+    def fix(self, mismatch: Mismatch, declared: Snapshot, schema: str) -> str:
         ddl = declared.ddl["indexes"].get(mismatch.name, "")
         concurrent = ddl.replace(" INDEX ", " INDEX CONCURRENTLY ", 1)
         if mismatch.problem == "missing":

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agentddl.checks.db.catalog import Snapshot
 from agentddl.checks.verify.declared import DeclaredObjectsRule, Mismatch
-from agentddl.checks.verify.shapes import Shapes
 
 
 class DeclaredTrigger(DeclaredObjectsRule):
@@ -41,7 +41,7 @@ class DeclaredTrigger(DeclaredObjectsRule):
     kind = "triggers"
     noun = "trigger"
 
-    def fix(self, mismatch: Mismatch, declared: Shapes, schema: str) -> str:
+    def fix(self, mismatch: Mismatch, declared: Snapshot, schema: str) -> str:
         ddl = declared.ddl["triggers"].get(mismatch.name, "")
         if "enabled" in mismatch.problem and "definition" not in mismatch.problem:
             return f"ALTER TABLE {schema}.{mismatch.table} ENABLE TRIGGER {mismatch.name}"

@@ -72,11 +72,11 @@ class PartitionRunway(Rule):
             gap, has_default = _first_gap(connection, schema, table)
             if gap is not None:
                 yield self.finding(
-                    f"{schema}.{table.name}",
                     f"{schema}.{table.name} has no partition from {gap:%Y-%m-%d %H:%M} UTC on, inside "
                     f"the {table.partitioning.runway} {table.partitioning.granularity}(s) runway: "
                     f"{_CONSEQUENCE[has_default]}.",
                     "run the partition maintenance now and check its schedule (PLAN.md)",
+                    object=f"{schema}.{table.name}",
                 )
 
 

@@ -95,19 +95,31 @@ class RetentionPath(Rule):
         self, name: str, row: Row, model: SchemaModel, managers: Row, managed: set[str]
     ) -> Iterator[Finding]:
         if row["kind"] != "p":
-            yield self.finding(name, f"{name} is not partitioned: its history can only expire by DELETE.",
-                               "migrate it to the partitioned table the profile declares")
+            yield self.finding(
+                f"{name} is not partitioned: its history can only expire by DELETE.",
+                "migrate it to the partitioned table the profile declares",
+                object=name,
+            )
             return
         uses_partman = model.profile.retention.partition_manager == "pg_partman"
         if row["has_default"] and not uses_partman:
-            yield self.finding(name, f"{name} has a DEFAULT partition: rows there never expire.",
-                               "move its rows to ranged partitions and drop the DEFAULT partition")
+            yield self.finding(
+                f"{name} has a DEFAULT partition: rows there never expire.",
+                "move its rows to ranged partitions and drop the DEFAULT partition",
+                object=name,
+            )
         if uses_partman and name not in managed:
-            yield self.finding(name, f"pg_partman has no retention configured for {name}.",
-                               "re-run the <table>_partman block of schema.sql")
+            yield self.finding(
+                f"pg_partman has no retention configured for {name}.",
+                "re-run the <table>_partman block of schema.sql",
+                object=name,
+            )
         if not uses_partman and not managers["builtin"]:
-            yield self.finding(name, f"{name} expires by maintain_partitions(), which does not exist.",
-                               "re-create maintain_partitions() from schema.sql and schedule it")
+            yield self.finding(
+                f"{name} expires by maintain_partitions(), which does not exist.",
+                "re-create maintain_partitions() from schema.sql and schedule it",
+                object=name,
+            )
 
     def _expired(self, connection: Connection, schema: str, table: Table) -> Iterator[Finding]:
         """Partitions wholly older than retention plus one period: nothing is dropping them."""
@@ -120,11 +132,11 @@ class RetentionPath(Rule):
         for row in bounds:
             if row["upper_bound"] <= cutoff:
                 yield self.finding(
-                    f"{schema}.{row['partition']}",
                     f"{schema}.{row['partition']} ends {row['upper_bound']:%Y-%m-%d}, past the "
                     f"{part.retention_seconds // 86400}-day retention of {schema}.{table.name}: "
                     "nothing is dropping expired partitions.",
                     "run the partition maintenance and check its schedule (PLAN.md)",
+                    object=f"{schema}.{row['partition']}",
                 )
 
     def _purges(self, schema: str, tables: dict[str, Row], model: SchemaModel) -> Iterator[Finding]:
@@ -133,8 +145,8 @@ class RetentionPath(Rule):
                 continue
             if path.index not in tables[path.table]["valid_index_names"]:
                 yield self.finding(
-                    f"{schema}.{path.table}",
                     f"retention of {schema}.{path.table} ({path.name}) has no valid {path.index}: "
                     "every batch scans the table.",
                     f"re-create {schema}.{path.index} concurrently as declared",
+                    object=f"{schema}.{path.table}",
                 )

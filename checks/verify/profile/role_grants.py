@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.declared import live_shapes, reference_of
+from agentddl.checks.verify.declared import live_snapshot, reference_of
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 
 
@@ -49,15 +49,16 @@ class RoleGrants(Rule):
     group = "profile"
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
-        declared = reference_of(context).shapes.privileges
-        live = live_shapes(connection, context).privileges
+        declared = reference_of(context).snapshot.privileges
+        live = live_snapshot(connection, context).privileges
         schema = context.schemas[0]
         live_roles = {role for role, _ in live}
         append_only = {t.name for t in context.model.tables if t.append_only} if context.model else set()
         for role in sorted({role for role, _ in declared} - live_roles):
             yield self.finding(
-                role, f"role {role} does not exist: the profile grants it privileges.",
+                f"role {role} does not exist: the profile grants it privileges.",
                 "run the role block of schema.sql (CREATE ROLE ... NOLOGIN) and the grants",
+                object=role,
             )
         for (role, obj), wanted in sorted(declared.items()):
             if role not in live_roles or (role, obj) not in live:
@@ -73,16 +74,16 @@ class RoleGrants(Rule):
             rewrites = append_only and any(p.split(" ")[0] in _REWRITING for p in found - wanted)
             consequence = ": it can rewrite history the profile keeps append-only" if rewrites else ""
             yield self.finding(
-                target.name,
                 f"{role} may {extra} {target.shown}{consequence}; the profile grants it {_list(wanted)}.",
                 f"REVOKE {extra} ON {target.sql} FROM {role} (and from PUBLIC or roles it inherits from)",
+                object=target.name,
             )
         if wanted - found:
             missing = ", ".join(sorted(wanted - found))
             yield self.finding(
-                target.name,
                 f"{role} lacks {missing} on {target.shown}: the runtime's queries as {role} fail.",
                 f"GRANT {missing} ON {target.sql} TO {role}",
+                object=target.name,
             )
 
 
@@ -99,7 +100,7 @@ class _Target:
 
 
 def _target(schema: str, key: str) -> _Target:
-    """The target of a key of `Shapes.privileges`: a table, `FUNCTION f(...)`,
+    """The target of a key of `Snapshot.privileges`: a table, `FUNCTION f(...)`,
     `SEQUENCE s` or `SCHEMA`."""
     kind, _, rest = key.partition(" ")
     if key == "SCHEMA":

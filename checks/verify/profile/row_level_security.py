@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.declared import live_shapes, mismatches, reference_of
-from agentddl.checks.verify.shapes import Shapes
+from agentddl.checks.db.catalog import Difference, Snapshot
+from agentddl.checks.verify.declared import differences, live_snapshot, mismatches, reference_of
 from agentddl.checks.verify.types import Connection, Rule, VerifyContext, fetch
 
 
@@ -50,18 +50,19 @@ class RowLevelSecurity(Rule):
     group = "profile"
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
-        declared = reference_of(context).shapes
-        live = live_shapes(connection, context)
+        declared = reference_of(context).snapshot
+        live = live_snapshot(connection, context)
+        found = differences(connection, context)
         schema = context.schemas[0]
         for table, shape in sorted(declared.objects["tables"].items()):
             yield from self._switches(f"{schema}.{table}", dict(shape), dict(live.get("tables", table) or ()))
-        for mismatch in mismatches("policies", declared, live):
+        for mismatch in mismatches("policies", found, declared, live):
             yield self.finding(
-                f"{schema}.{mismatch.table}.{mismatch.name}",
                 f"policy {mismatch.name} on {schema}.{mismatch.table}: {mismatch.problem}.",
                 "re-create the policy from the profile's schema.sql (the <table>_rls block)",
+                object=f"{schema}.{mismatch.table}.{mismatch.name}",
             )
-        yield from self._undeclared_policies(schema, declared, live)
+        yield from self._undeclared_policies(schema, found, declared, live)
         yield from self._bypassing_roles(connection, declared)
 
     def _switches(self, table: str, wanted: dict[str, Any], found: dict[str, Any]) -> Iterator[Finding]:
@@ -70,42 +71,44 @@ class RowLevelSecurity(Rule):
             if found and wanted[switch] != found[switch]:
                 on = bool(wanted[switch])
                 yield self.finding(
-                    table,
                     f"{words.lower()} on {table} is {'off' if on else 'on'}; "
                     f"the profile has it {'on' if on else 'off'}.",
                     f"ALTER TABLE {table} {words if on else off}",
+                    object=table,
                 )
 
-    def _undeclared_policies(self, schema: str, declared: Shapes, live: Shapes) -> Iterator[Finding]:
+    def _undeclared_policies(
+        self, schema: str, found: list[Difference], declared: Snapshot, live: Snapshot
+    ) -> Iterator[Finding]:
         """Policies the profile doesn't declare: a permissive one is ORed with the declared
         ones (it widens what a role sees), a restrictive one hides rows the runtime needs."""
-        tables = set(declared.objects["tables"])
-        for name, shape in sorted(live.objects.get("policies", {}).items()):
-            table = live.tables_of["policies"][name]
-            if table not in tables or declared.get("policies", name) is not None:
+        tables = declared.names("tables")
+        for difference in found:
+            name, table = difference.name, difference.table
+            if difference.kind != "policies" or difference.what != "unexpected" or table not in tables:
                 continue
-            permissive = dict(shape)["permissive"]
+            permissive = dict(live.objects["policies"][name])["permissive"]
             effect = (
                 "widens what its roles see (permissive policies are ORed)"
                 if permissive
                 else "hides rows the runtime's queries expect (restrictive)"
             )
             yield self.finding(
-                f"{schema}.{table}.{name}",
                 f"policy {name} on {schema}.{table} is not in the profile: it {effect}.",
                 f"DROP POLICY {name} ON {schema}.{table}",
+                object=f"{schema}.{table}.{name}",
             )
 
-    def _bypassing_roles(self, connection: Connection, declared: Shapes) -> Iterator[Finding]:
+    def _bypassing_roles(self, connection: Connection, declared: Snapshot) -> Iterator[Finding]:
         """Roles the declared policies restrict that skip row-level security altogether."""
         policies = [dict(shape) for shape in declared.objects.get("policies", {}).values()]
         restricted = sorted({role for p in policies if p["using"] not in ("", "true") for role in p["roles"]})
         for row in fetch(connection, _ROLE_BYPASS_SQL, {"roles": restricted}):
             attribute = "SUPERUSER" if row["superuser"] else "BYPASSRLS"
             yield self.finding(
-                row["role"],
                 f"role {row['role']} is {attribute}: the tenant policies that restrict it are skipped.",
                 f"ALTER ROLE {row['role']} NO{attribute}",
+                object=row["role"],
             )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.declared import live_shapes
+from agentddl.checks.verify.declared import live_snapshot
 from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
 
 
@@ -69,7 +69,7 @@ class TenantScopedFk(Rule):
 
     def check(self, connection: Connection, context: VerifyContext) -> Iterator[Finding]:
         # a missing table is declared-column's finding, not this rule's
-        live = set(live_shapes(connection, context).objects.get("tables", {}))
+        live = set(live_snapshot(connection, context).objects.get("tables", {}))
         yield from self._findings(fetch(connection, self.query, context.params), context, live)
 
     def _findings(self, rows: Sequence[Row], context: VerifyContext, live: set[str]) -> Iterator[Finding]:
@@ -83,18 +83,18 @@ class TenantScopedFk(Rule):
             scoped = [row for row in keys if _pairs_tenant(row, tenant)]
             if not any(row["valid"] for row in scoped):
                 yield self.finding(
-                    f"{schema}.{table}",
                     f"{schema}.{table} reaches no parent through a validated foreign key on {tenant}: "
                     "its rows may point at another tenant's rows.",
                     f"add a foreign key ({tenant}, <parent key>) to its parent, NOT VALID then VALIDATE",
+                    object=f"{schema}.{table}",
                 )
             for row in keys:
                 if row not in scoped:
                     yield self.finding(
-                        f"{schema}.{table}.{row['name']}",
                         f"{row['name']} ({', '.join(row['columns'])}) -> {row['ref_table']} leaves out "
                         f"{tenant}: a row may point at another tenant's {row['ref_table']} row.",
                         f"include {tenant} in both sides of {row['name']}",
+                        object=f"{schema}.{table}.{row['name']}",
                     )
 
 

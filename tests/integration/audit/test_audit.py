@@ -15,12 +15,12 @@ import psycopg
 import pytest
 from profiles import example_profiles, with_version
 
+from agentddl.checks.audit import AuditOptions, AuditResult, audit_database
 from agentddl.checks.audit.baseline import baseline_document, compare
 from agentddl.checks.audit.examples import read_samples
 from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.judge import Thresholds
 from agentddl.checks.audit.planning import Planner, example_params
-from agentddl.checks.audit.run import AuditOptions, AuditResult, audit_database
 from agentddl.checks.audit.session import audit_paths
 from agentddl.checks.audit.workload import drop_impact
 from agentddl.checks.cli.main import main
@@ -249,9 +249,13 @@ def test_cli_json_and_markdown_and_exit_codes(pg_servers: Any, tmp_path: Path, c
     (no regression from a new seed) and fails (exit 1) on a query that can't be planned."""
     server = pg_servers.get(DEFAULT.engine.version)
     baseline = tmp_path / "baseline.json"
-    args = ["audit", "--dsn", server.admin_dsn, "--rows", "5000", "--no-analyze", "--baseline", str(baseline)]
+    args = ["audit", "--server", server.admin_dsn, "--rows", "5000", "--no-analyze"]
+    args += ["--baseline", str(baseline)]
     assert main([*args, "--format", "json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    # progress reaches a stderr that is not a terminal, as plain lines
+    assert "agentddl: seeding events: " in out.err and "agentddl: planning: " in out.err
     assert report["tool"] == "audit" and report["passed"] is True
     assert report["seed"]["rows"]["events"] == 5000
     assert {p["name"] for p in report["paths"]} >= {"claim_run", "events_since"}
@@ -264,16 +268,20 @@ def test_cli_json_and_markdown_and_exit_codes(pg_servers: Any, tmp_path: Path, c
     )
     assert main([*args, "--format", "markdown", "--queries", str(wrong)]) == 1
     out = capsys.readouterr()
-    assert out.out.startswith("### agentddl audit") and "| `by_id` | **FAIL** |" in out.out
+    assert out.out.startswith("## agentddl audit") and "| `by_id` | **FAIL** |" in out.out
     assert "ADA107" in out.out and "ADA12" not in out.out  # no regression at this volume
     assert f"by_id ({wrong}:1) could not be planned" in out.out  # where to look in the file
     assert "1 access path(s) not served: by_id" in out.err
 
 
 def test_markdown_of_failing_user_queries(on_15: Seeded) -> None:
-    from agentddl.checks.audit.report import markdown
+    import io
 
-    text = markdown(on_15.result)
+    from agentddl.checks.core.report import render
+
+    out = io.StringIO()
+    render(on_15.result.report(), "markdown", out)
+    text = out.getvalue()
     assert "access path(s) not served: `run_by_trace`" in text and "| `run_by_trace` | **FAIL** |" in text
     assert "#### Suggested indexes" in text and "hypopg: the planner uses it" in text
 
@@ -329,12 +337,12 @@ def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) 
     # refused at load, before any server starts: COMMIT would end the rolled-back
     # transaction the audit runs each query in
     bad.write_text("-- name: q()\nSELECT 1 FROM agent.runs;\nCOMMIT;\nDROP TABLE agent.events;\n")
-    assert main(["audit", "--queries", str(bad), "--dsn", "postgresql://nobody@127.0.0.1:1/x"]) == 2
+    assert main(["audit", "--queries", str(bad), "--server", "postgresql://nobody@127.0.0.1:1/x"]) == 2
     assert f"{bad}:3:1: query 'q': one statement per '-- name:' block" in capsys.readouterr().err
     # a corrupt baseline is reported before connecting (not after seeding)
     corrupt = tmp_path / "baseline.json"
     corrupt.write_text('{"baseline": 1,\n')
-    assert main(["audit", "--baseline", str(corrupt), "--dsn", "postgresql://nobody@127.0.0.1:1/x"]) == 2
+    assert main(["audit", "--baseline", str(corrupt), "--server", "postgresql://nobody@127.0.0.1:1/x"]) == 2
     assert f"{corrupt}:2:1: not a baseline" in capsys.readouterr().err
     monkeypatch.delenv("AGENTDDL_DSN", raising=False)
     assert main(["audit", "--existing", "--rows", "10"]) == 2
@@ -346,10 +354,11 @@ def test_a_server_older_than_the_profile_is_one_line_exit_2(pg_servers: Any, cap
     both versions, no traceback."""
     server = pg_servers.get(15)
     profile = ROOT_PROFILE.parent / "examples" / "newest-engine.yaml"
-    assert main(["audit", "--dsn", server.admin_dsn, "--profile", str(profile), "--rows", "10"]) == 2
+    assert main(["audit", "--server", server.admin_dsn, "--profile", str(profile), "--rows", "10"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("agentddl: PostgreSQL 15 (the profile targets 18) refused the profile's schema: ")
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    *progress, last = err.strip().splitlines()  # progress lines (stderr is no terminal), then the error
+    assert last.startswith("agentddl: PostgreSQL 15 (the profile targets 18) refused the profile's schema: ")
+    assert "Traceback" not in err and "refused" not in "".join(progress)
 
 
 def test_an_example_the_server_rejects_is_reported_at_its_line(on_15: Seeded, tmp_path: Path) -> None:
@@ -366,7 +375,11 @@ def test_an_example_the_server_rejects_is_reported_at_its_line(on_15: Seeded, tm
 
 
 def test_hygiene_flags_low_cardinality_json_unused_and_workload_redundant_indexes(on_15: Seeded) -> None:
+    from agentddl.checks.verify import index_findings
+
     conn = on_15.conn
+    # verify's catalog rules reach the audit by injection (the CLI passes the same function)
+    options = AuditOptions(analyze=False, catalog_checks=(index_findings,))
     with conn.transaction(force_rollback=True):
         conn.execute("CREATE INDEX runs_status_idx ON agent.runs (status)")
         conn.execute("CREATE INDEX runs_input_idx ON agent.runs (input)")
@@ -374,7 +387,7 @@ def test_hygiene_flags_low_cardinality_json_unused_and_workload_redundant_indexe
         twin = "(tenant_id, parent_run_id) WHERE parent_run_id IS NOT NULL"
         conn.execute(f"CREATE INDEX runs_parent_dup_idx ON agent.runs {twin}")
         conn.execute("ANALYZE agent.runs")
-        result = audit_database(conn, on_15.model, on_15.paths, AuditOptions(analyze=False))
+        result = audit_database(conn, on_15.model, on_15.paths, options)
     found = {(f.code, f.object) for f in result.hygiene}
     assert ("ADA112", "agent.runs_status_idx") in found  # six statuses
     assert ("ADA113", "agent.runs_input_idx") in found  # a whole jsonb document

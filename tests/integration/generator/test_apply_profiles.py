@@ -1,5 +1,6 @@
 """Every example profile and lock strategy, applied to real PostgreSQL both ways:
-schema.sql and `alembic upgrade head`; identical catalogs; `downgrade base` clean."""
+schema.sql and `alembic upgrade head`; identical catalogs (the one catalog snapshot and
+diff, `db.catalog`); `downgrade base` clean."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import psycopg
 import pytest
 from profiles import example_profiles, with_strategy, with_version
 
-from agentddl.checks.db import alembic_run
-from agentddl.checks.db.catalog import compare_with_model, snapshot
-from agentddl.checks.db import PostgresServer
+from agentddl.checks.db import PostgresServer, alembic_run
+from agentddl.checks.db.catalog import Snapshot, diff, read_snapshot
+from agentddl.checks.db.declared import compare_with_model, model_roles
 from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
@@ -27,17 +28,22 @@ def apply_sql(dsn: str, profile: Profile) -> None:
         install_schema(connection, derive(profile))
 
 
+def snapshot(dsn: str, profile: Profile) -> Snapshot:
+    model = derive(profile)
+    with psycopg.connect(dsn) as connection:
+        return read_snapshot(connection, model.schema, model_roles(model))
+
+
 def assert_both_paths_agree(server: PostgresServer, profile: Profile) -> None:
     model = derive(profile)
     with server.scratch_database() as via_sql, server.scratch_database() as via_alembic:
         apply_sql(via_sql, profile)
         revision = render_revision(model)
         alembic_run.upgrade(revision, via_alembic)
-        first, second = snapshot(via_sql, model.schema), snapshot(via_alembic, model.schema)
+        first, second = snapshot(via_sql, profile), snapshot(via_alembic, profile)
         assert compare_with_model(model, first) == []
-        assert first["indexes"] and first["constraints"]
-        for kind in first:
-            assert first[kind] == second[kind], kind
+        assert first.objects["indexes"] and first.objects["constraints"] and first.privileges
+        assert diff(first, second) == []
         alembic_run.downgrade(revision, via_alembic)
         with psycopg.connect(via_alembic) as connection:
             left = connection.execute(
@@ -71,4 +77,4 @@ def test_schema_sql_applies_to_a_second_database_on_the_same_cluster(
     with pg_server.scratch_database() as first, pg_server.scratch_database() as second:
         apply_sql(first, profile)
         apply_sql(second, profile)
-        assert compare_with_model(derive(profile), snapshot(second, "agent")) == []
+        assert compare_with_model(derive(profile), snapshot(second, profile)) == []

@@ -132,7 +132,7 @@ def db(pg_server: PostgresServer) -> Iterator[Connection]:
 
 def _findings(case: Case, version: int) -> list[str]:
     config = LintConfig().with_overrides(version, "psql")
-    return [f.rule for f in lint(case.sql, "case.sql", config, only=[case.rule])]
+    return [f.name for f in lint(case.sql, "case.sql", config, only=[case.rule])]
 
 
 def _run(db: Connection, sql: str) -> tuple[bool, bool]:
@@ -161,7 +161,7 @@ def test_rule_fires_exactly_when_the_server_scans_or_rewrites(
             _run(db, case.sql)
         assert _findings(case, version) == []
         syntax = [
-            f.rule
+            f.name
             for f in lint(
                 case.sql,
                 "case.sql",

@@ -47,7 +47,7 @@ def _scan_and_locks(db: Connection, sql: str) -> tuple[bool, list[str]]:
 def test_domain_check_is_flagged_exactly_when_the_server_scans(sql: str, db: Connection) -> None:
     scanned, held = _scan_and_locks(db, sql)
     findings = [
-        f.rule for f in lint(sql + ";", "case.sql", LintConfig(), only=["constraint-missing-not-valid"])
+        f.name for f in lint(sql + ";", "case.sql", LintConfig(), only=["constraint-missing-not-valid"])
     ]
     assert (findings == ["constraint-missing-not-valid"]) is scanned
     assert ("ShareLock" in held) is scanned

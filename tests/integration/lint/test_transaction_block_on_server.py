@@ -66,7 +66,7 @@ def _refused_in_block(conn: Connection, sql: str) -> bool:
 def _flagged(sql: str, major: int) -> bool:
     config = LintConfig().with_overrides(major, "psql")
     wrapped = sql + ";" if sql.startswith("DO") else f"BEGIN;\n{sql};\nCOMMIT;"
-    return RULE in [f.rule for f in lint(wrapped, "case.sql", config, only=[RULE])]
+    return RULE in [f.name for f in lint(wrapped, "case.sql", config, only=[RULE])]
 
 
 def test_flagged_exactly_when_the_server_refuses(db: Connection) -> None:

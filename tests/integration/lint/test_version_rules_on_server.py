@@ -55,7 +55,7 @@ def db(pg_server: PostgresServer) -> Iterator[Connection]:
 
 def _flagged(sql: str, version: int, rule: str) -> bool:
     config = LintConfig().with_overrides(version, "psql")
-    return rule in [f.rule for f in lint(sql + ";", "case.sql", config, only=[rule])]
+    return rule in [f.name for f in lint(sql + ";", "case.sql", config, only=[rule])]
 
 
 def _refused(db: Connection, sql: str) -> bool:

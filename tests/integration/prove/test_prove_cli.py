@@ -1,11 +1,13 @@
-"""`agentddl prove` end to end: the JSON report, exit codes, and what --existing leaves
-behind in a database (nothing of its own, nothing of anyone else's touched)."""
+"""`agentddl prove` end to end: the JSON report, exit codes, progress, and what proving in
+place (--dsn) leaves behind in a database (nothing of its own, nothing of anyone else's
+touched)."""
 
 from __future__ import annotations
 
 import json
 import secrets
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -40,20 +42,31 @@ def count(dsn: str, query: str) -> int:
     return int(row[0])
 
 
-def test_json_report_into_an_empty_database(
-    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str]
+def databases(server: PostgresServer) -> set[str]:
+    with psycopg.connect(server.admin_dsn) as conn:
+        return {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
+
+
+def test_json_report_of_a_fresh_install_on_a_server(
+    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with pg_server_latest.scratch_database() as dsn:
-        argv = ["prove", "--profile", PROFILE, "--dsn", dsn, *SMALL, "--format", "json"]
-        code = main([*argv, "--scenario", "claim_race", "--scenario", "version_races"])
-        assert count(dsn, "SELECT count(*) FROM pg_namespace WHERE nspname = 'agent'") == 0  # dropped again
-    report = json.loads(capsys.readouterr().out)
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)  # else it is the --dsn to prove in
+    before = databases(pg_server_latest)
+    argv = ["prove", "--profile", PROFILE, "--server", pg_server_latest.admin_dsn, *SMALL, "--format", "json"]
+    code = main([*argv, "--scenario", "claim_race", "--scenario", "version_races"])
+    assert databases(pg_server_latest) == before  # its scratch database is dropped again
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
     assert code == 0
     assert [s["name"] for s in report["scenarios"]] == ["claim_race", "version_races"]
     assert all(s["held"] and s["violations"] == [] for s in report["scenarios"])
     assert list(report["totals"]) == TOTALS
     assert report["totals"]["runs_completed"] == 10
     assert report["run"]["strategies"] == ["skip_locked"] and report["run"]["workers"] == 2
+    assert report["tool"] == "prove" and report["profile"] == "default" and report["findings"] == []
+    # not a terminal: progress comes as plain lines on stderr, a run is never silent
+    assert "agentddl: skip_locked: installing the schema into a scratch database" in captured.err
+    assert "agentddl: skip_locked claim_race: running" in captured.err
 
 
 def test_existing_weakened_schema_exits_1_and_leaves_nothing_behind(
@@ -79,6 +92,8 @@ def test_existing_weakened_schema_exits_1_and_leaves_nothing_behind(
     assert code == 1
     assert "BROKEN" in captured.out
     assert "1 scenarios broken: skip_locked/version_races" in captured.err
+    assert "error ADP107 [one-winner-per-version] skip_locked/version_races" in captured.out
+    assert captured.err.count("--existing is deprecated") == 1  # the old command line still works
 
 
 def test_existing_refuses_a_database_with_live_runs(
@@ -93,11 +108,25 @@ def test_existing_refuses_a_database_with_live_runs(
             )
         code = main(["prove", "--profile", PROFILE, "--dsn", dsn, "--existing", *SMALL])
         assert count(dsn, "SELECT count(*) FROM agent.runs WHERE status = 'queued'") == 1
-        second = main(["prove", "--profile", PROFILE, "--dsn", dsn, *SMALL])  # not empty, not --existing
+        second = main(["prove", "--profile", PROFILE, "--dsn", dsn, *SMALL])  # --dsn alone: the same
     err = capsys.readouterr().err
     assert (code, second) == (2, 2)
-    assert "1 live runs in agent.runs" in err and "prove a copy" in err
-    assert "already has a schema 'agent'" in err
+    assert err.count("1 live runs in agent.runs") == 2 and "prove a copy" in err
+
+
+def test_a_server_older_than_the_profile_engine_is_one_line_exit_2(
+    pg_servers: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine-18 profile's schema on a 14 server was a 43-57-line traceback."""
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)  # else it is the --dsn to prove in
+    server = pg_servers.get(14)
+    before = databases(server)
+    newest = str(ROOT / "schemas" / "examples" / "newest-engine.yaml")
+    assert main(["prove", "--profile", newest, "--server", server.admin_dsn, *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agentddl: profile 'newest_engine' targets PostgreSQL 18, but the server at ")
+    assert err.count("\n") == 1, err
+    assert databases(server) == before
 
 
 def test_existing_as_a_member_of_the_roles_not_a_superuser(
@@ -117,7 +146,6 @@ def test_existing_as_a_member_of_the_roles_not_a_superuser(
             PROFILE,
             "--dsn",
             as_login,
-            "--existing",
             *SMALL,
             "--scenario",
             "version_races",

@@ -12,7 +12,7 @@ import pytest
 from profiles import example_profiles, with_strategy, with_version
 
 from agentddl.checks.db import PostgresServer
-from agentddl.checks.prove import SCENARIOS, Pool, ProveOptions, ProveReport, prove
+from agentddl.checks.prove import SCENARIOS, Pool, ProveOptions, ProveRequest, ProveResult, run
 from agentddl.generator.profile import LockStrategy, Profile
 
 PROFILES = example_profiles()
@@ -27,10 +27,10 @@ PROFILE_OF = {
 }
 
 
-def small_prove(server: PostgresServer, pool: Pool, profile: Profile) -> ProveReport:
-    with server.scratch_database() as dsn:
-        options = replace(SMALL, workers=pool.size)
-        return prove(with_version(profile, server.version), options=options, dsn=dsn, pool=pool)
+def small_prove(server: PostgresServer, pool: Pool, profile: Profile) -> ProveResult:
+    options = replace(SMALL, workers=pool.size)
+    request = ProveRequest(with_version(profile, server.version), options, server=server.admin_dsn)
+    return run(request, pool=pool)
 
 
 @pytest.mark.parametrize("strategy", list(LockStrategy), ids=lambda s: s.value)

@@ -1,6 +1,6 @@
 """Every scenario reports a deliberately weakened schema or queries.sql as broken, for
 the right reason (the count that names the damage is not zero). The schema is installed
-into a scratch database, weakened (prove_weakenings), and proven in place (--existing)."""
+into a scratch database, weakened (prove_weakenings), and proven in place (--dsn)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from profiles import example_profiles, with_strategy, with_version
 from prove_weakenings import CLAIM_GUARDS_OFF, RLS_OFF, WEAKENINGS, Weakening
 
 from agentddl.checks.db import PostgresServer
-from agentddl.checks.prove import Pool, ProveOptions, prove
+from agentddl.checks.prove import Pool, ProveOptions, ProveRequest, run
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
 
@@ -31,10 +31,13 @@ def assert_broken(server: PostgresServer, pool: Pool, profile: Profile, weakenin
     )
     with server.scratch_database() as dsn:
         queries = weakening.install(derive(profile), dsn)
-        report = prove(profile, options=options, dsn=dsn, existing=True, queries_text=queries, pool=pool)
+        report = run(ProveRequest(profile, options, dsn=dsn, queries_text=queries), pool=pool)
     (result,) = report.scenarios
     assert not result.held, f"{weakening.name}: reported held: {result.counts}"
     assert any(result.counts.get(key) for key in weakening.expect), (weakening.name, result.counts)
+    (finding,) = report.findings()  # the scenario's rule, naming the counts that broke
+    assert finding.object == f"{profile.lock_strategy.value}/{weakening.scenario}"
+    assert any(f"{key}=" in finding.message for key in weakening.expect), finding.message
 
 
 @pytest.mark.parametrize("weakening", WEAKENINGS, ids=lambda w: f"{w.scenario}:{w.name}")

@@ -45,7 +45,7 @@ def test_json_report_and_exit_code_for_a_rewrite(
     before = databases(trace_server)
     dsn = trace_server.admin_dsn
     code, report = run_json(
-        capsys, str(FIXTURES / "06_int_to_bigint.sql"), "--schema-sql", str(SCHEMA), "--dsn", dsn
+        capsys, str(FIXTURES / "06_int_to_bigint.sql"), "--schema-sql", str(SCHEMA), "--server", dsn
     )
     assert code == 1  # ADT101 table-rewrite is an error
     (statement,) = report["statements"]  # type: ignore[misc]
@@ -67,7 +67,7 @@ def test_json_report_and_exit_code_for_a_rewrite(
 
 def test_no_error_findings_exit_0(trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]) -> None:
     path = FIXTURES / "07_add_column_now.sql"
-    code = main(["trace", str(path), "--schema-sql", str(SCHEMA), "--dsn", trace_server.admin_dsn])
+    code = main(["trace", str(path), "--schema-sql", str(SCHEMA), "--server", trace_server.admin_dsn])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "AccessExclusive public.orders" in out and "no-lock-timeout" in out
@@ -79,7 +79,7 @@ def test_an_alembic_revision(
     revision = tmp_path / "0002_priority.py"
     revision.write_text(REVISION, encoding="utf-8")
     code, report = run_json(
-        capsys, str(revision), "--schema-sql", str(SCHEMA), "--dsn", trace_server.admin_dsn
+        capsys, str(revision), "--schema-sql", str(SCHEMA), "--server", trace_server.admin_dsn
     )
     statements = report["statements"]
     assert [(s["line"], s["in_transaction"]) for s in statements] == [(9, True), (11, False)]  # type: ignore[index]
@@ -93,22 +93,21 @@ def test_an_alembic_revision(
     ("args", "message"),
     [
         (["missing.sql"], "missing.sql: no such file or directory"),
-        ([str(FIXTURES / "01_create_index.sql"), "--format", "xml"], "--format: must be one of"),
         (
             [str(FIXTURES / "01_create_index.sql"), "--schema-sql", "nope.sql"],
             "--schema-sql nope.sql: no such file",
         ),
         ([str(FIXTURES / "01_create_index.sql"), "--empty", "--profile", "x.yaml"], "--empty and --profile"),
         (
-            [str(FIXTURES / "01_create_index.sql"), "--dsn", "postgresql://agentddl@127.0.0.1:1/postgres"],
+            [str(FIXTURES / "01_create_index.sql"), "--server", "postgresql://agentddl@127.0.0.1:1/postgres"],
             "cannot connect to PostgreSQL at 127.0.0.1:1/postgres",
         ),
         (
-            [str(FIXTURES / "01_create_index.sql"), "--pg-version", "18", "--dsn", "postgresql://h/db"],
-            "--pg-version starts an embedded server: not with --dsn",
+            [str(FIXTURES / "01_create_index.sql"), "--pg-version", "18", "--server", "postgresql://h/db"],
+            "--pg-version starts an embedded server: not with --server",
         ),
         (
-            [str(FIXTURES / "01_create_index.sql"), "--dsn", "nonsense=1"],
+            [str(FIXTURES / "01_create_index.sql"), "--server", "nonsense=1"],
             'invalid DSN: invalid connection option "nonsense"',
         ),
     ],
@@ -121,10 +120,15 @@ def test_usage_errors_are_one_line_exit_2(
     assert message in err and len(err.splitlines()) == 1
 
 
+def test_an_unknown_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", str(FIXTURES / "01_create_index.sql"), "--format", "xml"]) == 2
+    assert "'xml' is not one of 'text', 'json', 'sarif', 'github', 'markdown'" in capsys.readouterr().err
+
+
 def test_a_pg_version_that_is_not_installed_is_an_error_not_another_major(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("AGENTDDL_DSN", raising=False)
+    monkeypatch.delenv("AGENTDDL_SERVER", raising=False)
     assert main(["trace", str(FIXTURES / "01_create_index.sql"), "--empty", "--pg-version", "9"]) == 2
     err = capsys.readouterr().err.strip()
     assert "no PostgreSQL 9 found" in err and len(err.splitlines()) == 1
@@ -137,7 +141,7 @@ def test_a_schema_sql_that_fails_is_one_line_at_its_error_and_the_scratch_databa
     schema.write_text("CREATE TABLE t (a int);\nINSERT INTO t\n  SELECT nope FROM t;\n", encoding="utf-8")
     before = databases(trace_server)
     migration = str(FIXTURES / "01_create_index.sql")
-    assert main(["trace", migration, "--schema-sql", str(schema), "--dsn", trace_server.admin_dsn]) == 2
+    assert main(["trace", migration, "--schema-sql", str(schema), "--server", trace_server.admin_dsn]) == 2
     err = capsys.readouterr().err.strip()
     message = 'the schema SQL failed on the scratch database: column "nope" does not exist'
     assert err == f"agentddl: {schema}:3:10: {message}"
@@ -146,7 +150,7 @@ def test_a_schema_sql_that_fails_is_one_line_at_its_error_and_the_scratch_databa
 
 def test_rows_need_a_profile(trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]) -> None:
     args = [str(FIXTURES / "01_create_index.sql"), "--schema-sql", str(SCHEMA), "--rows", "10"]
-    assert main(["trace", *args, "--dsn", trace_server.admin_dsn]) == 2
+    assert main(["trace", *args, "--server", trace_server.admin_dsn]) == 2
     assert "--rows seeds a profile's schema" in capsys.readouterr().err
 
 
@@ -161,7 +165,7 @@ def test_a_failing_statement_stops_the_migration_and_the_scratch_database_still_
     )
     before = databases(trace_server)
     code, report = run_json(
-        capsys, str(migration), "--schema-sql", str(SCHEMA), "--dsn", trace_server.admin_dsn
+        capsys, str(migration), "--schema-sql", str(SCHEMA), "--server", trace_server.admin_dsn
     )
     assert code == 1
     statements = report["statements"]
@@ -177,7 +181,7 @@ def test_empty_traces_a_first_revision(
 ) -> None:
     from profiles import ROOT
 
-    args = [str(ROOT / "migrations" / "versions"), "--empty", "--dsn", trace_server.admin_dsn]
+    args = [str(ROOT / "migrations" / "versions"), "--empty", "--server", trace_server.admin_dsn]
     code, report = run_json(capsys, *args)
     statements = report["statements"]
     if trace_server.version < 15:  # the default profile's revision uses UNIQUE NULLS NOT DISTINCT
@@ -196,7 +200,7 @@ def test_rows_seed_the_profile_schema(
     name = "newest-engine.yaml" if trace_server.version >= 18 else "old-engine.yaml"
     profile = ROOT / "schemas" / "examples" / name
     migration = FIXTURES / "profile" / "attempt_count_bigint.sql"
-    args = [str(migration), "--profile", str(profile), "--rows", "2000", "--dsn", trace_server.admin_dsn]
+    args = [str(migration), "--profile", str(profile), "--rows", "2000", "--server", trace_server.admin_dsn]
     code, report = run_json(capsys, *args)
     (statement,) = report["statements"]  # type: ignore[misc]
     assert code == 1

@@ -15,8 +15,9 @@ from trace_blockers import Blocker, holding
 
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db import PostgresServer
-from agentddl.checks.trace.run import TraceOptions, trace_migrations
-from agentddl.checks.trace.types import StatementTrace, TraceResult
+from agentddl.checks.trace import TraceResult
+from agentddl.checks.trace.tracing import TraceOptions, trace_migrations
+from agentddl.checks.trace.types import StatementTrace
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
 SCHEMA = FIXTURES / "schema.sql"
@@ -61,8 +62,8 @@ def trace_fixture(server: PostgresServer, fixture: Fixture) -> TraceResult:
 
 
 def codes_at(findings: list[Finding], trace: StatementTrace) -> list[str]:
-    """The codes of the findings about this statement (their message starts file:line:)."""
-    return sorted(f.code for f in findings if f.message.startswith(f"{trace.file}:{trace.line}: "))
+    """The codes of the findings about this statement (at its file and line)."""
+    return sorted(f.code for f in findings if (f.file, f.line) == (trace.file, trace.line))
 
 
 def check(trace: StatementTrace, kind: str, args: list[str], findings: list[Finding]) -> None:

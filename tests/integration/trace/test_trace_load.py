@@ -11,9 +11,9 @@ from profiles import ROOT, with_version
 from psycopg.conninfo import conninfo_to_dict
 
 from agentddl.checks.db import PostgresServer
-from agentddl.checks.trace.run import TraceOptions, trace_migrations
+from agentddl.checks.trace import TraceResult
 from agentddl.checks.trace.scratch import scratch_with_schema
-from agentddl.checks.trace.types import TraceResult
+from agentddl.checks.trace.tracing import TraceOptions, trace_migrations
 from agentddl.checks.trace.workload import Workload
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import derive

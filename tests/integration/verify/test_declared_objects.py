@@ -46,10 +46,10 @@ def removals(
 def test_removing_any_declared_object_fails_naming_it(install: Any, profile_major: int | None) -> None:
     db = install(DEFAULT, profile_major)
     assert db.findings() == []
-    triggers = db.reference.shapes.tables_of["triggers"]
+    triggers = db.reference.snapshot.tables_of["triggers"]
     assert triggers, "the default profile declares triggers"
     unnoticed, count = [], 0
-    functions = sorted(db.reference.shapes.objects["functions"])
+    functions = sorted(db.reference.snapshot.objects["functions"])
     for obj, statement in removals(db.model, triggers, functions):
         count += 1
         with db.connection.transaction(force_rollback=True):

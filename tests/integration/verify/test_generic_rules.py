@@ -19,7 +19,7 @@ import pytest
 
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.verify import generic_findings, invalid_indexes
-from agentddl.checks.verify.registry import rules_in_group
+from agentddl.checks.verify.rules import rules_in_group
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = sorted(FIXTURES.glob("*/*.sql"))

@@ -108,3 +108,28 @@ def test_without_a_dsn_the_profile_is_installed_and_verified(
     assert code == 0
     assert "database: embedded scratch database (the profile's schema.sql, just installed)" in out
     assert "server_version: 16" in out and out.rstrip().endswith("verify: no findings.")
+
+
+def test_the_dsn_comes_from_the_environment_too(
+    capsys: Any, monkeypatch: pytest.MonkeyPatch, installed_default: str
+) -> None:
+    monkeypatch.setenv("AGENTDDL_DSN", installed_default)
+    code, out, _ = verify(capsys, "--profile", str(DEFAULT), "--format", "markdown")
+    assert code == 0 and out.startswith("## agentddl verify\n") and "**verify: no findings.**" in out
+
+
+def test_the_reference_goes_to_the_server_given(capsys: Any, installed_default: str) -> None:
+    closed = "postgresql://nobody@127.0.0.1:1/postgres"
+    code, out, err = verify(capsys, "--dsn", installed_default, "--profile", str(DEFAULT), "--server", closed)
+    assert (code, out) == (2, "") and err.startswith("agentddl: cannot connect to PostgreSQL at 127.0.0.1:1/")
+    code, _, err = verify(capsys, "--dsn", installed_default, "--pg-version", "15")
+    assert code == 2
+    assert err == "agentddl: --pg-version starts an embedded server: not with --server or --dsn\n"
+
+
+def test_pg_version_names_the_embedded_server(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)
+    code, out, _ = verify(capsys, "--profile", str(DEFAULT), "--pg-version", "18", "--format", "github")
+    assert (code, out) == (0, "")  # no finding: no annotation
+    code, out, _ = verify(capsys, "--profile", str(DEFAULT), "--pg-version", "18", "--format", "json")
+    assert json.loads(out)["server_version"] == 18

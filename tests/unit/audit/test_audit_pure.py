@@ -1,5 +1,5 @@
 """The audit's pure parts: query files (errors at file:line:column), index shapes from
-SQL, version-aware plan reading, judging, baselines, markdown."""
+SQL, version-aware plan reading, judging, baselines, reports, the rules' catalogue."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.plan import Catalog, summarize
 from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.checks.audit.queryfile import load_query_file
-from agentddl.checks.audit.report import markdown
-from agentddl.checks.audit.run import AuditResult
+from agentddl.checks.audit.result import AuditResult
+from agentddl.checks.audit.rules.seq_scan_on_large_table import SeqScanOnLargeTable
 from agentddl.checks.audit.shape import index_shape, index_shapes
 from agentddl.checks.audit.suggest import suggest
-from agentddl.checks.core.findings import Finding
+from agentddl.checks.core.report import render
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import derive
 from agentddl.generator.profile import load_profile
@@ -280,9 +280,17 @@ def test_baseline_catches_lost_index_and_cost_growth() -> None:
     assert compare(_result(900.0, None, rows=500.0), baseline) == []
 
 
+def _rendered(result: AuditResult, fmt: str) -> str:
+    import io
+
+    out = io.StringIO()
+    render(result.report(), fmt, out)
+    return out.getvalue()
+
+
 def test_markdown_headline_and_folded_passing_paths() -> None:
-    text = markdown(_result(8.0, "runs_pkey"))
-    assert text.startswith("### agentddl audit — PostgreSQL 16\n\n✅ every access path is served")
+    text = _rendered(_result(8.0, "runs_pkey"), "markdown")
+    assert text.startswith("## agentddl audit\n\nPostgreSQL 16: ✅ every access path is served")
     assert "<details><summary>1 passing paths</summary>" in text
 
 
@@ -293,26 +301,20 @@ def test_every_declared_index_has_a_path_expecting_it() -> None:
 
 
 def test_text_json_and_sarif_reports() -> None:
-    import io
     import json
 
-    from agentddl.checks.audit.report import RULES, render
+    from agentddl.checks.audit.rules import all_rules
 
     base = _result(900.0, None).paths[0]  # a sequential scan of a 100,000-row table: fails
     assert base.plan is not None
     judged = PathResult(base.path, base.plan, tuple(judge(base.path, base.plan, _catalog(), Thresholds())))
     result = AuditResult(16, (judged,))
-    out = io.StringIO()
-    render(result, "text", out)
-    assert "access paths on PostgreSQL 16" in out.getvalue() and "FAIL" in out.getvalue()
-    out = io.StringIO()
-    render(result, "json", out)
-    doc = json.loads(out.getvalue())
+    text = _rendered(result, "text")
+    assert "access paths on PostgreSQL 16" in text and "FAIL" in text
+    doc = json.loads(_rendered(result, "json"))
     assert doc["passed"] is False and doc["paths"][0]["node"] == "Seq Scan on runs"
-    out = io.StringIO()
-    render(result, "sarif", out)
-    run = json.loads(out.getvalue())["runs"][0]
-    assert len(run["tool"]["driver"]["rules"]) >= len(RULES)
+    run = json.loads(_rendered(result, "sarif"))["runs"][0]
+    assert len(run["tool"]["driver"]["rules"]) >= len(all_rules())
     assert [r["ruleId"] for r in run["results"]] == ["ADA101", "ADA104"]  # errors first
     assert run["results"][0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "get"
 
@@ -323,7 +325,7 @@ def test_no_suggestion_without_a_plan_or_for_an_index_that_exists() -> None:
     planner = Planner(MODEL, 16, Thresholds(), {})
     by_key = "SELECT 1 FROM agent.runs AS r WHERE r.tenant_id = %(t)s AND r.run_id = %(r)s"
     seq = {"Plan": {"Node Type": "Seq Scan", "Relation Name": "runs", "Plan Rows": 1, "Total Cost": 900.0}}
-    failing = (Finding("ADA101", "seq-scan-on-large-table", "error", "p", "p reads agent.runs", ""),)
+    failing = (SeqScanOnLargeTable.finding("p reads agent.runs", "", object="p"),)
     catalog = _catalog()
     planned = PathResult(_path(sql=by_key), summarize(seq, catalog, 16), failing)
     assert suggest(None, planner, planned, catalog, hypopg=False) is None  # type: ignore[arg-type]
@@ -335,14 +337,14 @@ def test_no_suggestion_without_a_plan_or_for_an_index_that_exists() -> None:
 
 
 def test_a_used_suggestion_that_leaves_the_plan_failing_says_so() -> None:
-    from agentddl.checks.audit.report import _verdict
+    from agentddl.checks.audit.report import verdict
     from agentddl.checks.audit.suggest import Suggestion
 
     left = "p sorts ~3,019 rows of runs by finished_at DESC NULLS LAST"
     s = Suggestion(
         "p", "runs", "CREATE INDEX ...", "why", False, 883.0, 831.4, "Bitmap Heap Scan on runs", left
     )
-    assert _verdict(s).startswith(
+    assert verdict(s).startswith(
         "hypopg: the planner uses it (Bitmap Heap Scan on runs), but the plan still fails"
     )
 
@@ -384,7 +386,7 @@ def test_each_query_level_is_its_own_shape() -> None:
         (["priority DESC", "wake_at"], ["status = 'queued'"]),
     ]
     seq = {"Plan": {"Node Type": "Seq Scan", "Relation Name": "runs", "Plan Rows": 1, "Total Cost": 900.0}}
-    failing = (Finding("ADA101", "seq-scan-on-large-table", "error", "p", "p reads agent.runs", ""),)
+    failing = (SeqScanOnLargeTable.finding("p reads agent.runs", "", object="p"),)
     result = PathResult(_path(sql=claim), summarize(seq, _catalog(), 16), failing)
     found = suggest(None, Planner(MODEL, 16, Thresholds(), {}), result, _catalog(), hypopg=False)  # type: ignore[arg-type]
     assert found is not None
@@ -441,7 +443,7 @@ def test_an_or_of_columns_is_one_index_per_arm() -> None:
         (["tenant_id", "run_id"], ["status = 'failed'"]),
     ]
     seq = {"Plan": {"Node Type": "Seq Scan", "Relation Name": "runs", "Plan Rows": 1, "Total Cost": 900.0}}
-    failing = (Finding("ADA101", "seq-scan-on-large-table", "error", "p", "p reads agent.runs", ""),)
+    failing = (SeqScanOnLargeTable.finding("p reads agent.runs", "", object="p"),)
     result = PathResult(_path(sql=query), summarize(seq, _catalog(), 16), failing)
     found = suggest(None, Planner(MODEL, 16, Thresholds(), {}), result, _catalog(), hypopg=False)  # type: ignore[arg-type]
     assert found is not None  # runs_pkey serves the (tenant_id, run_id) arm

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from agentddl.checks.lint import LintRequest, run
 from agentddl.checks.lint.config import LintConfig
-from agentddl.checks.lint.run import lint_paths
 
 HEADER = '''\
 """{doc}"""
@@ -32,8 +32,8 @@ def _revision(folder: Path, rev: str, body: str, down: str | None = None) -> Pat
 
 
 def _findings(path: Path) -> list[tuple[int, str]]:
-    report = lint_paths([str(path)], LintConfig())
-    return [(f.line, f.rule) for f in report.findings]
+    report = run(LintRequest([str(path)], config=LintConfig()))
+    return [(f.line, f.name) for f in report.findings]
 
 
 def _line_of(path: Path, needle: str) -> int:
@@ -117,9 +117,9 @@ def test_environment_folder_lints_every_revision(tmp_path: Path) -> None:
     (env / "env.py").write_text("raise RuntimeError('the project env.py is never imported')\n")
     _revision(env / "versions", "0001", "op.create_table('t', sa.Column('id', sa.Integer))")
     second = _revision(env / "versions", "0002", "op.drop_index('idx_old', table_name='t')", down="0001")
-    report = lint_paths([str(env)], LintConfig())
+    report = run(LintRequest([str(env)], config=LintConfig()))
     assert report.files == 2
-    assert {(f.file, f.rule) for f in report.findings} == {
+    assert {(f.file, f.name) for f in report.findings} == {
         (str(second), "require-concurrent-index-deletion"),
         (str(second), "require-lock-timeout"),
     }
@@ -127,16 +127,16 @@ def test_environment_folder_lints_every_revision(tmp_path: Path) -> None:
 
 def test_unloadable_revision_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     path = _revision(tmp_path, "0005", "import no_such_module_anywhere  # noqa")
-    report = lint_paths([str(path)], LintConfig())
+    report = run(LintRequest([str(path)], config=LintConfig()))
     line = _line_of(path, "import no_such_module_anywhere")
-    assert [(f.line, f.rule, f.severity) for f in report.findings] == [(line, "syntax-error", "warning")]
+    assert [(f.line, f.name, f.severity) for f in report.findings] == [(line, "syntax-error", "warning")]
     assert "no_such_module_anywhere" in report.findings[0].message
 
 
 def test_python_syntax_error_is_an_error(tmp_path: Path) -> None:
     path = _revision(tmp_path, "0006", "op.execute(")
-    report = lint_paths([str(path)], LintConfig())
-    assert [(f.rule, f.severity) for f in report.findings] == [("syntax-error", "error")]
+    report = run(LintRequest([str(path)], config=LintConfig()))
+    assert [(f.name, f.severity) for f in report.findings] == [("syntax-error", "error")]
 
 
 def test_offline_failure_keeps_what_rendered_before_it(tmp_path: Path) -> None:
@@ -149,8 +149,8 @@ def test_offline_failure_keeps_what_rendered_before_it(tmp_path: Path) -> None:
         rows = op.get_bind().execute(sa.text("SELECT id FROM agent.runs")).fetchall()
     """,
     )
-    report = lint_paths([str(path)], LintConfig())
-    found = [(f.line, f.rule, f.severity) for f in report.findings]
+    report = run(LintRequest([str(path)], config=LintConfig()))
+    found = [(f.line, f.name, f.severity) for f in report.findings]
     assert found == [
         (_line_of(path, "op.create_index"), "require-concurrent-index-creation", "error"),
         (_line_of(path, "get_bind"), "syntax-error", "warning"),

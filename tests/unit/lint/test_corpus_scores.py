@@ -4,14 +4,18 @@ regress: figures reached when the corpus was built, minus a small margin. Run
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from agentddl.checks.lint.evaluate import VIEWS, Outcome, evaluate, main, read_corpus, score
+TESTS = Path(__file__).resolve().parents[2]
+CORPUS = TESTS / "lint_corpus"
+sys.path.insert(0, str(TESTS / "benchmarks"))  # the evaluation is a script there, not a package
 
-CORPUS = Path(__file__).resolve().parents[2] / "lint_corpus"
+from lint_evaluate import VIEWS, Outcome, evaluate, main, read_corpus, score  # noqa: E402
+
 # Reached: default 1.000 / 0.953; lock_timeout required 0.857 / 0.962 (208 files).
 FLOORS = {
     "adl": (0.97, 0.92),  # the default configuration: what `agentddl lint` exits 1 on

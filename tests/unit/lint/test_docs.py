@@ -1,4 +1,7 @@
-"""Rule docs: every docstring has the required sections; docs/rules/ is up to date."""
+"""Rule docs: every lint rule's docstring has the required sections (Alembic's among
+them) and its page in docs/rules/lint/, written by `python -m agentddl.checks.docs` from
+that docstring, is current. (tests/unit/test_docs_site.py checks every family's pages
+byte for byte and the index.)"""
 
 from __future__ import annotations
 
@@ -6,45 +9,37 @@ from pathlib import Path
 
 import pytest
 
-from agentddl.checks.lint import docs
+from agentddl.checks.core.rules import (
+    ALEMBIC_SECTION,
+    Rule,
+    docs_path,
+    documentation,
+    missing_sections,
+    required_sections,
+)
 from agentddl.checks.lint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[3]
-DOCS = ROOT / "docs" / "rules"
+REGENERATE = "run: python -m agentddl.checks.docs"
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.name)
-def test_docstring_has_every_section(rule: type) -> None:
-    assert docs.missing_sections(rule) == []
+def test_docstring_has_every_section(rule: type[Rule]) -> None:
+    assert ALEMBIC_SECTION in required_sections(rule)
+    assert missing_sections(rule) == []
 
 
-def test_generated_docs_and_readme_table_are_up_to_date() -> None:
-    assert docs.drift(DOCS, ROOT / "README.md") == [], "run: python -m agentddl.checks.lint.docs"
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.name)
+def test_every_rule_has_a_current_page(rule: type[Rule]) -> None:
+    assert docs_path(rule) == f"docs/rules/lint/{rule.name}.md"
+    page = ROOT / docs_path(rule)
+    assert page.is_file(), REGENERATE
+    text = page.read_text(encoding="utf-8")
+    assert f"\n# {rule.code}: {rule.name}\n" in text, REGENERATE
+    assert f"default severity: **{rule.severity}**" in text, REGENERATE
+    assert text.endswith("\n\n" + documentation(rule) + "\n"), REGENERATE
 
 
-def test_check_mode_detects_drift(tmp_path: Path) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text(f"# x\n\n{docs.README_START}\nold table\n{docs.README_END}\n\n## More\n")
-    out = tmp_path / "rules"
-    args = ["--out", str(out), "--readme", str(readme)]
-    assert docs.main([*args, "--check"]) == 1  # nothing generated yet
-    assert docs.main(args) == 0
-    assert docs.main([*args, "--check"]) == 0
-    text = readme.read_text()
-    assert "old table" not in text and text.startswith("# x\n") and text.endswith("\n## More\n")
-    assert "| ADL104 | [`require-lock-timeout`](docs/rules/require-lock-timeout.md) |" in text
-    page = out / "require-lock-timeout.md"
-    page.write_text(page.read_text() + "edited by hand\n")
-    (out / "retired-rule.md").write_text("old\n")
-    readme.write_text(text.replace("| ADL104 |", "| ADL999 |"))
-    assert docs.main([*args, "--check"]) == 1
-    assert set(docs.drift(out, readme)) == {str(page), str(out / "retired-rule.md"), str(readme)}
-
-
-def test_readme_without_markers_is_reported_not_overwritten(tmp_path: Path) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text("# no markers\n")
-    args = ["--out", str(tmp_path / "rules"), "--readme", str(readme)]
-    assert docs.main(args) == 1
-    assert readme.read_text() == "# no markers\n"
-    assert docs.main([*args, "--check"]) == 1
+def test_no_page_of_a_rule_that_does_not_exist() -> None:
+    pages = {p.name for p in (ROOT / "docs" / "rules" / "lint").glob("*.md")}
+    assert pages == {f"{rule.name}.md" for rule in all_rules()}, REGENERATE

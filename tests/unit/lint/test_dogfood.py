@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from profiles import example_profiles
 
+from agentddl.checks.lint import LintRequest, run
 from agentddl.checks.lint.config import LintConfig
-from agentddl.checks.lint.run import lint_paths
 from agentddl.generator.artifacts import render_artifacts
 from agentddl.generator.output import write_files
 
@@ -16,9 +16,9 @@ MIGRATIONS = Path(__file__).resolve().parents[3] / "migrations"
 
 
 def test_generated_migrations_lint_clean() -> None:
-    report = lint_paths([str(MIGRATIONS)], LintConfig())
+    report = run(LintRequest([str(MIGRATIONS)], config=LintConfig()))
     assert report.files >= 1
-    assert [f"{f.file}:{f.line}: {f.rule}: {f.message}" for f in report.findings] == []
+    assert [f"{f.file}:{f.line}: {f.name}: {f.message}" for f in report.findings] == []
 
 
 @pytest.mark.parametrize("name", sorted(example_profiles()))
@@ -26,6 +26,6 @@ def test_every_example_profiles_output_lints_clean(name: str, tmp_path: Path) ->
     profile = example_profiles()[name]
     write_files(render_artifacts(profile), tmp_path)
     config = LintConfig(pg_version=profile.engine.version)
-    report = lint_paths([str(tmp_path / "versions"), str(tmp_path / "schema.sql")], config)
+    report = run(LintRequest([str(tmp_path / "versions"), str(tmp_path / "schema.sql")], config=config))
     assert report.files == 2
-    assert [f"{f.file}:{f.line}: {f.rule}: {f.message}" for f in report.findings] == []
+    assert [f"{f.file}:{f.line}: {f.name}: {f.message}" for f in report.findings] == []

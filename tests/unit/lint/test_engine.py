@@ -57,7 +57,7 @@ def extra_rules(monkeypatch: pytest.MonkeyPatch) -> None:
 def _lint(sql: str, **severities: str) -> list[tuple[int, int, str, str]]:
     config = LintConfig(severities={k.replace("_", "-"): v for k, v in severities.items()})
     findings = engine.lint(sql, "m.sql", config, only=["points-at-where", "crashes", "info-on-insert"])
-    return [(f.line, f.column, f.rule, f.severity) for f in findings]
+    return [(f.line, f.column, f.name, f.severity) for f in findings]
 
 
 def test_violation_location_is_mapped_inside_the_statement() -> None:
@@ -75,7 +75,7 @@ def test_a_crashing_rule_becomes_a_finding() -> None:
     findings = engine.lint(
         "DELETE FROM t;\nUPDATE t SET a = 1 WHERE b;", "m.sql", config, only=["points-at-where", "crashes"]
     )
-    assert [(f.line, f.rule) for f in findings] == [(1, "crashes"), (2, "points-at-where")]
+    assert [(f.line, f.name) for f in findings] == [(1, "crashes"), (2, "points-at-where")]
     assert "KeyError" in findings[0].message and findings[0].severity == "warning"
 
 

@@ -86,7 +86,7 @@ def actual(path: Path) -> tuple[Finding, ...]:
 def _by_line(findings: tuple[Finding, ...]) -> dict[int, Counter[Key]]:
     lines: dict[int, Counter[Key]] = {}
     for finding in findings:
-        lines.setdefault(finding.line, Counter())[(finding.severity, finding.rule)] += 1
+        lines.setdefault(finding.line, Counter())[(finding.severity, finding.name)] += 1
     return lines
 
 
@@ -109,14 +109,14 @@ def test_fixture(path: Path, line: int | None) -> None:
     findings = actual(path)
     if line is None:
         expects_error = any(n == "syntax-error" for c in fixture.expected.values() for _, n in c)
-        unparsed = [f for f in findings if f.rule == "syntax-error"]
+        unparsed = [f for f in findings if f.name == "syntax-error"]
         assert expects_error or not unparsed, f"{fixture.name} does not parse: {unparsed[0].message}"
         unknown = {name for c in fixture.expected.values() for _, name in c} - set(rules_by_name())
         assert not unknown, f"{fixture.name} expects unknown rules {sorted(unknown)}"
         return
     got = _by_line(findings).get(line, Counter())
     want = fixture.expected.get(line, Counter())
-    messages = [f"{f.severity}: [{f.rule}] {f.message}" for f in findings if f.line == line]
+    messages = [f"{f.severity}: [{f.name}] {f.message}" for f in findings if f.line == line]
     assert got == want, f"{fixture.name}:{line}: expected {dict(want)}, got {messages}"
 
 

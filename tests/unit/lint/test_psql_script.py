@@ -23,7 +23,7 @@ CREATE INDEX orders_color_idx ON orders (color_id);
 
 def test_a_psql_script_lints_with_the_right_lines() -> None:
     findings = lint(SCRIPT, "seed.sql", LintConfig())
-    assert [(f.line, f.rule) for f in findings] == [(11, "require-concurrent-index-creation")]
+    assert [(f.line, f.name) for f in findings] == [(11, "require-concurrent-index-creation")]
 
 
 def test_rewrites_keep_every_offset() -> None:
@@ -46,4 +46,4 @@ def test_copy_data_runs_to_the_end_marker_or_the_end_of_file() -> None:
 
 def test_alembic_sql_is_left_alone() -> None:
     findings = lint("SELECT :x;\n", "m.sql", LintConfig(runner="alembic"))
-    assert [f.rule for f in findings] == ["syntax-error"]
+    assert [f.name for f in findings] == ["syntax-error"]

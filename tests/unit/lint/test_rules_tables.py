@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from pglast import ast, parse_sql
 
-from agentddl.checks.pg.batching import is_unbounded_read, is_unbounded_write
+from agentddl.checks.lint import LintRequest
+from agentddl.checks.lint import run as run_lint
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
-from agentddl.checks.lint.run import lint_paths
 from agentddl.checks.lint.types import Finding
+from agentddl.checks.pg.batching import is_unbounded_read, is_unbounded_write
 
 TABLE_RULES = (
     "require-concurrent-reindex",
@@ -41,7 +42,7 @@ SECTIONS = [
 
 def run(sql: str, rule: str, pg_version: int = 16, runner: str = "psql") -> list[Finding]:
     config = LintConfig(pg_version=pg_version, runner=runner)  # type: ignore[arg-type]
-    return [f for f in lint(sql, "m.sql", config, only=[rule]) if f.rule == rule]
+    return [f for f in lint(sql, "m.sql", config, only=[rule]) if f.name == rule]
 
 
 @pytest.mark.parametrize("name", TABLE_RULES)
@@ -54,7 +55,7 @@ def test_docstring_has_exactly_the_doc_sections(name: str) -> None:
 
 def test_reindex_help_names_the_concurrent_form_and_the_object() -> None:
     [finding] = run("REINDEX INDEX agent.runs_status_idx;", "require-concurrent-reindex")
-    assert "REINDEX INDEX CONCURRENTLY" in finding.help
+    assert "REINDEX INDEX CONCURRENTLY" in finding.fix
     assert "agent.runs_status_idx" in finding.message
 
 
@@ -62,8 +63,8 @@ def test_index_tablespace_move_help_uses_reindex_from_14() -> None:
     sql = "ALTER INDEX agent.events_run_idx SET TABLESPACE fast;"
     [old] = run(sql, "table-rewrite-operation", pg_version=13)
     [new] = run(sql, "table-rewrite-operation", pg_version=14)
-    assert "REINDEX" not in old.help
-    assert new.help == ("Use REINDEX (TABLESPACE fast) INDEX CONCURRENTLY agent.events_run_idx instead.")
+    assert "REINDEX" not in old.fix
+    assert new.fix == ("Use REINDEX (TABLESPACE fast) INDEX CONCURRENTLY agent.events_run_idx instead.")
 
 
 def test_slow_work_names_the_earlier_lock_and_its_line() -> None:
@@ -189,13 +190,13 @@ def upgrade() -> None:
 def test_alembic_revision_findings_land_on_the_op_calls(tmp_path: Path) -> None:
     path = tmp_path / "0007_table_rules.py"
     path.write_text(REVISION)
-    report = lint_paths([str(path)], LintConfig(runner="alembic"))
+    report = run_lint(LintRequest([str(path)], config=LintConfig(runner="alembic")))
     lines = REVISION.splitlines()
 
     def line_of(needle: str) -> int:
         return next(n for n, text in enumerate(lines, 1) if needle in text)
 
-    got = sorted((f.line, f.rule) for f in report.findings if f.rule in TABLE_RULES)
+    got = sorted((f.line, f.name) for f in report.findings if f.name in TABLE_RULES)
     assert got == sorted(
         [
             (line_of("UPDATE agent.runs"), "access-exclusive-with-slow-work"),

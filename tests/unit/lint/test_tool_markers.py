@@ -14,7 +14,7 @@ DROP = "DROP INDEX orders_status_idx;\nALTER TABLE orders DROP COLUMN legacy;\n"
 
 
 def _rules(text: str) -> list[tuple[int, str]]:
-    return [(f.line, f.rule) for f in lint(text, "m.sql", LintConfig()) if f.severity == "error"]
+    return [(f.line, f.name) for f in lint(text, "m.sql", LintConfig()) if f.severity == "error"]
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from agentddl.checks.cli.main import main
+from agentddl.checks.db.runtime import role_of
 from agentddl.checks.prove.journal import Journal, read_journal
-from agentddl.checks.prove.result import TOTAL_KEYS, ProveReport, ScenarioResult, verdict
+from agentddl.checks.prove.result import TOTAL_KEYS, ProveResult, ScenarioResult, verdict
 from agentddl.checks.prove.scenarios.base import overlapping_attempts
 from agentddl.checks.prove.scenarios.idempotency import MUST_BE_ZERO, judge
-from agentddl.checks.db.runtime import role_of
 
 T0 = datetime(2026, 1, 1)
 
@@ -38,7 +38,7 @@ def test_a_scenario_holds_only_when_every_guarded_count_is_zero() -> None:
 
 
 def test_totals_sum_the_scenarios_in_the_documented_keys() -> None:
-    report = ProveReport(
+    report = ProveResult(
         [
             ScenarioResult("outbox", "lease", {"duplicate_deliveries": 3, "runs_completed": 10}),
             ScenarioResult("claim_race", "lease", {"runs_completed": 5}, ["x: 1"]),
@@ -112,7 +112,7 @@ def test_idempotency_with_no_request_made_is_not_held() -> None:
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--format", "xml"], "--format: must be one of text, json"),
+        (["--format", "xml"], "Invalid value for '--format' / '-f'"),  # the shared --format option
         (["--strategy", "mutex"], "--strategy: expected all or one of"),
         (["--scenario", "fire"], "unknown scenario 'fire'"),
         (["--workers", "1"], "races need at least 2 workers"),
@@ -130,7 +130,7 @@ def test_usage_errors_exit_2_before_any_database(
 @pytest.mark.parametrize(
     ("dsn", "message"),
     [
-        ("notadsn", "agentddl: invalid DSN: missing \"=\" after \"notadsn\""),  # was a traceback, exit 1
+        ("notadsn", 'agentddl: invalid DSN: missing "=" after "notadsn"'),  # was a traceback, exit 1
         ("postgresql://nobody@127.0.0.1:1/none", "agentddl: cannot connect to PostgreSQL at 127.0.0.1:1/"),
     ],
 )
@@ -141,3 +141,42 @@ def test_a_bad_or_unreachable_dsn_is_one_line_exit_2(
     assert main(["prove", "--profile", profile, "--dsn", dsn]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_a_server_older_than_the_profile_engine_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An engine-18 profile on --pg-version 14 was a 43-57-line traceback (the schema's
+    18-only DDL failing mid-install); now refused before any server starts."""
+    profile = str(Path(__file__).resolve().parents[3] / "schemas" / "examples" / "newest-engine.yaml")
+    assert main(["prove", "--profile", profile, "--pg-version", "14", "--workers", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("agentddl: profile 'newest_engine' targets PostgreSQL 18, but the embedded server")
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--server", "postgresql://nobody@127.0.0.1:1/none"], "--dsn proves the schema already in that"),
+        (["--pg-version", "16"], "--dsn proves the schema already in that"),
+        (["--strategy", "lease", "--strategy", "advisory"], "--dsn proves the one schema in the database"),
+    ],
+)
+def test_dsn_is_the_database_to_prove_in_not_a_server(
+    option: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = str(Path(__file__).resolve().parents[3] / "schemas" / "default.yaml")
+    code = main(["prove", "--profile", profile, "--dsn", "postgresql://nobody@127.0.0.1:1/none", *option])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_existing_is_a_deprecated_alias_with_one_note(capsys: pytest.CaptureFixture[str]) -> None:
+    profile = str(Path(__file__).resolve().parents[3] / "schemas" / "default.yaml")
+    dsn = "postgresql://nobody@127.0.0.1:1/none"
+    assert main(["prove", "--profile", profile, "--dsn", dsn, "--existing"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    note = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
+    assert lines[0] == note
+    assert lines[1].startswith("agentddl: cannot connect to PostgreSQL at 127.0.0.1:1/") and len(lines) == 2

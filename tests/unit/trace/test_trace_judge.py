@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agentddl.checks.trace.judge import Limits, judge
 from agentddl.checks.pg.lockmodes import blocked_kinds
+from agentddl.checks.trace.judge import judge
+from agentddl.checks.trace.observed import Limits
 from agentddl.checks.trace.types import HeldLock, StatementTrace
 
 EXISTING = {"public.orders", "public.orders_pkey"}
@@ -29,7 +30,8 @@ def test_a_rewrite_of_an_existing_table() -> None:
     )
     (finding,) = judge([t], EXISTING, Limits())
     assert (finding.code, finding.severity, finding.object) == ("ADT101", "error", "public.orders")
-    assert finding.message.startswith("m.sql:3: rewrote public.orders, public.orders_pkey (8192 bytes here)")
+    assert (finding.file, finding.line, finding.column) == ("m.sql", 3, None)
+    assert finding.message.startswith("rewrote public.orders, public.orders_pkey (8192 bytes here)")
 
 
 def test_a_rewrite_that_locks_no_writer_out_is_no_finding() -> None:

@@ -1,4 +1,4 @@
-"""The live-findings reporters: text, JSON and SARIF shapes."""
+"""verify's report through the shared reporters: text, JSON and SARIF shapes."""
 
 from __future__ import annotations
 
@@ -6,43 +6,46 @@ import io
 import json
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.report import RuleInfo, render_findings
+from agentddl.checks.core.report import render
+from agentddl.checks.verify import VerifyResult
 
 FINDINGS = [
-    Finding("ADV103", "redundant-index", "warning", "agent.runs_tenant_idx", "Slows writes.", "DROP it"),
-    Finding("ADV104", "invalid-index", "error", "agent.ops_key", "No query uses [it].", "REINDEX it"),
+    Finding(
+        "ADV103", "redundant-index", "warning", "Slows writes.", "DROP it", object="agent.runs_tenant_idx"
+    ),
+    Finding("ADV104", "invalid-index", "error", "No query uses [it].", "REINDEX it", object="agent.ops_key"),
 ]
-RULES = [RuleInfo("ADV104", "invalid-index", "error", "Invalid indexes.", "docs/verify/invalid-index.md")]
 
 
-def render(fmt: str) -> str:
+def rendered(fmt: str, findings: list[Finding] = FINDINGS, about: dict[str, object] | None = None) -> str:
     out = io.StringIO()
-    render_findings(FINDINGS, fmt, out, tool="verify", rules=RULES, extra={"schemas": ["agent"]})  # type: ignore[arg-type]
+    render(VerifyResult(findings, {"schemas": ["agent"]} if about is None else about).report(), fmt, out)
     return out.getvalue()
 
 
 def test_text_lists_errors_first_with_fix_and_summary() -> None:
-    text = render("text")
+    text = rendered("text")
     assert text.index("ADV104") < text.index("ADV103")
     assert "error ADV104 [invalid-index] agent.ops_key" in text
     assert "No query uses [it]." in text  # rich markup in messages is escaped, not eaten
-    assert "fix: REINDEX it\n  docs: docs/verify/invalid-index.md" in text
+    assert "fix: REINDEX it\n  docs: docs/rules/verify/invalid-index.md" in text
     assert text.rstrip().endswith("verify: 1 error(s), 1 warning(s), 0 info.")
 
 
 def test_text_without_findings_says_so() -> None:
-    out = io.StringIO()
-    render_findings([], "text", out, tool="verify")
-    assert out.getvalue().strip() == "verify: no findings."
+    assert rendered("text", [], {}).strip() == "verify: no findings."
 
 
 def test_json_shape_is_stable() -> None:
-    document = json.loads(render("json"))
+    document = json.loads(rendered("json"))
     assert list(document) == ["tool", "schemas", "findings", "summary"]
     assert document["findings"][0] == {
         "code": "ADV104",
         "name": "invalid-index",
         "severity": "error",
+        "file": None,
+        "line": None,
+        "column": None,
         "object": "agent.ops_key",
         "message": "No query uses [it].",
         "fix": "REINDEX it",
@@ -50,14 +53,14 @@ def test_json_shape_is_stable() -> None:
     assert document["summary"] == {"error": 1, "warning": 1, "info": 0}
 
 
-def test_sarif_has_rules_in_driver_and_logical_locations() -> None:
-    log = json.loads(render("sarif"))
+def test_sarif_has_every_rule_in_the_driver_and_logical_locations() -> None:
+    log = json.loads(rendered("sarif"))
     assert log["version"] == "2.1.0"
     run = log["runs"][0]
     ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
-    assert ids == ["ADV104", "ADV103"]  # given rules first, then codes only seen in findings
+    assert ids[:4] == ["ADV101", "ADV102", "ADV103", "ADV104"] and len(ids) >= 20
     first = run["results"][0]
-    assert first["ruleId"] == "ADV104" and first["ruleIndex"] == 0 and first["level"] == "error"
+    assert first["ruleId"] == "ADV104" and ids[first["ruleIndex"]] == "ADV104" and first["level"] == "error"
     location = first["locations"][0]["logicalLocations"][0]
     assert location == {"name": "ops_key", "fullyQualifiedName": "agent.ops_key"}
     assert run["results"][1]["level"] == "warning"

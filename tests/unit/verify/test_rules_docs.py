@@ -1,4 +1,5 @@
-"""Verify rules are well-formed and docs/verify/ is generated from them (--check)."""
+"""Verify rules are well-formed, and docs/rules/verify/ is generated from them by the
+central generator (`python -m agentddl.checks.docs`)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ import shutil
 from decimal import Decimal
 from pathlib import Path
 
-from agentddl.checks.verify import docs
+from agentddl.checks.core.report.sarif import sarif_log
+from agentddl.checks.core.rules import docs_path, missing_sections
+from agentddl.checks.db.indexes import predicate_only_requires_not_null
+from agentddl.checks.docs.__main__ import drift
+from agentddl.checks.docs.rules import rule_page
+from agentddl.checks.verify import VerifyResult
 from agentddl.checks.verify.generic.sequence_near_exhaustion import used_fraction
-from agentddl.checks.verify.indexes import predicate_only_requires_not_null
-from agentddl.checks.verify.registry import all_rules, rules_in_group
-from agentddl.checks.verify.run import rule_infos
+from agentddl.checks.verify.rules import all_rules, rules_in_group
 
 ROOT = Path(__file__).resolve().parents[3]
-DOCS = ROOT / "docs" / "verify"
+DOCS = ROOT / "docs" / "rules" / "verify"
 
 
 def test_rules_have_unique_codes_names_and_every_docstring_section() -> None:
@@ -23,29 +27,34 @@ def test_rules_have_unique_codes_names_and_every_docstring_section() -> None:
     for rule in rules:
         assert re.fullmatch(r"ADV1\d\d", rule.code) and re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
         assert rule.severity in ("error", "warning", "info") and rule.group in ("generic", "profile")
-        assert docs.missing_sections(rule) == [], rule.name
+        assert rule.family == "verify" and missing_sections(rule) == [], rule.name
     assert {r.code for r in rules_in_group("generic")} == {f"ADV1{n:02}" for n in range(1, 13)}
 
 
-def test_docs_are_up_to_date() -> None:
-    assert docs.drift(DOCS) == [], "run python -m agentddl.checks.verify.docs"
-    assert docs.main(["--out", str(DOCS), "--check"]) == 0
+def test_every_rule_has_its_page_up_to_date_and_no_page_is_orphaned() -> None:
+    for rule in all_rules():
+        page = ROOT / docs_path(rule)
+        assert page.parent == DOCS and page.is_file(), f"{rule.name}: run python -m agentddl.checks.docs"
+        stale = f"{page}: run python -m agentddl.checks.docs"
+        assert page.read_text(encoding="utf-8") == rule_page(rule), stale
+    assert sorted(p.stem for p in DOCS.glob("*.md")) == sorted(rule.name for rule in all_rules())
 
 
-def test_check_mode_reports_stale_and_orphaned_pages(tmp_path: Path) -> None:
-    out = tmp_path / "verify"
+def test_the_generator_reports_stale_and_orphaned_verify_pages(tmp_path: Path) -> None:
+    out = tmp_path / "docs" / "rules" / "verify"
     shutil.copytree(DOCS, out)
     (out / "fk-without-index.md").write_text("stale\n", encoding="utf-8")
     (out / "retired-rule.md").write_text("gone\n", encoding="utf-8")
-    assert docs.main(["--out", str(out), "--check"]) == 1
-    assert sorted(Path(p).name for p in docs.drift(out)) == ["fk-without-index.md", "retired-rule.md"]
-    assert docs.main(["--out", str(out)]) == 0 and docs.drift(out) == []
+    stale = sorted(p for p in drift(tmp_path) if p.startswith("docs/rules/verify/"))
+    assert stale == ["docs/rules/verify/fk-without-index.md", "docs/rules/verify/retired-rule.md"]
 
 
 def test_sarif_rule_metadata_links_the_docs() -> None:
-    info = {i.code: i for i in rule_infos()}
-    assert info["ADV101"].help_uri == "docs/verify/fk-without-index.md"
-    assert info["ADV101"].summary.startswith("Reports a foreign key when no valid B-tree index")
+    driver = sarif_log(VerifyResult([]).report())["runs"][0]["tool"]["driver"]
+    info = {rule["id"]: rule for rule in driver["rules"]}
+    assert info["ADV101"]["helpUri"] == "docs/rules/verify/fk-without-index.md"
+    summary = info["ADV101"]["fullDescription"]["text"]
+    assert summary.startswith("Reports a foreign key when no valid B-tree index")
 
 
 def test_partial_index_predicates_that_fk_lookups_satisfy() -> None:

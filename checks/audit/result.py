@@ -1,0 +1,66 @@
+"""What an audit found: every path's plan and findings, index hygiene, suggestions,
+baseline regressions; `report()` is the one Report every output format renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.audit.report import audit_report
+from agentddl.checks.audit.rules import all_rules
+from agentddl.checks.audit.suggest import Suggestion
+from agentddl.checks.audit.workload import Impact
+from agentddl.checks.core.findings import Finding
+from agentddl.checks.core.report import Report
+from agentddl.checks.core.rules import Rule
+from agentddl.checks.db.seed import SeedStats
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    server_version: int
+    paths: tuple[PathResult, ...]
+    hygiene: tuple[Finding, ...] = ()  # index findings: the catalog checks' and the workload's
+    suggestions: tuple[Suggestion, ...] = ()
+    impacts: tuple[Impact, ...] = ()
+    regressions: tuple[Finding, ...] = ()  # against a baseline
+    seconds: float = 0.0  # planning and judging (not seeding)
+    seed: SeedStats | None = None  # the scratch database's seeding (None: seeded by the caller)
+    hypopg: bool = False  # suggestions were verified with hypothetical indexes
+    catalog_rules: tuple[type[Rule], ...] = ()  # the rules of the injected catalog checks
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.paths for f in r.findings] + list(self.hygiene) + list(self.regressions)
+
+    @property
+    def rules(self) -> tuple[type[Rule], ...]:
+        """Every rule that could report here: the audit's and the catalog checks'."""
+        return (*all_rules(), *self.catalog_rules)
+
+    @property
+    def failed_paths(self) -> list[str]:
+        return [r.path.name for r in self.paths if not r.passed]
+
+    @property
+    def regressed_paths(self) -> list[str]:
+        """Paths a baseline comparison failed (lost an index, or cost grew)."""
+        return list(dict.fromkeys(f.object or "" for f in self.regressions if f.is_error))
+
+    @property
+    def passed(self) -> bool:
+        return not any(f.is_error for f in self.findings)
+
+    def failure(self) -> str:
+        """Why the audit failed, in one line ('' when it passed)."""
+        if self.passed:
+            return ""
+        if failed := self.failed_paths:
+            return f"{len(failed)} access path(s) not served: {', '.join(failed)}"
+        if regressed := self.regressed_paths:
+            return f"{len(regressed)} access path(s) regressed against the baseline: {', '.join(regressed)}"
+        return "error findings (see above)"
+
+    def report(self) -> Report:
+        """The audit as every reporter reads it (agentddl.checks.core.report.render)."""
+        return audit_report(self)

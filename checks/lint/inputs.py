@@ -1,0 +1,145 @@
+"""Lint what the user named: SQL files, folders, stdin, Alembic revisions and environments."""
+
+from __future__ import annotations
+
+import configparser
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+from agentddl.checks.lint.config import ConfigError, LintConfig, decode, read_text
+from agentddl.checks.lint.engine import lint
+from agentddl.checks.lint.rules import rules_by_name
+from agentddl.checks.lint.types import Finding
+from agentddl.checks.pg import alembic_offline
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", "build"}
+
+
+@dataclass(frozen=True)
+class LintedFile:
+    """One linted input and its findings."""
+
+    path: str  # as the user named it; "<stdin>" for standard input
+    text: str  # what the findings' lines refer to (for a revision: the Python script)
+    findings: tuple[Finding, ...]
+
+
+def lint_paths(paths: Sequence[str], config: LintConfig, stdin: TextIO | None = None) -> list[LintedFile]:
+    """Lint every input, SQL first in the order named, then the Alembic revisions together.
+    A path that does not exist, or inputs that hold nothing to lint, are usage errors."""
+    linted: list[LintedFile] = []
+    revisions: list[Path] = []
+    for path in paths:
+        if path == STDIN:
+            text = _read_stdin(stdin)
+            linted.append(LintedFile(STDIN_NAME, text, tuple(lint(text, STDIN_NAME, config))))
+            continue
+        for kind, found in _expand(Path(path)):
+            if kind == "sql":
+                text = read_text(found)
+                linted.append(LintedFile(str(found), text, tuple(lint(text, str(found), config))))
+            else:
+                revisions.append(found)
+    if revisions:
+        linted.extend(_lint_revisions(_unique(revisions), config))
+    if not linted:
+        searched = ", ".join(paths)
+        raise ConfigError(f"{searched}: no .sql file or Alembic revision found (searched recursively)")
+    return linted
+
+
+def _read_stdin(stdin: TextIO | None) -> str:
+    if stdin is None:
+        return ""
+    buffer = getattr(stdin, "buffer", None)  # bytes when there are: decoded as UTF-8 whatever the locale
+    if buffer is not None:
+        return decode(buffer.read(), STDIN_NAME)
+    try:
+        return stdin.read()
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{STDIN_NAME}: not UTF-8 text ({error.reason})") from None
+
+
+def _expand(path: Path) -> Iterator[tuple[str, Path]]:
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file or directory")
+    if path.is_file():
+        yield ("revision" if path.suffix == ".py" else "sql"), path
+    elif alembic_offline.is_environment(path):
+        for folder in _environment_versions(path):
+            yield from (("revision", p) for p in alembic_offline.revision_files([folder]))
+    else:
+        for child in sorted(path.iterdir()):
+            if child.is_dir() and child.name not in _SKIP_DIRS:
+                yield from _expand(child)
+            elif child.is_file() and child.suffix == ".sql":
+                yield "sql", child
+            elif child.is_file() and child.suffix == ".py" and _looks_like_revision(child):
+                yield "revision", child
+
+
+def _environment_versions(path: Path) -> list[Path]:
+    try:
+        return alembic_offline.environment_versions(path)
+    except (configparser.Error, UnicodeDecodeError, OSError) as error:
+        detail = " ".join(str(error).split())  # configparser's messages span lines
+        raise ConfigError(f"{path / 'alembic.ini'}: cannot read: {detail}") from None
+
+
+def _looks_like_revision(path: Path) -> bool:
+    """A loose Alembic revision script: module-level `revision = "..."` and an upgrade()."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return "def upgrade(" in text and alembic_offline.revision_identity(path) is not None
+
+
+def _lint_revisions(revisions: list[Path], config: LintConfig) -> Iterator[LintedFile]:
+    sources = {path: read_text(path) for path in revisions}  # unreadable: a usage error, before Alembic
+    alembic_config = replace(config, runner="alembic")
+    for result in alembic_offline.offline_sql(revisions):
+        file = str(result.path)
+        lines = sources[result.path].splitlines()
+        findings = lint(result.sql, file, alembic_config) if result.sql.strip() else []
+        findings = [_to_revision_line(f, result.markers, lines) for f in findings]
+        if result.error is not None:
+            error = _revision_error(file, result)
+            findings.append(_to_revision_line(error, {result.error_line: result.error_line}, lines))
+        yield LintedFile(file, sources[result.path], tuple(findings))
+
+
+def _unique(paths: list[Path]) -> list[Path]:
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        seen.setdefault(path.resolve(), path)
+    return list(seen.values())
+
+
+def _to_revision_line(finding: Finding, markers: dict[int, int], lines: list[str]) -> Finding:
+    """Move a finding from the offline SQL to the op call that emitted it (else line 1)."""
+    line = markers.get(finding.line or 0, 0) or 1
+    text = lines[line - 1] if line <= len(lines) else ""
+    return replace(finding, line=line, column=len(text) - len(text.lstrip()) + 1)
+
+
+def _revision_error(file: str, result: alembic_offline.RevisionSQL) -> Finding:
+    """A revision Alembic cannot render offline: an error if the script is broken, a
+    warning if only offline mode fails (e.g. op.get_bind() reading data)."""
+    rule = rules_by_name()["syntax-error"]
+    if result.broken:
+        message = f"This revision cannot be loaded ({result.error}); nothing in it was linted."
+        fix = "Fix the revision script."
+        return rule.finding(message, fix, severity="error", file=file, line=result.error_line, column=1)
+    message = (
+        f"Alembic's offline mode stopped here ({result.error}); statements from this line on were not linted."
+    )
+    fix = (
+        "Keep schema changes in op.* / op.execute() calls that render with --sql;"
+        " move data reads (op.get_bind()) to a separate data migration."
+    )
+    return rule.finding(message, fix, severity="warning", file=file, line=result.error_line, column=1)

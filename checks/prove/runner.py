@@ -1,0 +1,163 @@
+"""run(): for each lock strategy, a database with the schema, a pool of worker
+processes, and the scenarios one after another; the result."""
+
+from __future__ import annotations
+
+import importlib
+import tempfile
+import time
+
+import psycopg
+
+from agentddl.checks.core.progress import Progress, silent
+from agentddl.checks.db import database_error, describe_dsn
+from agentddl.checks.db.runtime import load_queries
+from agentddl.checks.prove.observe import Observer
+from agentddl.checks.prove.options import ProveOptions, ProveRequest
+from agentddl.checks.prove.pool import Pool
+from agentddl.checks.prove.result import ProveResult, ScenarioResult
+from agentddl.checks.prove.scenarios import SCENARIOS
+from agentddl.checks.prove.scenarios.base import ScenarioContext
+from agentddl.checks.prove.target import prove_target
+from agentddl.checks.prove.worker import WorkerSetup
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.render.queries import render_queries
+
+TENANTS = 4
+
+
+def run(request: ProveRequest, *, pool: Pool | None = None, progress: Progress = silent) -> ProveResult:
+    """Prove the profile's schema (one variant per strategy; none given: the profile's
+    own). pool: worker processes to run on (reused across calls; its size must be the
+    number of workers); without one, a pool is started once the first database is ready
+    and closed at the end. progress: a line per stage and per scenario."""
+    options = request.options
+    _validate(request, pool)
+    chosen = request.strategies or (request.profile.lock_strategy,)
+    started = time.monotonic()
+    results: list[ScenarioResult] = []
+    workers = _Workers(pool, options.workers, progress)
+    try:
+        with prove_target(request, progress) as target:
+            version = target.version
+            for strategy in chosen:
+                model = derive(request.profile.model_copy(update={"lock_strategy": strategy}))
+                with target.database(model) as database:
+                    results += prove_model(
+                        database, model, options, workers.pool(), request.queries_text, progress
+                    )
+    finally:
+        workers.close()
+    run = {
+        "profile": request.profile.name,
+        "strategies": [s.value for s in chosen],
+        "postgres": [version],
+        "workers": options.workers,
+        "runs": options.runs,
+        "existing": request.dsn is not None,
+    }
+    return ProveResult(results, time.monotonic() - started, run)
+
+
+def _validate(request: ProveRequest, pool: Pool | None) -> None:
+    """Every usage error, before any server is reached or process started."""
+    options = request.options
+    if options.workers < 2:
+        raise AgentDDLError(f"--workers {options.workers}: races need at least 2 workers")
+    if options.runs < 1 or options.lease_seconds < 1:
+        raise AgentDDLError("--runs and --lease-seconds must be at least 1")
+    unknown = sorted(set(options.scenarios) - set(SCENARIOS))
+    if unknown:
+        raise AgentDDLError(f"unknown scenario {unknown[0]!r}; expected one of {', '.join(SCENARIOS)}")
+    if request.dsn is not None and (request.server is not None or request.pg_version is not None):
+        raise AgentDDLError(
+            "--dsn proves the schema already in that database; --server and --pg-version choose "
+            "where a fresh install goes: pass one or the other"
+        )
+    if request.dsn is not None and len(request.strategies) > 1:
+        raise AgentDDLError("--dsn proves the one schema in the database: pass one --strategy at most")
+    if pool is not None and pool.size != options.workers:
+        raise AgentDDLError(f"a pool of {pool.size} workers cannot run --workers {options.workers}")
+
+
+class _Workers:
+    """The given pool, or one started when the first database is ready (a database that
+    cannot be proven fails before any process starts) and closed at the end."""
+
+    def __init__(self, given: Pool | None, size: int, progress: Progress) -> None:
+        self._given, self._size, self._progress = given, size, progress
+        self._own: Pool | None = None
+
+    def pool(self) -> Pool:
+        if self._given is not None:
+            return self._given
+        if self._own is None:
+            self._progress(f"starting {self._size} worker processes")
+            self._own = Pool(self._size)
+        return self._own
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.close()
+
+
+def prove_model(
+    dsn: str,
+    model: SchemaModel,
+    options: ProveOptions,
+    pool: Pool,
+    queries_text: str | None = None,
+    progress: Progress = silent,
+) -> list[ScenarioResult]:
+    """Every selected scenario against the schema `model` describes, in database `dsn`.
+    A statement of the coordinator's that the server refuses (a schema that is not the
+    profile's) is a one-line DatabaseError."""
+    text = render_queries(model) if queries_text is None else queries_text
+    _parse(model, text)
+    try:
+        return _scenarios(dsn, model, options, pool, text, progress)
+    except psycopg.Error as error:
+        strategy = model.profile.lock_strategy.value
+        raise database_error(error, f"proving {strategy} in {describe_dsn(dsn)}") from error
+
+
+def _scenarios(
+    dsn: str, model: SchemaModel, options: ProveOptions, pool: Pool, text: str, progress: Progress
+) -> list[ScenarioResult]:
+    results = []
+    strategy = model.profile.lock_strategy.value
+    with tempfile.TemporaryDirectory(prefix="agentddl-prove-") as journal_dir:
+        observer = Observer(dsn, model)
+        try:
+            pool.configure(WorkerSetup(dsn, model, text, journal_dir, options.lease_seconds, options.seed))
+            # under row-level security each worker serves one tenant: every tenant needs a worker
+            tenants = observer.create_tenants(min(TENANTS, options.workers))
+            for name in options.scenarios or SCENARIOS:
+                progress(f"{strategy} {name}: running")
+                ctx = ScenarioContext(name, model, pool, observer, options, journal_dir, tenants)
+                result = importlib.import_module(f"agentddl.checks.prove.scenarios.{name}").run(ctx)
+                observer.retire(name)
+                results.append(result)
+                progress(_said(result))
+        finally:
+            pool.release()
+            observer.cleanup()
+            observer.close()
+    return results
+
+
+def _said(result: ScenarioResult) -> str:
+    where = f"{result.strategy} {result.name}"
+    if result.held:
+        return f"{where} held: {result.seconds:.1f} s"
+    broken = ", ".join(f"{k}={v}" for k, v in result.broken_counts.items())
+    return f"{where} BROKEN: {broken or '; '.join(result.violations)}"
+
+
+def _parse(model: SchemaModel, text: str) -> None:
+    """A queries.sql that does not load fails here, once, not in every worker."""
+    try:
+        load_queries(model, text)
+    except Exception as error:  # aiosql raises its own SQLParseException and others
+        raise AgentDDLError(f"queries.sql does not load: {error}") from error

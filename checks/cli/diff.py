@@ -9,18 +9,25 @@ from typing import Annotated
 
 import typer
 
-from agentddl.checks.cli.options import Dsn, OutputFormat, Server
+from agentddl.checks.cli.options import OutputFormat, Server
+
+# Not the shared --dsn: $AGENTDDL_DSN (set for `alembic upgrade`) must not silently switch
+# this command to the live catalog.
+LiveDsn = Annotated[
+    str | None,
+    typer.Option("--dsn", help="Start from this database's catalog instead of OLD."),
+]
 
 EXAMPLES = """
 Examples:
 
   agentddl diff schemas/default.yaml schemas/examples/lease.yaml
 
-  agentddl diff migrations/ schemas/default.yaml              # the last agentddl revision vs the profile
+  agentddl diff migrations/ schemas/default.yaml     # from the last agentddl revision
 
   agentddl diff migrations/ schemas/default.yaml --format markdown > pr-comment.md
 
-  agentddl diff --dsn postgresql://me@db/app schemas/default.yaml   # the live catalog vs the profile
+  agentddl diff --dsn postgresql://me@db/app schemas/default.yaml   # from a live database
 
 OLD and NEW are profile files, revisions (the profile they record) or folders of revisions
 (the last agentddl revision's). With --dsn, the delta starts from the database's catalog
@@ -32,12 +39,15 @@ Exit codes: 0 every change has an online form, 1 a change is refused (its plan i
 
 def diff(
     profiles: Annotated[
-        list[Path], typer.Argument(help="OLD NEW (profiles, revisions or folders); with --dsn: NEW.")
+        list[Path],
+        typer.Argument(
+            help="OLD NEW (profiles, revisions or folders); with --dsn: NEW.", metavar="[OLD] NEW"
+        ),
     ],
-    dsn: Dsn = None,
+    dsn: LiveDsn = None,
     server: Server = None,
     output_format: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="text, json or markdown.")
+        OutputFormat, typer.Option("--format", "-f", help="Output format (markdown: a PR comment).")
     ] = OutputFormat.text,
 ) -> None:
     """Show the online steps from one profile's schema to another's: locks, reads, duration."""

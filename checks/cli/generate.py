@@ -8,23 +8,30 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentddl.checks.cli.options import Dsn, Server
+from agentddl.checks.cli.options import Server
 
 if TYPE_CHECKING:
     from agentddl.generator.revision.next import Generation, Request
 
+# Not the shared --dsn: $AGENTDDL_DSN (set for `alembic upgrade`) must not silently switch
+# this command to the live catalog.
+LiveDsn = Annotated[
+    str | None,
+    typer.Option("--dsn", help="Compute the delta from this database's catalog, not the recorded profile."),
+]
+
 EXAMPLES = """
 Examples:
 
-  agentddl generate schemas/default.yaml --out migrations --alembic   # first time: + alembic.ini, env.py
+  agentddl generate schemas/default.yaml --out migrations --alembic   # + alembic.ini, env.py
 
   agentddl generate schemas/default.yaml --out migrations             # later: the next revision
 
-  agentddl generate schemas/default.yaml --out migrations --check     # CI: exit 1 when the head is stale
+  agentddl generate schemas/default.yaml --out migrations --check     # CI: is the head current?
 
   agentddl generate schemas/default.yaml --revision-only --out alembic --down-revision HEAD
 
-  agentddl generate schemas/default.yaml --out migrations --dsn postgresql://me@db/app  # vs the database
+  agentddl generate schemas/default.yaml --out migrations --dsn postgresql://me@db/app
 
 An empty versions/ folder gets the whole schema as one revision. When versions/ already
 holds agentddl revisions, applied revisions are never rewritten: if the profile differs from
@@ -61,7 +68,7 @@ def generate(
             "--previous", help="The profile the last agentddl revision came from, if it records none."
         ),
     ] = None,
-    dsn: Dsn = None,
+    dsn: LiveDsn = None,
     server: Server = None,
 ) -> None:
     """Render the schema, its next Alembic revision, the named queries and the rollout plan."""

@@ -1,18 +1,20 @@
 """The delta from a live database's catalog to a profile (`diff --dsn`, `generate --dsn`).
 
-The database's catalog is compared with a fresh install of the profile (a scratch
-database on --server, default the --dsn's server), object by object; every object that
-differs becomes a difference the generator's step builders turn into online steps, from
-the profile's own model. Read-only on the user's database.
+The database is read with the one catalog snapshot and compared (`db.catalog.diff`) with
+a fresh install of the profile in a scratch database (on --server, default the --dsn's
+server). Every object that differs becomes a difference the generator's step builders
+turn into online steps, from the profile's own model; privileges become the profile's
+grants again plus the revokes of what it does not grant. Read-only on the user's database.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from agentddl.checks.db.catalog import snapshot
+from agentddl.checks.db.catalog import Difference as CatalogDifference
+from agentddl.checks.db.catalog import Snapshot, diff, read_snapshot
 from agentddl.checks.db.connect import connect, describe_dsn
+from agentddl.checks.db.declared import model_roles
 from agentddl.checks.db.install import install_schema
 from agentddl.checks.db.provision import scratch_server
 from agentddl.generator.delta import Delta
@@ -21,27 +23,26 @@ from agentddl.generator.delta.inventory import inventory
 from agentddl.generator.delta.types import ABSENT, Difference, Key, Step
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, derive
-from agentddl.generator.model.blocks import roles
+from agentddl.generator.model.blocks import quote, roles
 from agentddl.generator.model.privileges import grant_statements
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.profile import Profile
 
-Snapshot = dict[str, dict[str, tuple[Any, ...]]]
 LIVE = ("the live catalog -> the profile",)  # a live delta's one "change"
 _CONSTRAINT_KINDS = {"c": "check", "f": "fk", "p": "pk", "u": "unique"}
 _COMPRESSION = {"l": "lz4", "p": "pglz", "": None}
-_PRIVILEGES = {
-    "r": "SELECT", "a": "INSERT", "w": "UPDATE", "d": "DELETE", "D": "TRUNCATE",
-    "x": "REFERENCES", "t": "TRIGGER", "m": "MAINTAIN", "U": "USAGE",
-}  # fmt: skip
+# Partitions carry dates (maintenance makes them as time passes); views and sequences of
+# the user's own are theirs; sequences follow their column (identity or default).
+_COMPARED = ("indexes", "constraints", "columns", "triggers", "policies", "tables", "functions",
+             "column_storage", "comments", "privileges")  # fmt: skip
 
 
 def live_delta(profile: Profile, dsn: str, server: str | None) -> Delta:
     model = derive(profile)
-    actual = snapshot(dsn, model.schema)
-    if not actual["relations"]:
+    actual = _read(dsn, model)
+    if not actual.names("tables"):
         raise AgentDDLError(
-            f"{describe_dsn(dsn)} has no schema {model.schema!r}: install it first (`alembic upgrade head`)"
+            f"{describe_dsn(dsn)}: schema {model.schema!r} has no tables; install it first (`alembic upgrade head`)"
         )
     with (
         scratch_server(server, dsn, None, prefer=profile.engine.version) as found,
@@ -49,115 +50,99 @@ def live_delta(profile: Profile, dsn: str, server: str | None) -> Delta:
     ):
         with connect(ref) as connection:
             install_schema(connection, model)
-        wanted = snapshot(ref, model.schema)
-    delta = steps_for(model, model, catalog_differences(actual, wanted, model))
-    grants = grant_fixes(actual, wanted, model)
+        wanted = _read(ref, model)
+    differences = diff(wanted, actual, _COMPARED)
+    objects = [d for d in differences if d.kind != "privileges"]
+    delta = steps_for(model, model, model_differences(objects, actual, wanted, model))
+    grants = grant_fixes([d for d in differences if d.kind == "privileges"], model)
     steps = [s for s in grants if s.phase == "prepare"] + list(delta.steps)
     steps += [s for s in grants if s.phase == "contract"]
     return Delta(LIVE, tuple(steps), refusals=delta.refusals)
 
 
-def catalog_differences(actual: Snapshot, wanted: Snapshot, model: SchemaModel) -> tuple[Difference, ...]:
-    """The objects whose catalog entries differ, as the model's keys: old = the database's
-    entry (ABSENT when missing), new = the model's definition (ABSENT when not declared)."""
+def _read(dsn: str, model: SchemaModel) -> Snapshot:
+    with connect(dsn, read_only=True) as connection:
+        return read_snapshot(connection, model.schema, model_roles(model))
+
+
+def model_differences(
+    found: list[CatalogDifference], actual: Snapshot, wanted: Snapshot, model: SchemaModel
+) -> tuple[Difference, ...]:
+    """The catalog's differences as the model's keys: old = what the database holds
+    (ABSENT when missing), new = the model's definition (ABSENT when not declared).
+    Objects the profile does not declare are the user's own (left alone) unless they are
+    indexes, constraints or policies on its tables (dropped: the profile is the truth)."""
     declared = inventory(model)
-    found: dict[Key, Any] = {}
-    for kind, mapper in _MAPPERS.items():
-        for name in sorted(actual[kind].keys() | wanted[kind].keys()):
-            if actual[kind].get(name) != wanted[kind].get(name):
-                found.update(mapper(name, actual[kind].get(name), wanted[kind].get(name), model))
-    # functions and triggers the profile does not declare are the user's own: left alone
-    kept = {k: v for k, v in found.items() if k in declared or k[0] not in ("function", "trigger")}
-    return tuple(Difference(key, old, declared.get(key, ABSENT)) for key, old in sorted(kept.items()))
+    keys: dict[Key, Any] = {}
+    for difference in found:
+        for key, old in _keys(difference, actual, wanted).items():
+            if key in declared or key[0] in ("index", "check", "fk", "unique", "policy"):
+                keys[key] = old
+    return tuple(Difference(key, old, declared.get(key, ABSENT)) for key, old in sorted(keys.items()))
 
 
-def _index(name: str, old: Any, new: Any, model: SchemaModel) -> dict[Key, Any]:
-    table = (old or new)[0]
-    return {("index", table, name): old if old is not None else ABSENT}
+def _keys(difference: CatalogDifference, actual: Snapshot, wanted: Snapshot) -> dict[Key, Any]:
+    kind, name, table = difference.kind, difference.name, difference.table
+    old: Any = ABSENT if difference.what == "missing" else dict(actual.get(kind, name) or ())
+    if kind == "indexes":
+        return {("index", table, name): old}
+    if kind == "constraints":
+        shape = dict(actual.get(kind, name) or wanted.get(kind, name) or ())
+        return {(_CONSTRAINT_KINDS.get(shape.get("kind", ""), "constraint"), table, name): old}
+    if kind in ("triggers", "policies"):
+        return {
+            (kind[:-1] if kind == "triggers" else "policy", "" if kind == "triggers" else table, name): old
+        }
+    if kind == "functions":
+        return {("function", "", name.split("(")[0]): old}
+    if kind == "tables":
+        return _table_keys(difference, old)
+    if kind in ("columns", "column_storage"):
+        return _column_keys(difference, old)
+    if kind == "comments" and not name.startswith("FUNCTION "):
+        column = name.partition(".")[2]
+        comment = ABSENT if old is ABSENT else old.get("comment")
+        return {("column_comment", table, column) if column else ("table_comment", table, ""): comment}
+    return {}
 
 
-def _constraint(name: str, old: Any, new: Any, model: SchemaModel) -> dict[Key, Any]:
-    table, contype = (old or new)[0], (old or new)[1]
-    kind = _CONSTRAINT_KINDS.get(contype, "constraint")
-    return {(kind, table, name): old if old is not None else ABSENT}
+def _table_keys(difference: CatalogDifference, old: Any) -> dict[Key, Any]:
+    table = difference.table
+    if difference.what != "differs":
+        return {("table", table, ""): old}
+    keys: dict[Key, Any] = {}
+    for change in difference.changes:
+        if change.field == "row_security":
+            keys[("rls", table, "")] = change.actual
+        elif change.field == "options":
+            keys[("storage", table, "")] = tuple(tuple(o.split("=", 1)) for o in change.actual or ())
+        else:
+            keys[("table", table, "")] = old
+    return keys
 
 
-def _function(name: str, old: Any, new: Any, model: SchemaModel) -> dict[Key, Any]:
-    return {("function", "", name.split("|")[0]): old if old is not None else ABSENT}
+def _column_keys(difference: CatalogDifference, old: Any) -> dict[Key, Any]:
+    table, column = difference.name.split(".", 1)
+    if difference.what != "differs":
+        return {("column", table, column): old} if difference.kind == "columns" else {}
+    keys: dict[Key, Any] = {}
+    for change in difference.changes:
+        if change.field in ("default", "identity"):
+            keys[("default", table, column)] = (
+                "identity" if old.get("identity") else old.get("default") or None
+            )
+        elif change.field == "compression":
+            keys[("compression", table, column)] = _COMPRESSION.get(change.actual, change.actual)
+        else:
+            keys[("column", table, column)] = old
+    return keys
 
 
-def _trigger(name: str, old: Any, new: Any, model: SchemaModel) -> dict[Key, Any]:
-    return {("trigger", "", name): old if old is not None else ABSENT}
-
-
-def _policy(name: str, old: Any, new: Any, model: SchemaModel) -> dict[Key, Any]:
-    table = (old or new)[0]
-    return {("policy", table, name): old if old is not None else ABSENT}
-
-
-def _relation(name: str, old: Any, new: Any, model: SchemaModel) -> dict[Key, Any]:
-    tables = {t.name for t in model.tables}
-    if name not in tables:
-        return {} if _partition(name, model) or old is None or old[0] == "S" else {("table", name, ""): old}
-    if old is None:
-        return {("table", name, ""): ABSENT}
-    found: dict[Key, Any] = {}
-    if old[2] != new[2]:
-        found[("storage", name, "")] = tuple(tuple(o.split("=", 1)) for o in old[2].split(",") if o)
-    if old[3] != new[3]:
-        found[("table_comment", name, "")] = old[3]
-    if old[5] != new[5]:
-        found[("rls", name, "")] = old[5]
-    return found
-
-
-def _column(name: str, old: Any, new: Any, model: SchemaModel) -> dict[Key, Any]:
-    table, column = name.split(".", 1)
-    if old is None or new is None:
-        return {("column", table, column): old if old is not None else ABSENT}
-    found: dict[Key, Any] = {}
-    if old[:2] != new[:2]:
-        found[("column", table, column)] = old[:2]
-    if old[2:4] != new[2:4]:
-        found[("default", table, column)] = "identity" if old[3] else (old[2] or None)
-    if old[4] != new[4]:
-        found[("compression", table, column)] = _COMPRESSION.get(old[4], old[4])
-    if old[5] != new[5]:
-        found[("column_comment", table, column)] = old[5]
-    return found
-
-
-def _partition(name: str, model: SchemaModel) -> bool:
-    return any(
-        t.partitioning and re.fullmatch(rf"{t.name}_p\w+|template_\w*{t.name}", name) for t in model.tables
-    )
-
-
-_MAPPERS = {
-    "indexes": _index,
-    "constraints": _constraint,
-    "functions": _function,
-    "triggers": _trigger,
-    "policies": _policy,
-    "relations": _relation,
-    "columns": _column,
-}
-
-
-def grant_fixes(actual: Snapshot, wanted: Snapshot, model: SchemaModel) -> list[Step]:
+def grant_fixes(found: list[CatalogDifference], model: SchemaModel) -> list[Step]:
     """Privileges the profile grants that are missing (its grants, run again: each is
     idempotent), and privileges it does not grant (revoked, per role and privilege)."""
-    missing, extra = False, []
-    for name, row in sorted(wanted["relations"].items()):
-        have, want = _acl(actual["relations"].get(name)), _acl(row)
-        if not have and not actual["relations"].get(name):
-            continue  # the relation itself is missing: refused elsewhere
-        missing |= any(set(p) - set(have.get(role, "")) for role, p in want.items())
-        for role, privileges in sorted(have.items()):
-            gone = sorted(set(privileges) - set(want.get(role, "")))
-            if gone:
-                what = ", ".join(_PRIVILEGES.get(p, p) for p in gone)
-                extra.append(f"REVOKE {what} ON {model.schema}.{name} FROM {role or 'PUBLIC'}")
+    missing = any(d.what == "missing" or _lacking(d) for d in found)
+    revokes = [_revoke(d, model) for d in found if _extra(d)]
     steps = []
     scope = Scope(model.profile)
     if missing:
@@ -171,15 +156,15 @@ def grant_fixes(actual: Snapshot, wanted: Snapshot, model: SchemaModel) -> list[
                 None,
                 (),
                 "catalog",
-                "revoke them again",
+                "revoke them",
             )
         )
-    if extra:
+    if revokes:
         steps.append(
             Step(
                 "contract",
                 "revoke privileges the profile does not grant",
-                tuple(extra),
+                tuple(revokes),
                 "plain",
                 None,
                 (),
@@ -190,13 +175,28 @@ def grant_fixes(actual: Snapshot, wanted: Snapshot, model: SchemaModel) -> list[
     return steps
 
 
-def _acl(row: tuple[Any, ...] | None) -> dict[str, str]:
-    """grantee -> privilege letters, the owner's own entry left out (who owns the tables
-    depends on who installed them, not on the profile)."""
-    found: dict[str, str] = {}
-    for item in row[4].split(",") if row and row[4] else []:
-        grantee, _, rest = item.partition("=")
-        privileges, _, grantor = rest.partition("/")
-        if grantee != grantor:
-            found[grantee] = found.get(grantee, "") + privileges.replace("*", "")
-    return found
+def _lacking(difference: CatalogDifference) -> set[str]:
+    if not difference.changes:
+        return set()
+    change = difference.changes[0]
+    return set(change.expected or ()) - set(change.actual or ())
+
+
+def _extra(difference: CatalogDifference) -> set[str]:
+    if difference.what == "unexpected" or not difference.changes:
+        return set()
+    change = difference.changes[0]
+    return set(change.actual or ()) - set(change.expected or ())
+
+
+def _revoke(difference: CatalogDifference, model: SchemaModel) -> str:
+    role, _, target = difference.name.partition(" on ")
+    schema = quote(model.schema)
+    if target == "SCHEMA":
+        on = f"SCHEMA {schema}"
+    elif target.startswith(("SEQUENCE ", "FUNCTION ")):
+        what, _, name = target.partition(" ")
+        on = f"{what} {schema}.{name}"
+    else:
+        on = f"{schema}.{target}"
+    return f"REVOKE {', '.join(sorted(_extra(difference)))} ON {on} FROM {quote(role)}"

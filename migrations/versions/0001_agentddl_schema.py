@@ -440,31 +440,35 @@ BEGIN
             date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
         WHILE lower_bound <= current_start + spec.runway * ('1 ' || spec.unit)::interval LOOP
             upper_bound := lower_bound + ('1 ' || spec.unit)::interval;
-            -- only the part of the period no partition covers yet: after a granularity
-            -- change the existing partitions stay, and new ones fill around them
-            free_from := greatest(lower_bound, coalesce(starts[1], lower_bound));
-            free_to := upper_bound;
-            FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
-                IF starts[i] <= free_from AND ends[i] > free_from THEN
-                    free_from := ends[i];
+            -- only the parts of the period no partition covers yet: after a granularity
+            -- change the existing partitions stay, and new ones fill the gaps around them
+            free_from := lower_bound;
+            WHILE free_from < upper_bound LOOP
+                FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
+                    IF starts[i] <= free_from AND ends[i] > free_from THEN
+                        free_from := ends[i];
+                    END IF;
+                END LOOP;
+                EXIT WHEN free_from >= upper_bound;
+                free_to := upper_bound;
+                FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
+                    IF starts[i] > free_from AND starts[i] < free_to THEN
+                        free_to := starts[i];
+                    END IF;
+                END LOOP;
+                partition_name := spec.table_name || '_p'
+                    || to_char(free_from AT TIME ZONE 'UTC', 'YYYYMMDD');
+                IF free_to > p_now - spec.keep
+                    AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
+                    EXECUTE format(
+                        'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
+                        'agent', partition_name, 'agent', spec.table_name,
+                        free_from, free_to);
+                    action := 'created';
+                    RETURN NEXT;
                 END IF;
+                free_from := free_to;
             END LOOP;
-            FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
-                IF starts[i] > free_from AND starts[i] < free_to THEN
-                    free_to := starts[i];
-                END IF;
-            END LOOP;
-            partition_name := spec.table_name || '_p'
-                || to_char(free_from AT TIME ZONE 'UTC', 'YYYYMMDD');
-            IF free_from < free_to AND free_to > p_now - spec.keep
-                AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
-                EXECUTE format(
-                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    'agent', partition_name, 'agent', spec.table_name,
-                    free_from, free_to);
-                action := 'created';
-                RETURN NEXT;
-            END IF;
             lower_bound := upper_bound;
         END LOOP;
         FOR part IN

@@ -9,6 +9,7 @@ upgrades it and downgrades it back (a failed case reinstalls it)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import shutil
 from collections.abc import Iterator
@@ -204,3 +205,37 @@ def test_profile_change_upgrades_to_a_fresh_install_and_back(
     except BaseException:
         installs.forget(major, old)  # left half-way: the next case installs afresh
         raise
+
+
+PARTITIONS = """
+SELECT substring(pg_get_expr(c.relpartbound, c.oid) FROM 'FROM \\(''([^'']+)''\\)')::timestamptz,
+       substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \\(''([^'']+)''\\)')::timestamptz
+FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'agent.events'::regclass ORDER BY 1
+"""
+
+
+@pytest.mark.parametrize("name", ["volume_tier_down", "volume_tier_up"])
+def test_a_granularity_change_affects_only_future_partitions(
+    name: str, pg_servers: ServerPool, tmp_path: Path
+) -> None:
+    major = MAJORS[-1]
+    old, new = cases(major)[name]
+    size = {"day": 1, "week": 7}
+    before_days = size[derive(old).table("events").partitioning.granularity]  # type: ignore[union-attr]
+    after_days = size[derive(new).table("events").partitioning.granularity]  # type: ignore[union-attr]
+    generate(old, tmp_path)
+    with pg_servers.get(major).scratch_database() as dsn, connect(dsn) as connection:
+        config = alembic_config(tmp_path, dsn)
+        command.upgrade(config, "head")
+        generate(new, tmp_path)
+        command.upgrade(config, "head")
+        for days in (0, 10, 20, 32):  # maintenance runs as time passes (retention: 30 days)
+            connection.execute(
+                f"SELECT count(*) FROM agent.maintain_partitions(now() + interval '{days} days')"
+            )
+        bounds = connection.execute(PARTITIONS).fetchall()
+    assert all(upper == lower for (_, upper), (lower, _) in itertools.pairwise(bounds))  # no gap
+    spans = [(upper - lower).days for lower, upper in bounds]
+    assert before_days in spans  # the partitions made before the change keep their size
+    assert spans[-1] == after_days  # the ones made after it have the new size

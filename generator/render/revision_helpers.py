@@ -26,7 +26,11 @@ def locked(*statements: str, guard: str | None = None) -> str:
         sql = "PERFORM " + statement[len("SELECT "):] if statement.startswith("SELECT ") else statement
         body.append(sql + ";")
     inner = "\\n".join(body).replace("\\n", "\\n            ")
-    return f"""DO $agentddl$
+    # SET/RESET around the block: the session's setting is what every statement of the
+    # block runs under (and what tools that trace the session see); RESET so that the
+    # CONCURRENTLY builds after it wait for transactions as long as they need.
+    return f"""SET lock_timeout = '{LOCK_TIMEOUT}';
+DO $agentddl$
 DECLARE
     attempt integer := 1;
 BEGIN
@@ -44,7 +48,8 @@ BEGIN
         END;
     END LOOP;
 END
-$agentddl$"""
+$agentddl$;
+RESET lock_timeout"""
 '''
 
 PARTITIONS = '''

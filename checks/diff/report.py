@@ -62,7 +62,7 @@ def _text(result: DiffResult, rows: list[dict[str, object]], console: Console) -
             blocks = "writes+reads" if row["blocks_reads"] else "writes" if row["blocks_writes"] else "-"
             table.add_row(
                 str(row["number"]),
-                str(row["phase"]),
+                str(row["phase"]) + (" (2nd revision)" if row["handover"] == "contract" else ""),
                 escape(str(row["summary"])),
                 str(row["lock"] or "-"),
                 blocks,

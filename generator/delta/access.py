@@ -6,6 +6,7 @@ database may use them."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agentddl.generator.delta.context import Context, Outcome
 from agentddl.generator.delta.types import Step
@@ -34,6 +35,7 @@ def role_steps(ctx: Context) -> Outcome:
             (),
             "catalog",
             "nothing to undo: the downgrade grants the old roles again (both stay)",
+            handover="expand",
         )
     )
     return outcome
@@ -71,6 +73,7 @@ def grant_steps(ctx: Context) -> Outcome:
     new = [g for d in differences if d.added for g in split_grant(d.key[2])]
     granted = [g for g in new if g not in old]
     revoked = [g for g in old if g not in new]
+    handover = bool(ctx.of("role"))  # renamed roles: the old ones keep theirs until clients moved
     if granted:
         outcome.steps.append(
             Step(
@@ -82,10 +85,11 @@ def grant_steps(ctx: Context) -> Outcome:
                 (),
                 "catalog",
                 "the downgrade revokes them",
+                handover="expand" if handover else None,
             )
         )
     if revoked:
-        outcome.steps.append(_revoke(ctx, revoked))
+        outcome.steps.append(replace(_revoke(ctx, revoked), handover="contract" if handover else None))
     return outcome
 
 

@@ -159,6 +159,9 @@ def _row_level_security(ctx: Context) -> Outcome:
     for table in touched:
         group = [d for d in ctx.of("rls", "policy") if d.key[1] == table]
         outcome.take(*group)
+        if ctx.of("role") and all(_roles_only(d) for d in group):
+            outcome.steps += _policy_handover(ctx, table, group)
+            continue
         rel = ctx.rel(table)
         statements = _policy_statements(ctx, table, group)
         outcome.steps.append(
@@ -174,6 +177,28 @@ def _row_level_security(ctx: Context) -> Outcome:
             )
         )
     return outcome
+
+
+def _roles_only(difference: Difference) -> bool:
+    return (
+        difference.key[0] == "policy"
+        and not (difference.added or difference.removed)
+        and difference.old[1:] == difference.new[1:]
+    )
+
+
+def _policy_handover(ctx: Context, table: str, group: list[Difference]) -> list[Step]:
+    """Renamed roles: each policy names the old and the new roles until clients moved,
+    then only the new ones (two revisions)."""
+    rel = ctx.rel(table)
+    both = tuple(f"ALTER POLICY {d.key[2]} ON {rel} TO {d.old[0]}, {d.new[0]}" for d in group)
+    new = tuple(f"ALTER POLICY {d.key[2]} ON {rel} TO {d.new[0]}" for d in group)
+    return [
+        Step("switch", f"policies on {table} also name the new roles", both, "locked", AE, (rel,), "catalog",
+             "the downgrade names only the previous roles again", handover="expand"),
+        Step("contract", f"policies on {table} name only the new roles", new, "locked", AE, (rel,), "catalog",
+             "the downgrade names the previous roles too again", handover="contract"),
+    ]  # fmt: skip
 
 
 def _rls_summary(group: list[Difference]) -> str:

@@ -3,7 +3,7 @@ and the changes that cannot be made online (refused, with a plan)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agentddl.generator.errors import AgentDDLError
@@ -84,6 +84,9 @@ class Step:
     guard: str | None = None  # a condition that must hold first (a SQL boolean), else the step fails
     # `agentddl lint` rules this step knowingly breaks, each with the reason (an ignore comment)
     lint_ignores: tuple[tuple[str, str], ...] = ()
+    # a role handover: the new roles get what the old ones have (expand), then, once every
+    # client uses the new roles, the old ones lose it (contract): two revisions
+    handover: Literal["expand", "contract"] | None = None
 
     @property
     def duration(self) -> str:
@@ -102,6 +105,7 @@ class Step:
             "work": self.work,
             "duration": self.duration,
             "rollback": self.rollback,
+            "handover": self.handover,
         }
 
 
@@ -130,6 +134,17 @@ class Delta:
     @property
     def empty(self) -> bool:
         return not self.steps
+
+    @property
+    def hands_over_roles(self) -> bool:
+        """Whether the change needs two revisions: clients move to the new roles between."""
+        return any(step.handover == "contract" for step in self.steps)
+
+    def without(self, handover: str) -> Delta:
+        return replace(self, steps=tuple(s for s in self.steps if s.handover != handover))
+
+    def only(self, handover: str) -> Delta:
+        return replace(self, steps=tuple(s for s in self.steps if s.handover == handover))
 
 
 class RefusedChange(AgentDDLError):

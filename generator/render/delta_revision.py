@@ -22,7 +22,7 @@ Every step runs outside Alembic's transaction: indexes CONCURRENTLY, constraints
 VALID then VALIDATE in their own transaction, catalog-only changes in one short
 transaction that waits at most {lock_timeout} for its lock and is retried. Steps:
 {steps}
-{notes}
+{notes}{stage}
 Revision ID: {revision}
 Revises: {down_revision}
 """
@@ -48,7 +48,13 @@ def downgrade() -> None:
 
 
 def render_delta_revision(
-    new: Profile, delta: Delta, undo: Delta | None, revision: str, down_revision: str, base: str
+    new: Profile,
+    delta: Delta,
+    undo: Delta | None,
+    revision: str,
+    down_revision: str,
+    base: str,
+    stage: str = "",
 ) -> str:
     """`delta` takes the schema of revision `base`'s profile to `new`'s; `undo` back (None:
     the delta came from a live database whose previous state is not recorded)."""
@@ -63,6 +69,7 @@ def render_delta_revision(
         steps="\n".join(_docstring_step(n, s) for n, s in enumerate(delta.steps, start=1))
         or "(none: the schema is the same; this revision records the new profile)",
         notes="".join(f"\n{_wrap(note, indent=None)}\n" for note in delta.notes),
+        stage=f"\n{_wrap(stage, indent=None)}\n" if stage else "",
         revision=revision,
         down_revision=down_revision,
         down_literal=repr(down_revision),
@@ -114,29 +121,26 @@ def _body(delta: Delta) -> str:
 def _step_code(step: Step) -> list[str]:
     pad = "        "
     ignores = [f"{pad}# agentddl: ignore[{rule}] {reason}" for rule, reason in step.lint_ignores]
-    return ignores + _calls(step, pad)
-
-
-def _calls(step: Step, pad: str) -> list[str]:
     if step.partitioned is not None:
         p = step.partitioned
         suffix = f"{p.parent_index.removesuffix('_new')}_{_short_hash(p.definition)}"
-        args = ", ".join(
-            repr(a) for a in (f"{p.schema}.{p.table}", f"{p.schema}.{p.parent_index}", p.definition, suffix)
-        )
-        return [f"{pad}index_partitions({args})"]
-    if step.run == "locked":
-        arguments = [_indent(literal(s), pad + "    ") for s in step.statements]
-        if step.guard:
-            arguments.append(f"{pad}    guard={step.guard!r}")
-        return [f"{pad}op.execute(locked(", *(a + "," for a in arguments), f"{pad}))"]
-    return [f"{pad}op.execute({_indent(literal(s), pad)[len(pad) :]})" for s in step.statements]
-
-
-def _indent(code: str, pad: str) -> str:
-    """A (possibly triple-quoted, multi-line) literal starting at `pad`: only its first
-    line is indented; the string's own lines stay as they are (they are the SQL)."""
-    return pad + code
+        names = (f"{p.schema}.{p.table}", f"{p.schema}.{p.parent_index}", p.definition, suffix)
+        return [f"{pad}index_partitions({', '.join(repr(a) for a in names)})"]
+    if step.run != "locked":
+        return [f"{pad}op.execute({literal(s)})" for s in step.statements]
+    arguments = [f"{pad}    {literal(s)}," for s in step.statements]
+    if step.guard:
+        arguments.append(f"{pad}    guard={step.guard!r},")
+    # The session's lock_timeout, set around the block: what the block's statements run
+    # under (and what tools tracing the session see); reset for the CONCURRENTLY builds.
+    return [
+        f"{pad}op.execute(f\"SET lock_timeout = '{{LOCK_TIMEOUT}}'\")",
+        *ignores,
+        f"{pad}op.execute(locked(",
+        *arguments,
+        f"{pad}))",
+        f"{pad}op.execute('RESET lock_timeout')",
+    ]
 
 
 def _short_hash(text: str) -> str:

@@ -26,11 +26,7 @@ def locked(*statements: str, guard: str | None = None) -> str:
         sql = "PERFORM " + statement[len("SELECT "):] if statement.startswith("SELECT ") else statement
         body.append(sql + ";")
     inner = "\\n".join(body).replace("\\n", "\\n            ")
-    # SET/RESET around the block: the session's setting is what every statement of the
-    # block runs under (and what tools that trace the session see); RESET so that the
-    # CONCURRENTLY builds after it wait for transactions as long as they need.
-    return f"""SET lock_timeout = '{LOCK_TIMEOUT}';
-DO $agentddl$
+    return f"""DO $agentddl$
 DECLARE
     attempt integer := 1;
 BEGIN
@@ -48,8 +44,7 @@ BEGIN
         END;
     END LOOP;
 END
-$agentddl$;
-RESET lock_timeout"""
+$agentddl$"""
 '''
 
 PARTITIONS = '''
@@ -88,7 +83,7 @@ def index_partitions(parent: str, index: str, definition: str, suffix: str) -> N
     for partition, child, qualified in op.get_bind().execute(sa.text(PARTITIONS), arguments).all():
         op.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {qualified}")  # left by an interrupted run
         op.execute(f"CREATE INDEX CONCURRENTLY {child} ON {partition} {definition}")
-        op.execute(locked(f"ALTER INDEX {index} ATTACH PARTITION {qualified}"))
+        op.execute(f"ALTER INDEX {index} ATTACH PARTITION {qualified}")  # no write-blocking lock
 '''
 
 

@@ -8,7 +8,7 @@ head. The same profile writes no revision. Applied revisions are never rewritten
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agentddl.generator.delta import Delta, RefusedChange, compute_delta
@@ -49,6 +49,7 @@ class Generation:
     delta: Delta | None = None  # the new revision's delta (None: a first revision, or up to date)
     base: RevisionFile | None = None  # the agentddl revision the delta starts from
     environment: tuple[str, ...] = field(default=())  # Alembic environment files to write
+    revisions: tuple[str, ...] = field(default=())  # every revision written now, in order
 
 
 def plan_generation(request: Request) -> Generation:
@@ -62,7 +63,7 @@ def plan_generation(request: Request) -> Generation:
     if not chain.generated:
         revision_path, text = _first_revision(request, chain)
         files[revision_path] = text
-        generation = Generation(files, revision_path)
+        generation = Generation(files, revision_path, revisions=(revision_path,))
     else:
         generation = _next_revision(request, chain, files)
     if not request.revision_only:
@@ -70,13 +71,7 @@ def plan_generation(request: Request) -> Generation:
         files["PLAN.md"] = render_plan(model, section)
     environment = environment_files(request.out) if request.alembic else {}
     files |= environment
-    return Generation(
-        dict(sorted(files.items())),
-        generation.revision,
-        generation.delta,
-        generation.base,
-        tuple(sorted(environment)),
-    )
+    return replace(generation, files=dict(sorted(files.items())), environment=tuple(sorted(environment)))
 
 
 def check_generation(request: Request) -> Generation:
@@ -131,12 +126,45 @@ def _next_revision(request: Request, chain: Chain, files: dict[str, str]) -> Gen
     if delta.refusals:
         raise RefusedChange(delta.refusals[0], _where(request, delta.refusals[0].key))
     undo = None if request.live else compute_delta(request.profile, recorded)
-    revision = chain.next_id()
     assert chain.head is not None
-    path = f"versions/{revision}_agentddl_{_slug(delta, recorded, request)}.py"
-    text = render_delta_revision(request.profile, delta, undo, revision, chain.head.revision, last.revision)
-    files[path] = text
-    return Generation(files, path, delta, last)
+    parts = _parts(delta, undo)
+    first = int(chain.next_id())
+    slug = _slug(delta, recorded, request)
+    written: list[str] = []
+    down = chain.head.revision
+    for number, (up, back, suffix, stage) in enumerate(parts):
+        revision = f"{first + number:04d}"
+        path = f"versions/{revision}_agentddl_{slug}{suffix}.py"
+        stage_text = stage.format(first=f"{first:04d}", second=f"{first + 1:04d}")
+        files[path] = render_delta_revision(
+            request.profile, up, back, revision, down, last.revision, stage_text
+        )
+        written.append(path)
+        down = revision
+    return Generation(files, written[-1], delta, last, revisions=tuple(written))
+
+
+_EXPAND = (
+    "Role handover, step 1 of 2: this revision gives the new roles what the old ones have. "
+    "Move every client to the new roles (log in as, or SET ROLE to, them), then apply revision "
+    "{second}, which takes it from the old roles: `alembic upgrade {first}` now, `alembic upgrade "
+    "head` once clients moved."
+)
+_CONTRACT = (
+    "Role handover, step 2 of 2: the old roles lose their privileges and policies here. Apply it "
+    "only once every client uses the new roles (revision {first} gave them everything)."
+)
+
+
+def _parts(delta: Delta, undo: Delta | None) -> list[tuple[Delta, Delta | None, str, str]]:
+    """One revision; two for a role handover (clients move to the new roles in between):
+    the first expands (and its downgrade contracts back), the second contracts."""
+    if not delta.hands_over_roles:
+        return [(delta, undo, "", "")]
+    return [
+        (delta.without("contract"), undo.without("expand") if undo else None, "", _EXPAND),
+        (delta.only("contract"), undo.only("expand") if undo else None, "_contract", _CONTRACT),
+    ]
 
 
 def _recorded(last: RevisionFile, request: Request) -> Profile:
@@ -151,21 +179,31 @@ def _recorded(last: RevisionFile, request: Request) -> Profile:
 
 
 def _changes(generation: Generation, chain: Chain, request: Request) -> str | None:
-    """The PLAN.md section when this profile's revision is a delta: the one written now,
-    or the head's when the chain is up to date."""
+    """The PLAN.md section when this profile's revisions are a delta: the ones written now,
+    or, when the chain is up to date, the ones since the last profile before this one."""
     if generation.delta is not None and generation.base is not None:
-        return changes_section(generation.delta, _intro(generation.revision, generation.base))
-    generated = chain.generated
-    if generation.revision is not None or len(generated) < 2 or generated[-2].profile_text is None:
+        return changes_section(generation.delta, _intro(generation.revisions, generation.base))
+    if generation.revisions:
+        return None  # the first revision: the whole schema
+    generated = list(chain.generated)
+    since: list[RevisionFile] = []
+    while (
+        generated
+        and generated[-1].profile_text is not None
+        and (not since or generated[-1].profile_text == since[0].profile_text)
+    ):
+        since.insert(0, generated.pop())
+    if not generated or generated[-1].profile_text is None or not since:
         return None
-    before = generated[-2].profile()
-    delta = compute_delta(before, request.profile)
-    return changes_section(delta, _intro(str(generated[-1].path.name), generated[-2]))
+    base = generated[-1]
+    delta = compute_delta(base.profile(), request.profile)
+    return changes_section(delta, _intro(tuple(r.path.name for r in since), base))
 
 
-def _intro(revision: str | None, base: RevisionFile) -> str:
-    name = Path(revision).name if revision else "this revision"
-    return f"`{name}` takes the schema of revision {base.revision} (`{base.path.name}`) to this profile:"
+def _intro(revisions: tuple[str, ...], base: RevisionFile) -> str:
+    names = " and ".join(f"`{Path(r).name}`" for r in revisions) or "this revision"
+    verb = "take" if len(revisions) > 1 else "takes"
+    return f"{names} {verb} the schema of revision {base.revision} (`{base.path.name}`) to this profile:"
 
 
 def _slug(delta: Delta, recorded: Profile, request: Request) -> str:

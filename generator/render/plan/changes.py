@@ -37,7 +37,7 @@ def steps_table(delta: Delta) -> str:
     rows = [
         [
             str(number),
-            step.phase,
+            step.phase + (" (2nd revision)" if step.handover == "contract" else ""),
             step.summary,
             f"{step.lock} on {', '.join(md.code(t) for t in step.tables)}" if step.lock else "none",
             "scans" if step.work == "scan" else "no (no rewrite)",

@@ -227,3 +227,23 @@ def test_the_repository_migrations_are_what_the_generator_renders() -> None:
         )
         == 0
     )
+
+
+def test_renamed_roles_are_handed_over_in_two_revisions(tmp_path: Path) -> None:
+    renamed = changed(RLS, **{"roles.app": "agent_workers"})
+    assert generate(tmp_path, RLS) == 0
+    assert generate(tmp_path, renamed) == 0
+    chain = read_chain(tmp_path / "m/versions")
+    assert [(r.path.name, r.down_revision) for r in chain.revisions[1:]] == [
+        ("0002_agentddl_roles.py", ("0001",)),
+        ("0003_agentddl_roles_contract.py", ("0002",)),
+    ]
+    expand, contract = (r.path.read_text() for r in chain.revisions[1:])
+    assert "step 1 of 2" in expand and "GRANT SELECT, INSERT, UPDATE ON agent.runs TO agent_workers" in expand
+    assert "TO agent_app, agent_workers" in expand  # policies name both roles meanwhile
+    assert "REVOKE" not in expand.split("def downgrade")[0]
+    assert (
+        "step 2 of 2" in contract and "REVOKE SELECT, INSERT, UPDATE ON agent.runs FROM agent_app" in contract
+    )
+    assert chain.revisions[1].profile() == chain.revisions[2].profile() == renamed
+    assert generate(tmp_path, renamed, "--check") == 0

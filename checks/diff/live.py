@@ -42,7 +42,8 @@ def live_delta(profile: Profile, dsn: str, server: str | None) -> Delta:
     actual = _read(dsn, model)
     if not actual.names("tables"):
         raise AgentDDLError(
-            f"{describe_dsn(dsn)}: schema {model.schema!r} has no tables; install it first (`alembic upgrade head`)"
+            f"{describe_dsn(dsn)}: schema {model.schema!r} has no tables; "
+            "install it first (`alembic upgrade head`)"
         )
     with (
         scratch_server(server, dsn, None, prefer=profile.engine.version) as found,

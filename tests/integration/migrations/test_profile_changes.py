@@ -19,8 +19,6 @@ from typing import Any
 import pytest
 from alembic import command
 from alembic.config import Config
-from conftest import ServerPool
-from conftest import tested_majors as majors_under_test
 from profile_changes import key_changes, strategy_pairs
 
 from agentddl.checks.cli.main import main
@@ -34,27 +32,35 @@ from agentddl.generator.profile import Profile
 from agentddl.generator.profile.canonical import canonical_text
 from agentddl.generator.revision.next import Request, plan_generation
 
-
-def matrix_majors() -> list[int | None]:
-    """15 and 18 where tested (the issue's pair), else the newest tested server."""
-    majors = majors_under_test()
-    wanted = [m for m in majors if m in (15, 18)]
-    return wanted or [max(majors, key=lambda m: m or 0)]
+ROOT_CONFTEST = Path(__file__).resolve().parents[2] / "conftest.py"
 
 
-MAJORS = matrix_majors()
-STRATEGY_MAJOR = MAJORS[-1]  # every ordered pair of lock strategies, on one server
+def matrix_majors(config: pytest.Config) -> list[int | None]:
+    """15 and 18 where tested (the issue's pair), else the newest tested server. The root
+    conftest knows the tested majors (conftest modules can't import each other)."""
+    majors = config.pluginmanager.get_plugin(str(ROOT_CONFTEST)).tested_majors()
+    return [m for m in majors if m in (15, 18)] or list(majors[-1:])
 
 
-def cases(major: int | None) -> dict[str, tuple[Profile, Profile]]:
+def cases(major: int | None, strategies: bool = False) -> dict[str, tuple[Profile, Profile]]:
+    """Every key change on `major`; every ordered pair of lock strategies too, on one server."""
     version = major or 16
     found = key_changes(version)
-    if major == STRATEGY_MAJOR:
+    if strategies:
         found |= {f"strategy_{name}": pair for name, pair in strategy_pairs(version).items()}
     return found
 
 
-CASES = [(major, name) for major in MAJORS for name in cases(major)]
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    majors = matrix_majors(metafunc.config)
+    if "change" in metafunc.fixturenames:
+        pairs = [(m, n) for m in majors for n in cases(m, strategies=m == majors[-1])]
+        ids = [f"pg{m}-{n}" if m is not None else f"dsn-{n}" for m, n in pairs]
+        metafunc.parametrize("change", pairs, ids=ids)
+    if "newest_major" in metafunc.fixturenames:
+        metafunc.parametrize("newest_major", majors[-1:], ids=lambda m: f"pg{m}")
+
+
 COMPARED = [kind for kind in KINDS if kind != "partitions"]  # maintenance makes them as time passes
 
 SEED = """
@@ -115,7 +121,7 @@ def generate(profile: Profile, project: Path) -> tuple[str, ...]:
 class Installs:
     """A database per (server, profile A) at A's first revision, seeded, shared."""
 
-    def __init__(self, servers: ServerPool, root: Path) -> None:
+    def __init__(self, servers: Any, root: Path) -> None:
         self.servers, self.root = servers, root
         self.found: dict[tuple[int | None, str], tuple[str, Path]] = {}
         self.stack = contextlib.ExitStack()
@@ -139,7 +145,7 @@ class Installs:
 class FreshCatalogs:
     """The catalog of a fresh schema.sql install of a profile, per server, cached."""
 
-    def __init__(self, servers: ServerPool) -> None:
+    def __init__(self, servers: Any) -> None:
         self.servers = servers
         self.found: dict[tuple[int | None, str], Snapshot] = {}
 
@@ -154,14 +160,14 @@ class FreshCatalogs:
 
 
 @pytest.fixture(scope="module")
-def installs(pg_servers: ServerPool, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installs]:
+def installs(pg_servers: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installs]:
     found = Installs(pg_servers, tmp_path_factory.mktemp("chains"))
     with found.stack:
         yield found
 
 
 @pytest.fixture(scope="module")
-def fresh(pg_servers: ServerPool) -> FreshCatalogs:
+def fresh(pg_servers: Any) -> FreshCatalogs:
     return FreshCatalogs(pg_servers)
 
 
@@ -178,16 +184,15 @@ def assert_same_catalog(found: Snapshot, expected: Snapshot) -> None:
     assert [str(d) for d in diff(expected, found, COMPARED)] == []
 
 
-@pytest.mark.parametrize(("major", "name"), CASES, ids=[f"pg{m}-{n}" for m, n in CASES])
 def test_profile_change_upgrades_to_a_fresh_install_and_back(
-    major: int | None,
-    name: str,
+    change: tuple[int | None, str],
     installs: Installs,
     fresh: FreshCatalogs,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    old, new = cases(major)[name]
+    major, name = change
+    old, new = cases(major, strategies=True)[name]
     dsn, chain = installs.get(major, old)
     project = tmp_path / "project"
     shutil.copytree(chain, project)
@@ -220,9 +225,9 @@ WHERE i.inhparent = 'agent.events'::regclass ORDER BY 1
 
 @pytest.mark.parametrize("name", ["volume_tier_down", "volume_tier_up"])
 def test_a_granularity_change_affects_only_future_partitions(
-    name: str, pg_servers: ServerPool, tmp_path: Path
+    name: str, newest_major: int | None, pg_servers: Any, tmp_path: Path
 ) -> None:
-    major = MAJORS[-1]
+    major = newest_major
     old, new = cases(major)[name]
     size = {"day": 1, "week": 7}
     before_days = size[derive(old).table("events").partitioning.granularity]  # type: ignore[union-attr]

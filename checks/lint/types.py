@@ -15,18 +15,8 @@ shares):
   those only); `Violation.severity`: a milder (or harsher) severity for one case.
 - `pg.locks`: locks_taken(statement, ctx) -> [(RelationName, LockMode)], lock strengths.
 - `pg.walk.walk(text, file, pg_version, runner)` / `engine.lint(text, file, config, only=)`.
-- DO blocks: inner statements arrive as their own Statement (in_do_block=True) right
-  after the DoStmt, located at the DO; `Violation.location` is ignored for them.
-- Transactions: `in_transaction_block` follows the runner's real model (psql:
-  autocommit unless BEGIN..COMMIT; alembic: explicit BEGIN/COMMIT of the offline SQL,
-  or one implicit transaction when the SQL has none). `transaction` ids are equal for
-  statements that commit together (`Context.same_transaction`).
-- Never scan `context.earlier` in a check: rules run on every statement, so a scan is
-  quadratic (20k statements take minutes). Ask the indexes instead:
-  `Context.earlier_of(ast.CreateSchemaStmt, ...)`, `Context.same_transaction(statement,
-  ast.AlterEnumStmt, ...)`; `earlier` (schemas, types, columns, enum values, functions
-  created, partitions detached, ALTER TABLE commands per table); `locks.held_mode` and
-  `locks.exclusive_holders` (locks the transaction already holds).
+- DO blocks, transactions and the no-scan rule for `context.earlier`: see
+  `agentddl.checks.pg.statements`; `Violation.location` is ignored inside DO blocks.
 - `Context.options[rule-name]` is the rule's `[tool.agentddl.options.<rule-name>]`
   table; `Context.options["lock_timeout"]` is `[tool.agentddl] lock_timeout = {...}`.
 - Fixtures: tests/fixtures/lint/<rule-name>/*.sql, see tests/unit/lint/test_fixtures.py.

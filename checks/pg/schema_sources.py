@@ -5,6 +5,7 @@ the database layer and parsed with the same `parse_schema`."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +17,12 @@ from agentddl.generator.profile import Profile, load_profile
 
 PROFILE_SUFFIXES = (".yaml", ".yml")
 DAY = 86400
+_KEY_VALUE_DSN = re.compile(r"^\s*[a-z_]+\s*=")
+
+
+def is_dsn(source: str) -> bool:
+    """A libpq connection string (URI or key=value), not a file name."""
+    return source.startswith(("postgresql://", "postgres://")) or bool(_KEY_VALUE_DSN.match(source))
 
 
 def facts_from_file(path: Path) -> SchemaFacts:

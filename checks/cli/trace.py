@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -69,7 +70,9 @@ def trace_command(
     ] = 0,
     statistics: Annotated[
         bool,
-        typer.Option("--statistics", help="With --dsn: copy its planner statistics (a PostgreSQL 18 scratch server)."),
+        typer.Option(
+            "--statistics", help="With --dsn: copy its planner statistics (a PostgreSQL 18 scratch server)."
+        ),
     ] = False,
     server: options.Server = None,
     pg_version: options.PgVersion = None,
@@ -97,10 +100,11 @@ def trace_command(
 
     # Copying a database or seeding rows is the long wait before the trace: a live status
     # (or lines on stderr); otherwise stderr stays empty unless something goes wrong.
+    status: contextlib.AbstractContextManager[Callable[[str], None]] = contextlib.nullcontext(_quiet)
     if dsn is not None:
         status = progress("copying the schema of the --dsn database")
-    else:
-        status = progress(f"seeding {rows:,} events") if rows else contextlib.nullcontext(_quiet)
+    elif rows:
+        status = progress(f"seeding {rows:,} events")
     with status as report:
         result = run(
             TraceRequest(

@@ -45,7 +45,9 @@ class CloneSource:
             )
 
 
-def clone_into(source: CloneSource, target_dsn: str, target_version: int, progress: Progress = silent) -> None:
+def clone_into(
+    source: CloneSource, target_dsn: str, target_version: int, progress: Progress = silent
+) -> None:
     """Copy the source's schema (and statistics, sample) into the empty `target_dsn`."""
     source.check(target_version)
     where = describe_dsn(source.dsn)
@@ -73,7 +75,8 @@ def restore(dump: str, target_dsn: str, target_version: int, source: str) -> Non
             env=library_env(tools.bin_dir),
         )
     except subprocess.TimeoutExpired:
-        raise DatabaseError(f"restoring the schema of {source}: no end within {RESTORE_TIMEOUT_SECONDS} s") from None
+        limit = RESTORE_TIMEOUT_SECONDS
+        raise DatabaseError(f"restoring the schema of {source}: no end within {limit} s") from None
     if result.returncode != 0:
         raise DatabaseError(
             f"the schema of {source} does not restore on the scratch server "

@@ -111,7 +111,9 @@ def dump_schema(dsn: str, *, statistics: bool = False) -> str:
     for too long) are one-line DatabaseErrors."""
     tools = require_pg_dump()
     if statistics and tools.major < STATISTICS_SINCE:
-        raise DatabaseError(f"dumping planner statistics needs pg_dump {STATISTICS_SINCE}+, found {tools.version}")
+        raise DatabaseError(
+            f"dumping planner statistics needs pg_dump {STATISTICS_SINCE}+, found {tools.version}"
+        )
     content = ["--no-data", "--statistics"] if statistics else ["--schema-only"]
     command = [str(tools.pg_dump), *content, *_SCHEMA_OPTIONS, f"--lock-wait-timeout={LOCK_WAIT_TIMEOUT}"]
     return _run(tools, command, dsn)
@@ -127,7 +129,11 @@ def _run(tools: DumpTools, command: list[str], dsn: str) -> str:
     where = describe_dsn(dsn)
     try:
         result = subprocess.run(
-            [*command, f"--dbname={target}"], capture_output=True, text=True, timeout=DUMP_TIMEOUT_SECONDS, env=env
+            [*command, f"--dbname={target}"],
+            capture_output=True,
+            text=True,
+            timeout=DUMP_TIMEOUT_SECONDS,
+            env=env,
         )
     except subprocess.TimeoutExpired:
         raise DatabaseError(f"pg_dump of {where}: no answer within {DUMP_TIMEOUT_SECONDS} s") from None
@@ -153,4 +159,5 @@ def _without_password(dsn: str) -> tuple[str, str | None]:
     """The DSN without its password (kept out of the process list), and the password."""
     params = conninfo_to_dict(dsn)
     password = params.pop("password", None)
-    return make_conninfo("", **{k: v for k, v in params.items() if v is not None}), password
+    rest = make_conninfo("", **{k: v for k, v in params.items() if v is not None})
+    return rest, str(password) if password is not None else None

@@ -18,6 +18,7 @@ The source is only read: a read-only session with statement and lock timeouts.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,7 +107,10 @@ def copy_sample(source_dsn: str, target_dsn: str, rows: int, progress: Progress)
     """Copy up to `rows` rows of every table; returns rows copied per table."""
     where = describe_dsn(source_dsn)
     try:
-        with connect(source_dsn, read_only=True, settings=READ_SETTINGS) as source, connect(target_dsn) as target:
+        with (
+            connect(source_dsn, read_only=True, settings=READ_SETTINGS) as source,
+            connect(target_dsn) as target,
+        ):
             tables, keys = _catalog(source)
             copied: dict[str, int] = {}
             _replica_role(target)
@@ -122,10 +126,11 @@ def copy_sample(source_dsn: str, target_dsn: str, rows: int, progress: Progress)
 
 
 def _catalog(source: psycopg.Connection[Any]) -> tuple[list[Table], list[ForeignKey]]:
-    tables = [Table(oid, s, n, rows, tuple(cols or ())) for oid, s, n, rows, cols in source.execute(TABLES_SQL)]
+    found = source.execute(TABLES_SQL).fetchall()
+    tables = [Table(oid, schema, name, rows, tuple(cols or ())) for oid, schema, name, rows, cols in found]
     known = {t.oid for t in tables}
     keys = [
-        ForeignKey(child, parent, sql.Identifier(ps, pn), match == "f", tuple(c), tuple(nn), tuple(ty), tuple(pc))
+        ForeignKey(child, parent, sql.Identifier(ps, pn), match == "f", *map(tuple, (c, nn, ty, pc)))
         for child, parent, ps, pn, match, c, nn, ty, pc in source.execute(FOREIGN_KEYS_SQL)
         if child in known and parent in known
     ]
@@ -186,7 +191,7 @@ def _copy_table(
 
 def _choose(
     target: psycopg.Connection[Any], table: Table, keys: list[ForeignKey], rows: int
-) -> tuple[sql.Composable, list[Any]]:
+) -> tuple[sql.Composed, list[Any]]:
     """The COPY that reads the chosen rows on the source: those whose NOT NULL foreign
     keys reference rows already copied (read from the scratch database)."""
     columns = sql.SQL(", ").join(map(sql.Identifier, table.columns))
@@ -211,7 +216,8 @@ def _choose(
 def _references_copied(target: psycopg.Connection[Any], key: ForeignKey) -> tuple[sql.Composable, list[Any]]:
     """`(any key column IS NULL) OR (key columns) IN (the copied parent keys)`, and the
     parent keys as text arrays (one per column)."""
-    parent_columns = sql.SQL(", ").join(sql.SQL("{}::text").format(sql.Identifier(c)) for c in key.parent_columns)
+    as_text = (sql.SQL("{}::text").format(sql.Identifier(c)) for c in key.parent_columns)
+    parent_columns = sql.SQL(", ").join(as_text)
     found = target.execute(sql.SQL("SELECT {} FROM {}").format(parent_columns, key.parent_ident)).fetchall()
     arrays = [list(values) for values in zip(*found, strict=True)] if found else [[] for _ in key.columns]
     names = [sql.Identifier(f"k{i}") for i in range(len(key.columns))]
@@ -244,7 +250,9 @@ def _satisfy(target: psycopg.Connection[Any], stage: sql.Identifier, key: Foreig
 
 def _dangling(stage: sql.Identifier, parent: sql.Composable, key: ForeignKey) -> sql.Composable:
     """A staged row `s` whose key is complete and matches no parent row."""
-    complete = sql.SQL(" AND ").join(sql.SQL("s.{} IS NOT NULL").format(sql.Identifier(c)) for c in key.columns)
+    complete = sql.SQL(" AND ").join(
+        sql.SQL("s.{} IS NOT NULL").format(sql.Identifier(c)) for c in key.columns
+    )
     matches = sql.SQL(" AND ").join(
         sql.SQL("p.{} = s.{}").format(sql.Identifier(pc), sql.Identifier(c))
         for pc, c in zip(key.parent_columns, key.columns, strict=True)
@@ -254,10 +262,8 @@ def _dangling(stage: sql.Identifier, parent: sql.Composable, key: ForeignKey) ->
 
 def _replica_role(target: psycopg.Connection[Any]) -> None:
     """User triggers stay quiet while rows are loaded, where the role may say so."""
-    try:
+    with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
         target.execute("SET session_replication_role = replica")
-    except psycopg.errors.InsufficientPrivilege:
-        pass
 
 
 def _set_sequences(source: psycopg.Connection[Any], target: psycopg.Connection[Any]) -> None:

@@ -77,6 +77,7 @@ def _worked_on(statement: Statement, context: Context, facts: SchemaFacts) -> Re
     relation = getattr(node, "relation", None)
     if isinstance(node, ast.VacuumStmt) and node.rels:
         relation = node.rels[0].relation
+    name: RelationName | None
     if isinstance(relation, ast.RangeVar):
         name = relation_name(relation, context)
     elif isinstance(node, ast.DropStmt) and node.objects:

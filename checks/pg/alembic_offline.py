@@ -88,12 +88,11 @@ def _existing_type_hint(construct: Any, dialect: Any) -> list[str]:
 
     if not isinstance(construct, AlterColumn):
         return []
-    column = str(construct.column_name)
-    comments = [
-        type_hints.hint_comment(column, rendered)
-        for rendered in _rendered(lambda: construct.existing_type.compile(dialect=dialect))
-        if construct.existing_type is not None
-    ]
+    column, existing_type = str(construct.column_name), construct.existing_type
+    comments = []
+    if existing_type is not None:
+        rendered_type = _rendered(lambda: existing_type.compile(dialect=dialect))
+        comments = [type_hints.hint_comment(column, rendered) for rendered in rendered_type]
     if construct.existing_nullable is not None:
         comments.append(type_hints.nullable_comment(column, bool(construct.existing_nullable)))
     if construct.existing_server_default not in (None, False):

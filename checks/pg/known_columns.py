@@ -61,17 +61,18 @@ def _from_hints(known: KnownColumn, sql: str, column: str) -> KnownColumn:
 
 def _after(known: KnownColumn, command: ast.AlterTableCmd, column: str) -> KnownColumn:
     """`known` after one earlier ALTER TABLE command of the same table."""
-    kind, definition = command.subtype, command.def_
-    added = kind == AlterTableType.AT_AddColumn and isinstance(definition, ast.ColumnDef)
-    if added and definition.colname == column and definition.typeName is not None:
-        return KnownColumn(column_type(definition.typeName), _declared_not_null(definition), None)
-    retyped = kind == AlterTableType.AT_AlterColumnType and isinstance(definition, ast.ColumnDef)
+    kind = command.subtype
+    definition = command.def_ if isinstance(command.def_, ast.ColumnDef) else None
+    type_name = definition.typeName if definition is not None else None
+    added = kind == AlterTableType.AT_AddColumn and definition is not None and definition.colname == column
+    if added and definition is not None and type_name is not None:
+        return KnownColumn(column_type(type_name), _declared_not_null(definition), None)
     if command.name == column and kind == AlterTableType.AT_SetNotNull:
         return replace(known, not_null=True)
     if command.name == column and kind == AlterTableType.AT_DropNotNull:
         return replace(known, not_null=False)
-    if command.name == column and retyped and definition.typeName is not None:
-        return replace(known, type=column_type(definition.typeName))
+    if command.name == column and kind == AlterTableType.AT_AlterColumnType and type_name is not None:
+        return replace(known, type=column_type(type_name))
     constraint = added_constraint(command)
     keys = [key.sval for key in constraint.keys or ()] if constraint is not None else []
     if constraint is not None and constraint.contype == ConstrType.CONSTR_PRIMARY and column in keys:

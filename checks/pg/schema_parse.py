@@ -101,7 +101,7 @@ class _Table:
             self.columns[name] = replace(self.columns[name], **changes)
 
     def add_constraint(self, constraint: ast.Constraint, index_columns: tuple[str, ...] = ()) -> None:
-        kind = _KINDS.get(constraint.contype)
+        kind = _KINDS.get(constraint.contype) if constraint.contype is not None else None
         if kind is None:
             return
         keys = tuple(str(k.sval) for k in constraint.keys or () if isinstance(k, ast.String))

@@ -97,7 +97,8 @@ def current_schema(request: TraceRequest) -> SchemaModel | None:
     """The profile's schema model: the given model or profile, else the default profile's
     unless the caller brings their own schema (schema_files, a database to copy) or asks
     for an empty one."""
-    if request.dsn is not None and (request.profile is not None or request.model is not None or request.empty):
+    profile_schema = request.profile is not None or request.model is not None
+    if request.dsn is not None and (profile_schema or request.empty):
         raise AgentDDLError("--dsn copies your database's schema: not with --profile or --empty")
     if request.empty and (request.profile is not None or request.model is not None):
         raise AgentDDLError("--empty and --profile: choose one (an empty database, or the profile's schema)")

@@ -64,7 +64,7 @@ class DumpTools:
 @functools.cache
 def newest_pg_dump() -> DumpTools | None:
     """The newest pg_dump on this machine (None when there is none)."""
-    found = [tools for tools in map(_tools, _dump_dirs()) if tools is not None]
+    found = [tools for tools in map(tools_in, _dump_dirs()) if tools is not None]
     return max(found, key=lambda t: (t.major, t.psql is not None), default=None)
 
 
@@ -76,7 +76,8 @@ def _dump_dirs() -> list[Path]:
     return list(dict.fromkeys(dirs))
 
 
-def _tools(bin_dir: Path) -> DumpTools | None:
+def tools_in(bin_dir: Path) -> DumpTools | None:
+    """The pg_dump in `bin_dir` and its version (None: none that runs)."""
     program = bin_dir / "pg_dump"
     if not os.access(program, os.X_OK):
         return None
@@ -103,13 +104,14 @@ def require_pg_dump() -> DumpTools:
     return tools
 
 
-def dump_schema(dsn: str, *, statistics: bool = False) -> str:
+def dump_schema(dsn: str, *, statistics: bool = False, tools: DumpTools | None = None) -> str:
     """The database's schema as pg_dump prints it (plain SQL, no data); with
     `statistics`, also its planner statistics (`pg_restore_relation_stats` and
     `pg_restore_attribute_stats` calls: relpages, reltuples, pg_stats), which needs a
-    pg_dump 18. Failures (a server too new, a refused connection, a lock it waited
-    for too long) are one-line DatabaseErrors."""
-    tools = require_pg_dump()
+    pg_dump 18. `tools`: that pg_dump (default: the newest). Failures (a server too
+    new, a refused connection, a lock it waited for too long) are one-line
+    DatabaseErrors."""
+    tools = tools or require_pg_dump()
     if statistics and tools.major < STATISTICS_SINCE:
         raise DatabaseError(
             f"dumping planner statistics needs pg_dump {STATISTICS_SINCE}+, found {tools.version}"

@@ -3,9 +3,10 @@ keeping every foreign key satisfied.
 
 Tables are copied parents first (a topological order of the foreign keys; a cycle is
 broken at the table with the smallest name). A table's rows are chosen on the source
-among those whose NOT NULL foreign keys point at parent rows already copied (a table
-nobody constrains: a block sample, `TABLESAMPLE SYSTEM`, when it is much bigger than
-N). In the scratch database they land in a staging table first, where every foreign
+among those whose NOT NULL foreign keys point at parent rows already copied; a table
+with no such key is block-sampled (`TABLESAMPLE SYSTEM`) when it is much bigger than N,
+unless it references itself: that one is read from its start, where rows usually come
+after the rows they reference (a tree's roots, a chain's first link). In the scratch database they land in a staging table first, where every foreign
 key is checked against what was copied: a reference to a row that was not copied is
 set to NULL where the key allows it (a nullable column; MATCH FULL: all of them), and
 the row is dropped where it does not. A self-reference (runs.parent_run_id) is checked
@@ -45,9 +46,11 @@ GROUP BY 1, 2, 3, 4
 ORDER BY 2, 3
 """
 # Foreign keys (declared ones, not their per-partition clones), with the child's and the
-# parent's root tables (a key on or to a partition counts for its partitioned table).
+# parent's root tables (a key on or to a partition counts for its partitioned table;
+# pg_partition_root is NULL for a table outside any partition tree).
 FOREIGN_KEYS_SQL = """
-SELECT pg_partition_root(con.conrelid)::oid::int8, pg_partition_root(con.confrelid)::oid::int8,
+SELECT coalesce(pg_partition_root(con.conrelid), con.conrelid)::oid::int8,
+       coalesce(pg_partition_root(con.confrelid), con.confrelid)::oid::int8,
        rn.nspname, r.relname, con.confmatchtype::text,
        array(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(num, i)
              JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num ORDER BY k.i),
@@ -203,7 +206,8 @@ def _choose(
         conditions.append(condition)
         params.extend(values)
     source = table.ident
-    if not required and table.rows > rows * BLOCK_SAMPLE_FACTOR:
+    references_itself = any(k.parent == table.oid for k in keys)
+    if not required and not references_itself and table.rows > rows * BLOCK_SAMPLE_FACTOR:
         percent = min(100.0, 100.0 * rows * BLOCK_SAMPLE_FACTOR / table.rows)
         source = sql.SQL("{} TABLESAMPLE SYSTEM ({})").format(table.ident, sql.Literal(round(percent, 6)))
     where = sql.SQL(" WHERE ") + sql.SQL(" AND ").join(conditions) if conditions else sql.SQL("")

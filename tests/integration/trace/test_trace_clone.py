@@ -72,12 +72,14 @@ def trace_from(server: PostgresServer, template: str, path: Path) -> TraceResult
     name = f"agentddl_{secrets.token_hex(6)}"
     origin = str(conninfo_to_dict(template)["dbname"])
     with psycopg.connect(server.admin_dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(origin)))
+        create = sql.SQL("CREATE DATABASE {} TEMPLATE {}")
+        conn.execute(create.format(sql.Identifier(name), sql.Identifier(origin)))
     try:
         blockers = parse(path).blockers
         alongside = (lambda dsn: holding(dsn, blockers)) if blockers else None
         files = load_migrations([path], server.version)
-        return trace_on(with_dbname(server.admin_dsn, name), server.version, files, TraceOptions(alongside=alongside))
+        options = TraceOptions(alongside=alongside)
+        return trace_on(with_dbname(server.admin_dsn, name), server.version, files, options)
     finally:
         server.drop_database(name)
 

@@ -7,8 +7,9 @@ among those whose NOT NULL foreign keys point at parent rows already copied; a t
 with no such key is block-sampled (`TABLESAMPLE SYSTEM`) when it is much bigger than N,
 unless it references itself: that one is read from its start, where rows usually come
 after the rows they reference (a tree's roots, a chain's first link). In the scratch
-database they land in a staging table first, where every foreign key is checked against what was copied: a reference to a row that was not copied is
-set to NULL where the key allows it (a nullable column; MATCH FULL: all of them), and
+database they land in a staging table first, where every foreign key is checked
+against what was copied: a reference to a row that was not copied is set to NULL where
+the key allows it (a nullable column; MATCH FULL: all of them), and
 the row is dropped where it does not. A self-reference (runs.parent_run_id) is checked
 against the sample itself, repeatedly, until no dropped row leaves another one
 dangling. Then the rows go into the table, user triggers off where the role may

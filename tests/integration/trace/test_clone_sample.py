@@ -118,7 +118,8 @@ def test_statistics_restore_on_18_only(trace_server: PostgresServer) -> None:
             clone_into(CloneSource(user, statistics=True), copy, trace_server.version)
             with psycopg.connect(copy) as conn:
                 stats = "SELECT reltuples, (SELECT count(*) FROM t) FROM pg_class WHERE relname = 't'"
-                assert conn.execute(stats).fetchone() == (5000, 0)  # the planner sees 5,000 rows; none were copied
+                # the planner sees 5,000 rows; none were copied
+                assert conn.execute(stats).fetchone() == (5000, 0)
     finally:
         trace_server.drop_database(user)
 

@@ -137,10 +137,9 @@ def snapshot(dsn: str) -> list[tuple[object, ...]]:
 
 
 def test_the_cli_copies_and_leaves_the_user_database_as_it_was(
-    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    trace_server: PostgresServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """On 15 too: pg_dump 18's dump (SET transaction_timeout) restores on an older server."""
-    monkeypatch.delenv("AGENTDDL_SERVER", raising=False)
     migration = str(FIXTURES / "06_int_to_bigint.sql")
     with user_database(trace_server) as user:
         before, databases = snapshot(user), database_names(trace_server)

@@ -69,7 +69,8 @@ class ColumnTypeChangeRewrites(Rule):
     With `--schema-from` the old type is known for every column of the schema: a
     narrowing change (`varchar(20)` -> `varchar(10)`, `bigint` -> `integer`, fewer
     integer digits of a `numeric`, `text` -> `varchar(n)`) is flagged as a rewrite that
-    also fails when a value does not fit, and a "change" to the type the column already
+    also fails when a value (the column's default included: the schema's, or Alembic's
+    `existing_server_default=`) does not fit, and a "change" to the type the column already
     has is not flagged (PostgreSQL neither rewrites nor rebuilds anything for it). The
     severity of a rewrite (not of a narrowing, which may fail whatever the size) follows
     the table's size there: info on a small table, warning on a medium one (see
@@ -127,8 +128,9 @@ class ColumnTypeChangeRewrites(Rule):
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
                 continue
             new = column_type(definition.typeName)
-            old = known_column(statement, context, table, str(cmd.name)).type
-            change = _Change(table, str(cmd.name), new, definition.raw_default, context, old)
+            known = known_column(statement, context, table, str(cmd.name))
+            column, using = str(cmd.name), definition.raw_default
+            change = _Change(table, column, new, using, context, known.type, known.default)
             violation = change.violation(utc)
             if violation is not None:
                 yield violation
@@ -148,6 +150,7 @@ class _Change:
     using: Any
     context: Context
     old: ColumnType | None = None  # the type before: earlier in the migration, a hint, the schema
+    default: str | None = None  # its DEFAULT before (the schema, Alembic's existing_server_default)
 
     def violation(self, utc: bool) -> Violation | None:
         old, plain = self.old, self.using is None or self._using_is_plain_cast()
@@ -187,7 +190,8 @@ class _Change:
             message=(
                 f"Changing {self.table}.{self.column} from {old} to {self.new} rewrites all of "
                 f"{self.table} under an ACCESS EXCLUSIVE lock that blocks reads and writes, "
-                f"and fails if a value does not fit {self.new}."
+                f"and fails if a value does not fit {self.new}"
+                + (f" (its default, {self.default}, included)." if self.default else ".")
             ),
             fix=(
                 f"Check that every value fits {self.new} first; then add a new column (or a "

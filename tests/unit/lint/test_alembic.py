@@ -184,3 +184,25 @@ def test_existing_type_tells_a_free_widening_from_a_rewriting_narrowing(tmp_path
         """,
     )
     assert _findings(path) == [(_line_of(path, '"label"'), "column-type-change-rewrites")]
+
+
+def test_existing_nullable_and_server_default_are_read(tmp_path: Path) -> None:
+    """existing_nullable=False: SET NOT NULL changes nothing (no finding); the
+    existing_server_default shows in a narrowing change's message."""
+    path = _revision(
+        tmp_path,
+        "0013",
+        """\
+        op.execute("SET LOCAL lock_timeout = '2s'")
+        op.alter_column("runs", "kind", nullable=False, existing_nullable=False, schema="agent")
+        op.alter_column("runs", "label", nullable=False, existing_nullable=True, schema="agent")
+        op.alter_column("runs", "code", existing_type=sa.String(20), type_=sa.String(5),
+                        existing_server_default="none", schema="agent")
+        """,
+    )
+    report = run(LintRequest([str(path)], config=LintConfig()))
+    assert [(f.line, f.name) for f in report.findings] == [
+        (_line_of(path, '"label"'), "set-not-null-requires-check"),
+        (_line_of(path, '"code"'), "column-type-change-rewrites"),
+    ]
+    assert "(its default, 'none', included)" in report.findings[1].message

@@ -26,9 +26,9 @@ Examples:
 
   agentddl lint db/ --format sarif > lint.sarif
 
-  agentddl lint migrations/versions --schema-from postgresql://ro@db/app   # knows the live schema
+  agentddl lint migrations/versions --schema-from postgresql://ro@db/app
 
-  agentddl lint 0007.sql --schema-from db/schema.sql     # or a profile: --schema-from schemas/default.yaml
+  agentddl lint 0007.sql --schema-from db/schema.sql     # or: schemas/default.yaml
 
 The target version comes from --pg-version, else the config file's pg_version (or its
 profile's engine version), else {DEFAULT_PG_VERSION}.

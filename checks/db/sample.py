@@ -181,8 +181,8 @@ def _copy_table(
                 into.write(data)
     except psycopg.Error as error:
         raise database_error(error, f"reading rows of {table} from {where}") from None
-    for key in own:
-        _satisfy(target, stage, key, table)
+    while sum(_satisfy(target, stage, key, table) for key in own):
+        pass  # a dropped row can leave a row referencing it (a self-reference) dangling
     target.execute(
         sql.SQL("INSERT INTO {} ({}) OVERRIDING SYSTEM VALUE SELECT {} FROM {}").format(
             table.ident, columns, columns, stage
@@ -238,19 +238,16 @@ def _references_copied(target: psycopg.Connection[Any], key: ForeignKey) -> tupl
     return condition, arrays
 
 
-def _satisfy(target: psycopg.Connection[Any], stage: sql.Identifier, key: ForeignKey, table: Table) -> None:
-    """Null or drop the staged rows whose key references a row that was not copied; a
-    self-reference is checked against the staged rows, until nothing changes."""
+def _satisfy(target: psycopg.Connection[Any], stage: sql.Identifier, key: ForeignKey, table: Table) -> int:
+    """Null or drop the staged rows whose key references a row that was not copied (a
+    self-reference: one that is not staged); returns the rows dropped."""
     parent = stage if key.parent == table.oid else key.parent_ident
     dangling = _dangling(stage, parent, key)
     if key.can_be_nulled:
         nulls = sql.SQL(", ").join(sql.SQL("{} = NULL").format(sql.Identifier(c)) for c in key.nullable)
         target.execute(sql.SQL("UPDATE {} AS s SET {} WHERE {}").format(stage, nulls, dangling))
-        return
-    while True:
-        deleted = target.execute(sql.SQL("DELETE FROM {} AS s WHERE {}").format(stage, dangling)).rowcount
-        if not deleted or key.parent != table.oid:
-            return
+        return 0
+    return target.execute(sql.SQL("DELETE FROM {} AS s WHERE {}").format(stage, dangling)).rowcount
 
 
 def _dangling(stage: sql.Identifier, parent: sql.Composable, key: ForeignKey) -> sql.Composable:

@@ -27,9 +27,11 @@ from agentddl.checks.db import PostgresServer
 from agentddl.checks.db.clone import CloneSource, clone_into
 from agentddl.checks.db.server import with_dbname
 from agentddl.checks.trace import TraceResult
+from agentddl.checks.trace.observed import blocks_writes
 from agentddl.checks.trace.scratch import _install
 from agentddl.checks.trace.source import load_migrations
 from agentddl.checks.trace.tracing import TraceOptions, trace_on
+from agentddl.checks.trace.types import StatementTrace
 
 _CONCURRENTLY = re.compile(r"\bCONCURRENTLY\b", re.IGNORECASE)
 ALL_ROWS = 20_000  # the fixture schema's biggest table (orders): every row is copied
@@ -67,6 +69,10 @@ def starting_points(pg_server_latest: PostgresServer) -> Iterator[dict[str, str]
         server.drop_database(copied)
 
 
+def _blocks_writers(trace: StatementTrace) -> bool:
+    return any(blocks_writes(lock.mode) for lock in trace.locks)
+
+
 def trace_from(server: PostgresServer, template: str, path: Path) -> TraceResult:
     """Trace one fixture on a fresh database made from `template`."""
     name = f"agentddl_{secrets.token_hex(6)}"
@@ -85,16 +91,18 @@ def trace_from(server: PostgresServer, template: str, path: Path) -> TraceResult
 
 
 def verdicts(result: TraceResult) -> list[Verdict]:
-    """What each statement did, as the rules judge it (not how long it took). The locks
-    of a CONCURRENTLY statement are what the watcher happened to sample while it ran
-    (it cannot run in a transaction the tracer reads them in): left out."""
+    """What each statement did, as the rules judge it (not how long it took). Left out:
+    the locks of a CONCURRENTLY statement, which are what the watcher happened to sample
+    while it ran (it cannot run in a transaction the tracer reads them in), and the scans
+    of a statement that blocks no writer (a query's plan, which the data's layout and
+    statistics choose; a scan under a write-blocking lock is a verdict, ADT102)."""
     return [
         (
             trace.line,
             None if _CONCURRENTLY.search(trace.sql) else sorted((k.relation, k.mode) for k in trace.locks),
             sorted((lock.relation, lock.mode) for lock in trace.waited_for),
             sorted(trace.rewritten),
-            sorted(trace.scanned),
+            sorted(trace.scanned) if _blocks_writers(trace) else None,
             sorted(trace.emptied),
             (trace.error or "")[:5],  # the SQLSTATE
             sorted(trace.left_invalid),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import psycopg
 
 from agentddl.checks.core.progress import Progress, silent
-from agentddl.checks.db.connect import DatabaseError, connect, describe_dsn
+from agentddl.checks.db.connect import DatabaseError, connect, database_error, describe_dsn
 from agentddl.checks.db.dump import STATISTICS_SINCE, DumpTools, dump_schema, require_pg_dump
 from agentddl.checks.db.installations import library_env
 from agentddl.checks.db.sample import copy_sample
@@ -95,7 +95,7 @@ def _known_settings(dsn: str) -> set[str]:
         with connect(dsn) as conn:
             return {name for (name,) in conn.execute("SELECT name FROM pg_settings").fetchall()}
     except psycopg.Error as error:
-        raise DatabaseError(f"reading the scratch server's settings: {error}") from None
+        raise database_error(error, "reading the scratch server's settings") from None
 
 
 def _for_server(dump: str, known: set[str]) -> str:

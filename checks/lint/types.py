@@ -19,6 +19,10 @@ shares):
   `agentddl.checks.pg.statements`; `Violation.location` is ignored inside DO blocks.
 - `Context.options[rule-name]` is the rule's `[tool.agentddl.options.<rule-name>]`
   table; `Context.options["lock_timeout"]` is `[tool.agentddl] lock_timeout = {...}`.
+- `Context.schema` (`lint --schema-from`): the tables, columns, constraints and sizes
+  before the migration, or None; `pg.known_columns.known_column(statement, context,
+  table, column)` merges it with the migration's earlier changes and Alembic's hints.
+  `Rule.scales_with_table_size`: the engine makes the finding milder on small tables.
 - Fixtures: tests/fixtures/lint/<rule-name>/*.sql, see tests/unit/lint/test_fixtures.py.
 """
 
@@ -44,6 +48,7 @@ class Violation:
     fix: str  # the action, one sentence: "Use CREATE INDEX CONCURRENTLY outside a transaction."
     location: int | None = None  # character offset inside the statement's sql, if narrower
     severity: Severity | None = None  # None: the rule's; a configured severity wins over both
+    by_size: bool = True  # False: not milder on a small table (e.g. it may fail at any size)
 
 
 class Rule(BaseRule):
@@ -60,6 +65,9 @@ class Rule(BaseRule):
     # The statement node types `check` can report on; the engine calls it for those only
     # (one dict lookup instead of a call per rule and statement). Empty: every statement.
     node_types: ClassVar[tuple[type, ...]] = ()
+    # The hazard grows with the table (a scan, an index build, a rewrite): with a schema
+    # that knows table sizes, a small table's finding is milder (see lint/sizes.py).
+    scales_with_table_size: ClassVar[bool] = False
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         raise NotImplementedError

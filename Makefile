@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit lint-eval clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ bench-lint: reinstall squawk
 # runtime waits on a plain CREATE INDEX on events vs the same index built CONCURRENTLY.
 bench-trace: reinstall postgres
 	$(BIN)/python tests/benchmarks/trace_bench.py --events 1000000
+
+# `agentddl trace --dsn` on a "user" database (the default schema at 1,000,000 events): the
+# copy (schema only, --sample 1000, --statistics on 18) and copy + trace, on 16 and 18.
+bench-trace-clone: reinstall postgres
+	$(BIN)/python tests/benchmarks/trace_clone_bench.py --events 1000000 --pg-version 16
+	$(BIN)/python tests/benchmarks/trace_clone_bench.py --events 1000000 --pg-version 18
 
 # `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
 # strategy: run time, claim-race throughput, totals (a quick look: PROVE_BENCH="--workers 2 --runs 20").

@@ -80,8 +80,12 @@ DECLARE
     lower_bound timestamptz;
     upper_bound timestamptz;
     current_start timestamptz;
-    oldest timestamptz;
+    starts timestamptz[];
+    ends timestamptz[];
+    free_from timestamptz;
+    free_to timestamptz;
     existing regclass;
+    digits text;
 BEGIN
     FOR spec IN
         SELECT * FROM (VALUES
@@ -111,33 +115,63 @@ BEGIN
         -- from the oldest partition still inside retention (none yet: the current one), so
         -- periods missed while maintenance was down are filled, not only the runway
         current_start := date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
-        SELECT min({_bound("FROM", "pg_get_expr(child.relpartbound, child.oid)")})
-        INTO oldest
-        FROM pg_inherits AS inh
-        JOIN pg_class AS child ON child.oid = inh.inhrelid
-        WHERE inh.inhparent = {parent} AND NOT inh.inhdetachpending;
-        lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
+        -- the ranges the attached partitions cover, oldest first
+        SELECT coalesce(array_agg(b.bound_from ORDER BY b.bound_from), '{{}}'),
+               coalesce(array_agg(b.bound_to ORDER BY b.bound_from), '{{}}')
+        INTO starts, ends
+        FROM (
+            SELECT {_bound("FROM", "pg_get_expr(child.relpartbound, child.oid)")} AS bound_from,
+                   {_bound("TO", "pg_get_expr(child.relpartbound, child.oid)")} AS bound_to
+            FROM pg_inherits AS inh
+            JOIN pg_class AS child ON child.oid = inh.inhrelid
+            WHERE inh.inhparent = {parent} AND NOT inh.inhdetachpending
+        ) AS b;
+        -- from the oldest partition still inside retention (none yet: the current one), so
+        -- periods missed while maintenance was down are filled, not only the runway
+        lower_bound := least(current_start, greatest(
+            date_trunc(spec.unit, coalesce(starts[1], p_now) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
             date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
         WHILE lower_bound <= current_start + spec.runway * step LOOP
             upper_bound := lower_bound + step;
-            partition_name := spec.name || '_p' || to_char(lower_bound AT TIME ZONE 'UTC', spec.suffix);
-            existing := to_regclass(format('%I.%I', '{schema}', partition_name));
-            -- created as a table of its own (no lock on the parent), then attached (SHARE
-            -- UPDATE EXCLUSIVE on the parent: writes and reads of it go on)
-            IF upper_bound > p_now - spec.keep AND existing IS NULL THEN
-                action := 'create';
-                statement := format('CREATE TABLE %I.%I (LIKE %I.%I INCLUDING DEFAULTS '
-                    'INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING STORAGE INCLUDING COMPRESSION)',
-                    '{schema}', partition_name, '{schema}', spec.name);
-                RETURN NEXT;
-            END IF;
-            IF upper_bound > p_now - spec.keep
-                AND (existing IS NULL OR NOT EXISTS (SELECT FROM pg_inherits WHERE inhrelid = existing)) THEN
-                action := 'attach';
-                statement := format('ALTER TABLE %I.%I ATTACH PARTITION %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    '{schema}', spec.name, '{schema}', partition_name, lower_bound, upper_bound);
-                RETURN NEXT;
-            END IF;
+            -- only the parts of the period no partition covers yet: after a granularity
+            -- change the existing partitions stay, and new ones fill the gaps around them
+            free_from := lower_bound;
+            WHILE free_from < upper_bound LOOP
+                FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
+                    IF starts[i] <= free_from AND ends[i] > free_from THEN
+                        free_from := ends[i];
+                    END IF;
+                END LOOP;
+                EXIT WHEN free_from >= upper_bound;
+                free_to := upper_bound;
+                FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
+                    IF starts[i] > free_from AND starts[i] < free_to THEN
+                        free_to := starts[i];
+                    END IF;
+                END LOOP;
+                -- a gap that starts off the period's grid is named to the minute
+                partition_name := spec.name || '_p' || to_char(free_from AT TIME ZONE 'UTC',
+                    CASE WHEN free_from = lower_bound THEN spec.suffix ELSE 'YYYYMMDDHH24MI' END);
+                existing := to_regclass(format('%I.%I', '{schema}', partition_name));
+                -- created as a table of its own (no lock on the parent), then attached
+                -- (SHARE UPDATE EXCLUSIVE on the parent: writes and reads of it go on)
+                IF free_to > p_now - spec.keep AND existing IS NULL THEN
+                    action := 'create';
+                    statement := format('CREATE TABLE %I.%I (LIKE %I.%I INCLUDING DEFAULTS '
+                        'INCLUDING CONSTRAINTS INCLUDING INDEXES INCLUDING STORAGE INCLUDING COMPRESSION)',
+                        '{schema}', partition_name, '{schema}', spec.name);
+                    RETURN NEXT;
+                END IF;
+                IF free_to > p_now - spec.keep AND (existing IS NULL
+                        OR NOT EXISTS (SELECT FROM pg_inherits WHERE inhrelid = existing)) THEN
+                    action := 'attach';
+                    statement := format(
+                        'ALTER TABLE %I.%I ATTACH PARTITION %I.%I FOR VALUES FROM (%L) TO (%L)',
+                        '{schema}', spec.name, '{schema}', partition_name, free_from, free_to);
+                    RETURN NEXT;
+                END IF;
+                free_from := free_to;
+            END LOOP;
             lower_bound := upper_bound;
         END LOOP;
         -- past retention: detach, unlink, drop (each its own transaction)
@@ -167,7 +201,9 @@ BEGIN
                 AND NOT EXISTS (SELECT FROM pg_inherits AS inh WHERE inh.inhrelid = child.oid)
             ORDER BY child.relname
         LOOP
-            lower_bound := to_timestamp(substring(part.relname FROM '_p([0-9]+)$'), spec.suffix);
+            digits := substring(part.relname FROM '_p([0-9]+)$');
+            lower_bound := to_timestamp(digits, CASE length(digits) WHEN 8 THEN 'YYYYMMDD'
+                WHEN 10 THEN 'YYYYMMDDHH24' ELSE 'YYYYMMDDHH24MI' END);
             CONTINUE WHEN lower_bound + step > p_now - spec.keep;
             partition_name := part.relname;
 {_retire(schema, " " * 12)}

@@ -7,6 +7,7 @@ from agentddl.generator.delta.context import Context, Outcome
 from agentddl.generator.delta.types import Step
 from agentddl.generator.model.privileges import grant_statements
 from agentddl.generator.model.scope import Scope
+from agentddl.generator.model.blocks import quote
 
 SEQUENCE = "events_event_id_seq"
 AE = "ACCESS EXCLUSIVE"
@@ -61,6 +62,8 @@ def _to_sequence(ctx: Context) -> tuple[str, ...]:
     rel, seq, nxt = ctx.rel("events"), f"{ctx.schema}.{SEQUENCE}", f"{ctx.schema}.{SEQUENCE}_next"
     return (
         f"CREATE SEQUENCE {nxt} AS bigint",
+        # an owned sequence has its table's owner (the migrating role is only a member)
+        f"ALTER SEQUENCE {nxt} OWNER TO {quote(ctx.new.profile.role('owner'))}",
         f"SELECT setval('{nxt}', last_value, is_called) FROM {seq}",
         f"ALTER TABLE {rel} ALTER COLUMN event_id DROP IDENTITY",
         f"ALTER SEQUENCE {nxt} RENAME TO {SEQUENCE}",

@@ -240,7 +240,7 @@ def test_a_granularity_change_affects_only_future_partitions(
         command.upgrade(config, "head")
         for days in (0, 10, 20, 32):  # maintenance runs as time passes (retention: 30 days)
             connection.execute(
-                f"SELECT count(*) FROM agent.maintain_partitions(now() + interval '{days} days')"
+                f"CALL agent.maintain_partitions(now() + interval '{days} days')"
             )
         bounds = connection.execute(PARTITIONS).fetchall()
     assert all(upper == lower for (_, upper), (lower, _) in itertools.pairwise(bounds))  # no gap

@@ -8,10 +8,6 @@ from typing import Annotated
 
 import typer
 
-from agentddl.generator.artifacts import render_artifacts
-from agentddl.generator.output import check_files, write_files
-from agentddl.generator.profile import load_profile
-
 EXAMPLES = """
 Examples:
 
@@ -34,6 +30,10 @@ def generate(
     ] = False,
 ) -> None:
     """Render the schema, its Alembic revision, named queries and rollout plan."""
+    from agentddl.generator.artifacts import render_artifacts
+    from agentddl.generator.output import check_files, write_files
+    from agentddl.generator.profile import load_profile
+
     started = time.perf_counter()
     files = render_artifacts(load_profile(profile))
     if revision_only:

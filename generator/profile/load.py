@@ -31,9 +31,15 @@ def load_profile(path: str | Path) -> Profile:
     """Load and validate a profile file; every mistake names file:line:column."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as error:
         raise ProfileError(str(path), 1, 1, f"cannot read profile: {error.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line, column = _end_of(data[: error.start].decode("utf-8"))
+        byte = data[error.start]
+        raise ProfileError(str(path), line, column, f"not UTF-8 text (byte 0x{byte:02x})") from None
     return load_profile_text(text, str(path))
 
 
@@ -64,6 +70,11 @@ def _compose(text: str, source: str) -> yaml.Node | None:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         raise ProfileError(source, line, column, f"invalid YAML: {error.problem}") from None
+
+
+def _end_of(before: str) -> Mark:
+    """The 1-based line and column just after `before` (the text up to a position)."""
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
 
 
 def _mark(node: yaml.Node | None) -> Mark:

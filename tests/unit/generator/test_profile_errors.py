@@ -58,6 +58,26 @@ def test_bad_profile_is_located_and_writes_nothing(
     assert not out.exists()
 
 
+BYTES_CASES = {
+    "not-utf8": (b"profile: 1\nname: \xc3\xa9\xff\n", ":2:8: not UTF-8 text (byte 0xff)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BYTES_CASES))
+def test_profile_that_is_not_text_is_located(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, expected = BYTES_CASES[case]
+    profile = tmp_path / "bad.yaml"
+    profile.write_bytes(data)
+
+    code = main(["generate", str(profile), "--out", str(tmp_path / "out")])
+
+    err = capsys.readouterr().err
+    assert (code, err) == (2, f"agentddl: {profile}{expected}\n")
+    assert not (tmp_path / "out").exists()
+
+
 def test_good_profile_generates(tmp_path: Path) -> None:
     profile = tmp_path / "good.yaml"
     profile.write_text(GOOD)

@@ -70,6 +70,10 @@ def _compose(text: str, source: str) -> yaml.Node | None:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         raise ProfileError(source, line, column, f"invalid YAML: {error.problem}") from None
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow (binary data)
+        line, column = _end_of(text[: error.position])
+        character = f" (#x{error.character:04x})" if isinstance(error.character, int) else ""
+        raise ProfileError(source, line, column, f"invalid YAML: {error.reason}{character}") from None
 
 
 def _end_of(before: str) -> Mark:

@@ -60,6 +60,10 @@ def test_bad_profile_is_located_and_writes_nothing(
 
 BYTES_CASES = {
     "not-utf8": (b"profile: 1\nname: \xc3\xa9\xff\n", ":2:8: not UTF-8 text (byte 0xff)"),
+    "binary": (
+        b"profile: 1\nname: \x00\x01",
+        ":2:7: invalid YAML: special characters are not allowed (#x0000)",
+    ),
 }
 
 

@@ -105,8 +105,21 @@ def _to_python(
         return result
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, (*path, i), marks, key_marks, source) for i, item in enumerate(node.value)]
-    loader = yaml.SafeLoader("")
-    return loader.construct_object(node, deep=True)
+    return _scalar(node, source)
+
+
+def _scalar(node: yaml.Node, source: str) -> Any:
+    """A scalar's value; one its tag cannot read (`!!int abc`, `2020-02-30`, an unknown
+    tag) is a ProfileError at the value."""
+    try:
+        return yaml.SafeLoader("").construct_object(node, deep=True)
+    except yaml.MarkedYAMLError as error:
+        raise ProfileError(source, *_mark(node), f"invalid YAML: {error.problem}") from None
+    except (ValueError, KeyError, TypeError, OverflowError) as error:
+        tag = "!!" + node.tag.removeprefix("tag:yaml.org,2002:")
+        reason = str(error.args[0]) if error.args else type(error).__name__
+        message = f"invalid YAML: {node.value!r} is not a valid {tag} ({reason})"
+        raise ProfileError(source, *_mark(node), message) from None
 
 
 def _located(

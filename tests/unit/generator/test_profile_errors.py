@@ -33,6 +33,18 @@ CASES = {
         ":4:21: retention.events: expected a duration like 30d, 12h, 15m or 60s, got '30 days'",
     ),
     "duplicate-key": (GOOD + "name: other\n", ":5:1: duplicate key 'name'"),
+    "impossible-date": (
+        GOOD + "extra: 2020-02-30\n",
+        ":5:8: invalid YAML: '2020-02-30' is not a valid !!timestamp (day is out of range for month)",
+    ),
+    "bad-tagged-int": (
+        GOOD.replace("version: 16", "version: !!int abc"),
+        ":3:19: invalid YAML: 'abc' is not",
+    ),
+    "unknown-tag": (
+        GOOD + "name2: !!python/name:os.system x\n",
+        ":5:8: invalid YAML: could not determine a constructor for the tag",
+    ),
     "renamed-key": (
         GOOD + "lock: lease\n",
         ":5:1: lock: unknown key (renamed: use 'lock_strategy')",

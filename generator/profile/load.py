@@ -50,12 +50,17 @@ def load_default_profile() -> Profile:
 
 
 def load_profile_text(text: str, source: str = "<profile>") -> Profile:
-    node = _compose(text, source)
-    if not isinstance(node, yaml.MappingNode):
-        raise ProfileError(source, *_mark(node), "expected a mapping of profile keys at top level")
     marks: dict[Path_, Mark] = {}
     key_marks: dict[Path_, Mark] = {}
-    data = _to_python(node, (), marks, key_marks, source)
+    try:
+        node = _compose(text, source)
+        if not isinstance(node, yaml.MappingNode):
+            raise ProfileError(source, *_mark(node), "expected a mapping of profile keys at top level")
+        data = _to_python(node, (), marks, key_marks, source)
+    except RecursionError:  # both readers recurse: `[[[[...]]]]`, or `a: &x [*x]` (endless)
+        raise ProfileError(
+            source, 1, 1, "invalid YAML: nested too deeply (or an alias inside itself)"
+        ) from None
     try:
         return Profile.model_validate(data)
     except ValidationError as error:

@@ -45,6 +45,8 @@ CASES = {
         GOOD + "name2: !!python/name:os.system x\n",
         ":5:8: invalid YAML: could not determine a constructor for the tag",
     ),
+    "alias-inside-itself": (GOOD + "loop: &x [*x]\n", ":1:1: invalid YAML: nested too deeply"),
+    "nested-too-deeply": (GOOD + "deep: " + "[" * 5000 + "]" * 5000 + "\n", ":1:1: invalid YAML: nested too"),
     "renamed-key": (
         GOOD + "lock: lease\n",
         ":5:1: lock: unknown key (renamed: use 'lock_strategy')",

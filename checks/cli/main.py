@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, standalone_mode=False)
     except AgentDDLError as error:
-        print(f"agentddl: {error}", file=sys.stderr)
+        print(f"agentddl: {_one_line(str(error))}", file=sys.stderr)
         return error.exit_code
     except typer.Exit as done:
         return done.exit_code
@@ -94,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         raise
     return result if isinstance(result, int) else 0
+
+
+def _one_line(message: str) -> str:
+    """A message on one line: text quoted from an input (a token, a server's message) may
+    hold line breaks, \r, NEL or U+2028 included."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
 def _usage_line(error: Exception) -> str:

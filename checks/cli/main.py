@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 
     _register()
     try:
-        result = app(args=argv, standalone_mode=False)
+        result = app(args=argv, prog_name="agentddl", standalone_mode=False)
     except AgentDDLError as error:
         print(f"agentddl: {_one_line(str(error))}", file=sys.stderr)
         return error.exit_code

@@ -203,7 +203,7 @@ def bad_command_lines(draw: st.DrawFn, command: str, cwd: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("command", cli.COMMANDS)
-@fuzz(15)
+@fuzz(12)
 @given(data=st.data())
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(command: str, data: st.DataObject) -> None:
     with scratch_cwd() as cwd:
@@ -238,7 +238,7 @@ def benign_command_line(command: str, cwd: Path, **given: str) -> list[str]:
 
 
 @pytest.mark.parametrize("command", commands_with("profile"))
-@fuzz(12)
+@fuzz(10)
 @given(data=st.data())
 def test_bad_profile_is_named_in_the_one_line(command: str, data: st.DataObject) -> None:
     """Random YAML, the default profile with a wrong type, an unknown key or `name` left
@@ -257,7 +257,7 @@ def dsn_options() -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(("command", "option"), dsn_options())
-@fuzz(8)
+@fuzz(6)
 @given(dsn=refused_dsns(REFUSED_PORT))
 def test_bad_dsn_fails_at_once_in_one_line_without_its_password(
     command: str, option: str, dsn: tuple[str, str]
@@ -273,7 +273,7 @@ def test_bad_dsn_fails_at_once_in_one_line_without_its_password(
             assert dsn[1] not in "\n".join(lines)
 
 
-@fuzz(15)
+@fuzz(12)
 @given(config=BAD_CONFIGS.map(str.encode) | NOT_UTF8)
 def test_bad_lint_config_is_one_line(config: bytes) -> None:
     with scratch_cwd() as cwd:
@@ -285,7 +285,7 @@ def test_bad_lint_config_is_one_line(config: bytes) -> None:
 
 
 @pytest.mark.parametrize("command", commands_with("queries"))
-@fuzz(10)
+@fuzz(8)
 @given(queries=st.one_of(QUERY_BLOCKS.map(str.encode), NOT_UTF8, st.just(b"")))
 @example(queries=b'-- name: q(a)\n-- example: a = 1\n"\xc2\x85\n')  # pglast quotes the token: a NEL
 def test_bad_query_file_is_one_line(command: str, queries: bytes) -> None:
@@ -296,7 +296,7 @@ def test_bad_query_file_is_one_line(command: str, queries: bytes) -> None:
         assert_refused(run_cli(argv), argv)
 
 
-@fuzz(20)
+@fuzz(15)
 @given(sql=UNPARSABLE_SQL, via_stdin=st.booleans())
 def test_lint_reports_unparsable_sql_as_a_finding(sql: str, via_stdin: bool) -> None:
     """Readable SQL that does not parse is a syntax-error finding (exit 1), by design."""

@@ -16,6 +16,7 @@ embedded server gets such a `--server`.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import enum
 import io
@@ -70,6 +71,7 @@ READABLE_IS_A_FINDING = {("lint", "paths")}
 # process can start listening on it while the module runs).
 _HELD = socket.socket()
 _HELD.bind(("127.0.0.1", 0))
+atexit.register(_HELD.close)
 REFUSED_PORT: int = _HELD.getsockname()[1]
 REFUSED = f"postgresql://agentddl@127.0.0.1:{REFUSED_PORT}/none?connect_timeout=2"
 
@@ -80,7 +82,6 @@ def no_database_from_the_environment() -> Iterator[None]:
         for name in ("AGENTDDL_DSN", "AGENTDDL_SERVER", "PGHOST", "PGPORT", "PGSERVICE"):
             patch.delenv(name, raising=False)
         yield
-    _HELD.close()
 
 
 def command_params(command: str) -> list[Any]:
@@ -215,6 +216,16 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(command: str, data: st.
         assert tree(cwd) == before, argv
 
 
+def _acceptable(param: Any) -> str:
+    """A value a required parameter accepts (a file: a valid migration; --out: a new folder)."""
+    kind = kind_of(param)
+    if kind == "choice":
+        return str(param.type_descriptor.choices[0].value)
+    if kind == "file":
+        return "out" if param.name == "out" else "ok.sql"
+    return {"int": "1", "float": "1", "text": "x", "dsn": REFUSED}.get(kind, "x")
+
+
 def benign_command_line(command: str, cwd: Path, **given: str) -> list[str]:
     """`command` with the `given` parameter values and an acceptable value for every other
     required one; a command that can reach a server gets the refused --server."""
@@ -227,7 +238,7 @@ def benign_command_line(command: str, cwd: Path, **given: str) -> list[str]:
         elif param.name == "server" and not {"dsn", "server"} & set(given):
             value = REFUSED
         elif param.required:
-            value = "out" if param.name == "out" else "ok.sql"
+            value = _acceptable(param)
         else:
             continue
         if param.param_type_name == "argument":

@@ -167,3 +167,5 @@ def _read(path: Path | None) -> str | None:
         return path.read_text(encoding="utf-8")
     except OSError as error:
         raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise AgentDDLError(f"{path}: not UTF-8 text (byte {error.start})") from None

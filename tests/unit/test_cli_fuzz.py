@@ -222,8 +222,13 @@ def _acceptable(param: Any) -> str:
     if kind == "choice":
         return str(param.type_descriptor.choices[0].value)
     if kind == "file":
-        return "out" if param.name == "out" else "ok.sql"
+        return {"out": "out", "profiles": "profile.yaml"}.get(param.name, "ok.sql")
     return {"int": "1", "float": "1", "text": "x", "dsn": REFUSED}.get(kind, "x")
+
+
+# Combinations a command refuses before any connection, by design:
+SERVER_NEEDS_DSN = {"generate", "diff"}  # --server holds the fresh install --dsn is compared with
+DSN_REPLACES_PROFILE = {"trace"}  # --dsn copies the user's schema instead of a profile's
 
 
 def benign_command_line(command: str, cwd: Path, **given: str) -> list[str]:
@@ -236,6 +241,8 @@ def benign_command_line(command: str, cwd: Path, **given: str) -> list[str]:
         if param.name in given:
             value = given[param.name]
         elif param.name == "server" and not {"dsn", "server"} & set(given):
+            if command in SERVER_NEEDS_DSN:
+                continue
             value = REFUSED
         elif param.required:
             value = _acceptable(param)
@@ -276,7 +283,11 @@ def test_bad_dsn_fails_at_once_in_one_line_without_its_password(
     with scratch_cwd() as cwd:
         (cwd / "profile.yaml").write_text(json.dumps(GOOD_PROFILE))
         has_profile = any(p.name == "profile" for p in command_params(command))
-        given = {option: dsn[0], **({"profile": "profile.yaml"} if has_profile else {})}
+        given = {option: dsn[0]}
+        if has_profile and not (option == "dsn" and command in DSN_REPLACES_PROFILE):
+            given["profile"] = "profile.yaml"
+        if option == "server" and command in SERVER_NEEDS_DSN:
+            given["dsn"] = dsn[0]
         argv = benign_command_line(command, cwd, **given)
         lines = assert_refused(run_cli(argv), argv)
         assert "invalid DSN" in lines[-1] or "cannot connect to PostgreSQL" in lines[-1], lines

@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-retention bench-lease-check property-profiles lint-eval clean
+.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-retention bench-lease-check property-profiles lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ generate: reinstall
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.docs
+
+# The docs site (docs/, mkdocs.yml) into build/site; `.venv/bin/mkdocs serve` to browse it while editing.
+docs: reinstall
+	$(BIN)/python -m agentddl.checks.docs
+	$(BIN)/mkdocs build --strict
 
 check: reinstall
 	$(BIN)/ruff check generator checks tests

@@ -88,7 +88,7 @@ def audit(
         update_baseline=update_baseline,
         cost_growth=cost_growth,
     )
-    with progress(f"audit: {rows:,} events") as report_progress:
+    with progress() as report_progress:
         result = audit_family.run(request, report_progress)
     render(result.report(), output_format.value, sys.stdout)
     if not result.passed:

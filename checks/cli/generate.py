@@ -76,10 +76,15 @@ def generate(
     from agentddl.generator.profile import load_profile
     from agentddl.generator.revision.next import Request, check_generation, plan_generation
 
+    if server is not None and dsn is None:
+        from agentddl.generator.errors import AgentDDLError
+
+        raise AgentDDLError("--server holds the fresh install --dsn is compared with: give --dsn too")
     started = time.perf_counter()
+    loaded = load_profile(profile)  # every mistake in it is located, before the raw text is read
     text = _read(profile)
     request = Request(
-        profile=load_profile(profile),
+        profile=loaded,
         out=out,
         revision_only=revision_only,
         down_revision=down_revision,

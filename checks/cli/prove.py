@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
@@ -101,7 +99,7 @@ def run(args: Arguments, queries: Path | None, seed: int, output_format: str, ou
     from agentddl.checks.prove import run as prove
 
     request = _request(args, queries, seed)
-    with _progress_when_reported() as report_progress:
+    with progress() as report_progress:
         result = prove(request, progress=report_progress)
     report = result.report()
     render(report, output_format, out)
@@ -129,22 +127,6 @@ def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
     )
 
 
-@contextlib.contextmanager
-def _progress_when_reported() -> Iterator[Callable[[str], None]]:
-    """A progress callback that shows nothing until the library reports its first line
-    (the server was reached), so a usage or connection error stays the one line on stderr."""
-    with contextlib.ExitStack() as stack:
-        shown: list[Callable[[str], None]] = []
-
-        def report(message: str) -> None:
-            if shown:
-                shown[0](message)
-            else:
-                shown.append(stack.enter_context(progress(message)))
-
-        yield report
-
-
 def _strategies(names: list[str]) -> list[LockStrategy]:
     from agentddl.generator.errors import AgentDDLError
     from agentddl.generator.profile import LockStrategy
@@ -167,3 +149,5 @@ def _read(path: Path | None) -> str | None:
         return path.read_text(encoding="utf-8")
     except OSError as error:
         raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise AgentDDLError(f"{path}: not UTF-8 text (byte {error.start})") from None

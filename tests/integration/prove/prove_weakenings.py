@@ -63,6 +63,16 @@ def _guards_off(*edits: tuple[str, str]) -> tuple[Edit, ...]:
     return tuple(Edit("claim_run", old, new) for old, new in edits)
 
 
+# The claim's recheck in its UPDATE: still queued, or (a takeover) still running under
+# the attempt this statement just ended.
+RECHECK = (
+    "        AND CASE WHEN k.lapsed_attempt IS NULL THEN r.status = 'queued'\n"
+    "        ELSE r.status = 'running' AND EXISTS (\n"
+    "            SELECT FROM ended AS e WHERE e.tenant_id = r.tenant_id AND e.run_id = r.run_id\n"
+    "                AND e.fencing_token = r.fencing_token) END\n"
+)
+
+
 CLAIM_BROKEN = ("double_claims", "duplicate_effects")
 NO_ONE_ACTIVE = "DROP INDEX {schema}.attempts_one_active_key"
 # claim_run without what keeps a second worker off a run, per strategy, and the
@@ -73,14 +83,14 @@ CLAIM_GUARDS_OFF = {
         "claim_race",
         CLAIM_BROKEN,
         (NO_ONE_ACTIVE,),
-        _guards_off(("    FOR UPDATE SKIP LOCKED\n", ""), ("        AND r.status = 'queued'\n", "")),
+        _guards_off(("    FOR UPDATE SKIP LOCKED\n", ""), (RECHECK, "")),
     ),
     "optimistic": Weakening(
         "claim without compare-and-set or one-active index",
         "claim_race",
         CLAIM_BROKEN,
         (NO_ONE_ACTIVE,),
-        _guards_off(("        AND r.status = 'queued'\n", ""), ("        AND r.version = k.version\n", "")),
+        _guards_off((RECHECK, ""), ("        AND r.version = k.version\n", "")),
     ),
     "advisory": Weakening(
         "claim without advisory lock, compare-and-set or one-active index",
@@ -89,7 +99,7 @@ CLAIM_GUARDS_OFF = {
         (NO_ONE_ACTIVE,),
         _guards_off(
             ("pg_try_advisory_xact_lock(hashtextextended(o.run_id::text, 0))", "true"),
-            ("        AND r.status = 'queued'\n", ""),
+            (RECHECK, ""),
             ("        AND r.version = k.version\n", ""),
         ),
     ),
@@ -99,14 +109,26 @@ CLAIM_GUARDS_OFF = {
         CLAIM_BROKEN,
         (NO_ONE_ACTIVE, "ALTER TABLE {schema}.attempts DROP CONSTRAINT attempts_pkey"),
         _guards_off(
-            ("        AND r.status = 'queued'\n        AND r.fencing_token = a.fencing_token - 1\n", ""),
+            (
+                "        AND r.status IN ('queued', 'running')\n"
+                "        AND r.fencing_token = a.fencing_token - 1\n",
+                "",
+            ),
         ),
     ),
 }
 
 # aiosql refuses a declared parameter the query no longer uses: a removed check keeps
 # its parameter, in a condition that is always true.
-FENCE = "a.fencing_token = CAST(:fencing_token AS bigint)\n    AND r.fencing_token = a.fencing_token"
+LEASE_CHECK = "a.lease_token_hash = sha256(convert_to(CAST(:lease_token AS text), 'UTF8'))"
+ANY_LEASE = "CAST(:lease_token AS text) IS NOT NULL"
+HOLDER_CHECK = r"EXISTS \(SELECT FROM .*?'UTF8'\)\)\)"  # complete_operation's lease-token check
+# the whole fence: a stale writer's lease token alone (its attempt no longer active)
+# would refuse it too
+FENCE = (
+    f"a.fencing_token = CAST(:fencing_token AS bigint)\n    AND {LEASE_CHECK}\n"
+    "    AND r.fencing_token = a.fencing_token"
+)
 ALWAYS_FENCED = "CAST(:fencing_token AS bigint) IS NOT NULL"
 ANY_TENANT = "CAST(:tenant_id AS text) IS NOT NULL AND "
 NO_TENANT = (
@@ -119,9 +141,6 @@ NO_TENANT = (
     Edit("heartbeat", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
 )
 RLS_TABLES = ("tenants", "runs", "attempts", "checkpoints", "events", "operations", "outbox")
-LEASE_CHECK = "a.lease_token_hash = sha256(convert_to(CAST(:lease_token AS text), 'UTF8'))"
-ANY_LEASE = "CAST(:lease_token AS text) IS NOT NULL"
-
 # The four guarantees issue 14 added, each with its guard removed; proven on every lock
 # strategy (the row-level security ones on the row-level security profile).
 FORGED_LEASE = Weakening(
@@ -132,7 +151,7 @@ FORGED_LEASE = Weakening(
         Edit("save_checkpoint", LEASE_CHECK, ANY_LEASE),
         Edit("append_event", LEASE_CHECK, ANY_LEASE),
         Edit("reserve_operation", LEASE_CHECK, ANY_LEASE),
-        Edit("complete_operation", r"EXISTS \(SELECT FROM .*?'UTF8'\)\)\)", ANY_LEASE, regex=True),
+        Edit("complete_operation", HOLDER_CHECK, ANY_LEASE, regex=True),
     ),
 )
 POISON_UNBOUNDED = Weakening(
@@ -202,14 +221,15 @@ WEAKENINGS = (
         ),
     ),
     Weakening(
-        "fencing check removed from history and operation writes",
+        "fencing and lease-token checks removed from history and operation writes",
         "stale_writer",
         ("stale_writes_accepted",),
         edits=(
-            Edit("save_checkpoint", FENCE, ALWAYS_FENCED),
-            Edit("append_event", FENCE, ALWAYS_FENCED),
-            Edit("reserve_operation", FENCE, ALWAYS_FENCED),
+            Edit("save_checkpoint", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}"),
+            Edit("append_event", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}"),
+            Edit("reserve_operation", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}"),
             Edit("complete_operation", "o.fencing_token = CAST(:fencing_token AS bigint)", ALWAYS_FENCED),
+            Edit("complete_operation", HOLDER_CHECK, ANY_LEASE, regex=True),
         ),
     ),
     Weakening(
@@ -285,7 +305,10 @@ WEAKENINGS = (
         "claim_run that never claims (no history to probe, nothing to delete)",
         "tenant_isolation",
         ("targets_without_history", "deletion_untested"),
-        edits=(Edit("claim_run", "AND r.status = 'queued'\n", "AND r.status = 'queued' AND false\n"),),
+        edits=(
+            Edit("claim_run", "WHERE r.status = 'queued'\n", "WHERE r.status = 'queued' AND false\n"),
+            Edit("claim_run", "AND r.status = 'running'\n", "AND r.status = 'running' AND false\n"),
+        ),
     ),
     Weakening(
         "version check removed from transition_run",

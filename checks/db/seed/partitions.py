@@ -11,7 +11,7 @@ periods' starts.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -37,11 +37,17 @@ def ensure_partitions(conn: psycopg.Connection[Any], model: SchemaModel, since: 
 
 
 def _partman_create(conn: psycopg.Connection[Any], model: SchemaModel, table: str, since: datetime) -> None:
-    """Each period's start (pg_partman takes them as partition lower bounds)."""
-    unit = model.table(table).partitioning.granularity  # type: ignore[union-attr]  # a date_trunc field
+    """Each period's start (pg_partman takes them as partition lower bounds), from `since`
+    or the table's own retention if shorter: a table kept an hour in minute partitions
+    needs sixty, not a history window's worth (all made in one transaction)."""
+    partitioning = model.table(table).partitioning
+    assert partitioning is not None
+    unit = partitioning.granularity  # a date_trunc field
+    kept = timedelta(seconds=partitioning.retention_seconds)
     conn.execute(
         "SELECT partman.create_partition_time(p_parent_table := %(table)s, p_partition_times :="
-        " ARRAY(SELECT generate_series(date_trunc(%(unit)s, %(since)s::timestamptz), now(),"
+        " ARRAY(SELECT generate_series(date_trunc(%(unit)s,"
+        " greatest(%(since)s::timestamptz, now() - %(kept)s::interval)), now(),"
         " ('1 ' || %(unit)s)::interval)))",
-        {"table": f"{model.schema}.{table}", "unit": unit, "since": since},
+        {"table": f"{model.schema}.{table}", "unit": unit, "since": since, "kept": kept},
     )

@@ -120,3 +120,30 @@ def test_skew_is_as_planned(fast_seeded: Any) -> None:
     assert _count(conn, top) == max(plan.runs.tenant.count(t) for t in range(plan.tenants))
     per_day = f"""SELECT count(DISTINCT date_trunc('day', run_created_at)) FROM {s}.events"""
     assert _count(conn, per_day) >= plan.window_seconds // 86_400 - 1
+
+
+def test_a_partman_table_kept_an_hour_gets_an_hour_of_partitions(pg_servers: Any) -> None:
+    """Found by the property-based test: pg_partman was asked for minute partitions of
+    checkpoints (kept 1h) over the whole 14-day history window, 20,000 tables in one
+    transaction (out of shared memory). Each table needs only what it keeps."""
+    from agentddl.generator.profile.load import load_profile_text
+
+    profile = load_profile_text(
+        "profile: 1\nname: brief\nengine: {version: 15}\ntenancy: {column: null}\n"
+        "volume: {steps_per_second: 49, runs_per_day: 1, events_per_step: 5}\n"
+        "retention: {events: 90d, checkpoints: 1h, outbox_delivered: 1h, partition_manager: pg_partman}\n"
+        "lease: {duration: 10s}\n"
+    )
+    model = derive(profile)
+    checkpoints = model.table("checkpoints").partitioning
+    assert checkpoints is not None and checkpoints.granularity == "minute"
+    server = pg_servers.get(15)
+    dsn = _install(server, model)
+    try:
+        stats = seed_model(dsn, model, EVENTS)
+        assert stats.rows["events"] == EVENTS
+        with psycopg.connect(dsn) as conn:
+            made = "SELECT count(*) FROM pg_inherits WHERE inhparent = %s::regclass"
+            assert _count(conn, made, f"{model.schema}.checkpoints") <= 60 + checkpoints.runway + 2
+    finally:
+        server.drop_database(dsn)

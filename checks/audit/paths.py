@@ -17,7 +17,17 @@ from agentddl.checks.db.runtime import load_queries, production_role
 from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
 from agentddl.generator.model.blocks import quote
 
-Kind = str  # read | write | claim | maintenance | health | constraint | user
+Kind = str  # read | write | claim | maintenance | health | constraint | user | stats
+
+
+@dataclass(frozen=True)
+class CallStats:
+    """What pg_stat_statements counted for a statement (--from-stats)."""
+
+    calls: int
+    total_ms: float
+    mean_ms: float
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -34,12 +44,44 @@ class AuditPath:
     example_exprs: dict[str, str] = field(default_factory=dict)  # SQL expressions (user files)
     example_at: dict[str, str] = field(default_factory=dict)  # param -> "file:line:column"
     plannable: bool = True  # False: catalog work (no plan to judge)
+    writes: bool = False  # an INSERT, UPDATE, DELETE or MERGE (or a CTE that is one)
+    written: str | None = None  # in place: the write as given, when `sql` is its read part
+    stats: CallStats | None = None  # pg_stat_statements' counters (--from-stats)
+    deletes: tuple[str, ...] = ()  # tables it deletes rows from (their FKs' actions fire)
+    updates: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (table, columns it SETs)
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
 
 
 def numbered(statement: str) -> str:
-    """%(name)s placeholders as $1, $2, ... (one number per distinct name)."""
+    """%(name)s placeholders as $1, $2, ... (one number per distinct name); an escaped
+    %% is the SQL's own %."""
     names: dict[str, int] = {}
-    return re.sub(r"%\((\w+)\)s", lambda m: f"${names.setdefault(m.group(1), len(names) + 1)}", statement)
+
+    def number(match: re.Match[str]) -> str:
+        if match.group(0) == "%%":
+            return "%"
+        return f"${names.setdefault(match.group(1), len(names) + 1)}"
+
+    return _PLACEHOLDER.sub(number, statement)
+
+
+def placeholder_names(statement: str) -> tuple[str, ...]:
+    """The %(name)s parameters in order of first use (the numbers numbered() gives)."""
+    return tuple(dict.fromkeys(m.group(1) for m in _PLACEHOLDER.finditer(statement) if m.group(1)))
+
+
+def named(statement: str, names: tuple[str, ...]) -> str:
+    """The inverse of numbered(): $n as %(names[n-1])s, a % of the SQL as %%."""
+    escaped = statement.replace("%", "%%")
+    return re.sub(r"\$(\d+)\b", lambda m: f"%({names[int(m.group(1)) - 1]})s", escaped)
+
+
+def psycopg_style(statement: str) -> str:
+    """A driver's SQL with %(name)s placeholders and a lone % of the SQL (LIKE 'a%')
+    escaped, as the psycopg client cursor the audit plans with expects."""
+    return re.sub(r"%(?!\(\w+\)s)", "%%", statement)
 
 
 def model_paths(model: SchemaModel) -> list[AuditPath]:

@@ -111,8 +111,9 @@ def _tail(path: Path, lines: int = 20) -> str:
 class EmbeddedCluster:
     """One initdb'd data dir in a temp dir and the postmaster serving it on 127.0.0.1."""
 
-    def __init__(self, bin_dir: Path, major: int) -> None:
+    def __init__(self, bin_dir: Path, major: int, preload: tuple[str, ...] = ()) -> None:
         self.bin_dir, self.major = bin_dir, major
+        self.preload = preload  # shared_preload_libraries, e.g. ("pg_stat_statements",)
         self.user = server_user()
         remove_stale_dirs()
         self.root = Path(tempfile.mkdtemp(prefix=f"agentddl-pg{major}-", dir=scratch_parent()))
@@ -171,6 +172,7 @@ class EmbeddedCluster:
             **SERVER_SETTINGS,
             "port": str(self.port),
             "unix_socket_directories": str(self.root),
+            "shared_preload_libraries": ",".join(self.preload),
         }
         command = [str(self.bin_dir / "postgres"), "-D", str(self.root / "data")]
         for name, value in settings.items():

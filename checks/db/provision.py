@@ -12,7 +12,9 @@ from agentddl.checks.db.server import PostgresServer
 from agentddl.generator.errors import AgentDDLError
 
 
-def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer | None:
+def _start_embedded(
+    version: int | None, prefer: int | None, preload: tuple[str, ...] = ()
+) -> PostgresServer | None:
     """A cluster from local binaries: exactly `version`, else `prefer` when installed,
     else the newest installed."""
     installations = find_installations()  # runs `postgres --version` per bin dir: once
@@ -20,7 +22,7 @@ def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer |
         version = prefer if prefer in installations else max(installations)
     if version is None or version not in installations:
         return None
-    cluster = EmbeddedCluster(installations[version], version)
+    cluster = EmbeddedCluster(installations[version], version, preload)
     cluster.start()
     try:
         return PostgresServer(cluster.admin_dsn, stop=cluster.stop)
@@ -29,11 +31,11 @@ def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer |
         raise
 
 
-def _start(version: int | None, prefer: int | None) -> PostgresServer:
-    server = _start_embedded(version, prefer)
+def _start(version: int | None, prefer: int | None, preload: tuple[str, ...]) -> PostgresServer:
+    server = _start_embedded(version, prefer, preload)
     if server is not None:
         return server
-    if docker_engine_answers():
+    if docker_engine_answers() and not preload:
         dsn, stop = start_container(version)
         try:
             return PostgresServer(dsn, stop=stop)
@@ -49,16 +51,21 @@ def _start(version: int | None, prefer: int | None) -> PostgresServer:
 
 @contextlib.contextmanager
 def open_server(
-    dsn: str | None = None, version: int | None = None, prefer: int | None = None
+    dsn: str | None = None,
+    version: int | None = None,
+    prefer: int | None = None,
+    preload: tuple[str, ...] = (),
 ) -> Iterator[PostgresServer]:
     """dsn: use that server (any database on it) and never stop it.
 
     Otherwise start an embedded server from the newest local installation (exactly
     `version` when given; `prefer` when that major is installed, e.g. a profile's engine
     version), else a testcontainers PostgreSQL when a Docker engine answers, else fail
-    with how to get one. A server started here is stopped on exit.
+    with how to get one. A server started here is stopped on exit. `preload`: libraries
+    an embedded server loads at start (shared_preload_libraries, e.g. pg_stat_statements);
+    a container is not started for it.
     """
-    server = PostgresServer(dsn) if dsn else _start(version, prefer)
+    server = PostgresServer(dsn) if dsn else _start(version, prefer, preload)
     try:
         yield server
     finally:

@@ -18,7 +18,8 @@ import pglast
 import psycopg
 from pglast import ast
 
-from agentddl.checks.audit.paths import AuditPath, CallStats, named
+from agentddl.checks.audit.paths import AuditPath, CallStats
+from agentddl.checks.audit.placeholders import named
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.shape import nodes
 from agentddl.checks.audit.writes import write_facts

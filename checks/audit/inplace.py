@@ -33,7 +33,8 @@ from agentddl.checks.audit.fkactions import fired, lookup_path, read_foreign_key
 from agentddl.checks.audit.fromstats import DEFAULT_TOP, stats_paths
 from agentddl.checks.audit.hygiene import InPlaceFacts, hygiene_findings, unused_finding, unused_in_place
 from agentddl.checks.audit.judge import PLAN_ERRORS
-from agentddl.checks.audit.paths import AuditPath, model_paths, placeholder_names
+from agentddl.checks.audit.paths import AuditPath, model_paths
+from agentddl.checks.audit.placeholders import placeholder_names
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult, Planner, example_params
 from agentddl.checks.audit.queryfile import load_query_file

@@ -10,9 +10,9 @@ index has a path that needs it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from agentddl.checks.audit.writes import write_facts
 from agentddl.checks.db.runtime import load_queries, production_role
 from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
 from agentddl.generator.model.blocks import quote
@@ -51,45 +51,13 @@ class AuditPath:
     updates: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (table, columns it SETs)
 
 
-_PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
-
-
-def numbered(statement: str) -> str:
-    """%(name)s placeholders as $1, $2, ... (one number per distinct name); an escaped
-    %% is the SQL's own %."""
-    names: dict[str, int] = {}
-
-    def number(match: re.Match[str]) -> str:
-        if match.group(0) == "%%":
-            return "%"
-        return f"${names.setdefault(match.group(1), len(names) + 1)}"
-
-    return _PLACEHOLDER.sub(number, statement)
-
-
-def placeholder_names(statement: str) -> tuple[str, ...]:
-    """The %(name)s parameters in order of first use (the numbers numbered() gives)."""
-    return tuple(dict.fromkeys(m.group(1) for m in _PLACEHOLDER.finditer(statement) if m.group(1)))
-
-
-def named(statement: str, names: tuple[str, ...]) -> str:
-    """The inverse of numbered(): $n as %(names[n-1])s, a % of the SQL as %%."""
-    escaped = statement.replace("%", "%%")
-    return re.sub(r"\$(\d+)\b", lambda m: f"%({names[int(m.group(1)) - 1]})s", escaped)
-
-
-def psycopg_style(statement: str) -> str:
-    """A driver's SQL with %(name)s placeholders and a lone % of the SQL (LIKE 'a%')
-    escaped, as the psycopg client cursor the audit plans with expects."""
-    return re.sub(r"%(?!\(\w+\)s)", "%%", statement)
-
-
 def model_paths(model: SchemaModel) -> list[AuditPath]:
     """The generated queries (in access-path order), then the FK lookups."""
     queries = load_queries(model)
     paths = []
     for access in model.access_paths:
         query = getattr(queries, access.name)
+        facts = write_facts(query.sql)
         paths.append(
             AuditPath(
                 name=access.name,
@@ -101,6 +69,9 @@ def model_paths(model: SchemaModel) -> list[AuditPath]:
                 origin="queries.sql",
                 role=production_role(model.profile, access.name),
                 plannable=access.index is not None,
+                writes=facts.writes,
+                deletes=facts.deletes,
+                updates=facts.updates,
             )
         )
     return paths + fk_paths(model)
@@ -147,6 +118,7 @@ def _lookup(
         declared=index,
         kind="constraint",
         origin="fk",
+        writes=side == "check",  # FOR KEY SHARE locks the rows it finds
     )
 
 

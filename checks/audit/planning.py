@@ -22,7 +22,8 @@ from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
 from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.generic import generic_plan_findings
 from agentddl.checks.audit.judge import Thresholds, judge
-from agentddl.checks.audit.paths import AuditPath, numbered
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.placeholders import numbered
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
 from agentddl.checks.audit.rules.path_not_plannable import PathNotPlannable
 from agentddl.checks.audit.sampling import Sampler
@@ -118,10 +119,14 @@ class Planner:
         try:
             document = explain(conn, request)
         except ExplainError as error:
-            if not analyze or error.sqlstate != READ_ONLY_VIOLATION:
+            ran_write = conn is self.writer
+            if not analyze or (error.sqlstate != READ_ONLY_VIOLATION and not ran_write):
                 raise
+            # a read that would write (a volatile function), or a write that failed when
+            # run (its sampled row still referenced): planned only
+            why = "it would write" if not ran_write else f"running it failed: {error}"
             request = ExplainRequest(sql, params, path.role, tenant, analyze=False)
-            return summarize(explain(conn, request), catalog, self.version), "EXPLAIN (it would write)"
+            return summarize(explain(conn, request), catalog, self.version), f"EXPLAIN ({why})"
         return summarize(document, catalog, self.version), "EXPLAIN ANALYZE" if analyze else "EXPLAIN"
 
     def _refused(self, path: AuditPath, error: ExplainError) -> Finding:

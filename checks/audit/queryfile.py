@@ -34,7 +34,8 @@ import aiosql
 import pglast
 from pglast import ast
 
-from agentddl.checks.audit.paths import AuditPath, placeholder_names, psycopg_style
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.placeholders import placeholder_names, psycopg_style
 from agentddl.checks.audit.shape import nodes
 from agentddl.checks.audit.writes import write_facts
 from agentddl.generator.errors import AgentDDLError

@@ -27,7 +27,8 @@ from pglast import ast, enums
 from psycopg import sql
 from psycopg.types.json import Json, Jsonb
 
-from agentddl.checks.audit.paths import AuditPath, numbered, placeholder_names
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.placeholders import numbered, placeholder_names
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.shape import nodes
 

@@ -30,7 +30,7 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from agentddl.checks.audit.paths import numbered
+from agentddl.checks.audit.placeholders import numbered
 
 RANGE_OPS = ("<", "<=", ">", ">=")
 COMMUTED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "~~": "~~"}

@@ -24,7 +24,7 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from agentddl.checks.audit.paths import named, numbered, placeholder_names
+from agentddl.checks.audit.placeholders import named, numbered, placeholder_names
 from agentddl.checks.audit.shape import nodes
 
 _WRITES = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)

@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit lint-eval clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit bench-audit-reach lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,12 @@ bench-prove: reinstall postgres
 # node and estimated cost, on 16 (the default profile's engine) and 18.
 bench-audit: reinstall postgres
 	$(BIN)/python tests/benchmarks/audit_bench.py --rows 1000000 --versions 16,18
+
+# `agentddl audit --dsn` on three schemas agentddl did not generate (a job queue, a
+# checkpoint store, a workflow store) at 1,000,000 rows each: precision and recall against
+# the ground truth of tests/integration/audit/test_reach.py, and the audit time.
+bench-audit-reach: reinstall postgres
+	$(BIN)/python tests/benchmarks/audit_reach.py --rows 1000000 --versions 15,18
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval

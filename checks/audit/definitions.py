@@ -46,7 +46,7 @@ def element(definition: str) -> Element | None:
 
 
 def _normal(node: Any) -> str:
-    """An expression deparsed, constants' casts dropped, outer parentheses gone."""
+    """An expression deparsed, constants' casts dropped."""
     for parent in nodes(node):
         for slot in type(parent).__slots__:
             child = getattr(parent, slot, None)
@@ -54,7 +54,7 @@ def _normal(node: Any) -> str:
                 setattr(parent, slot, child.arg)
             elif isinstance(child, tuple) and any(isinstance(c, ast.TypeCast) for c in child):
                 setattr(parent, slot, tuple(_uncast(c) for c in child))
-    return str(RawStream()(_uncast(node))).strip("()")
+    return str(RawStream()(_uncast(node)))
 
 
 def _uncast(node: Any) -> Any:
@@ -87,10 +87,21 @@ def covered_by_existing(shape: IndexShape, table: str, catalog: Catalog, method:
             continue
         if (existing_where := predicate(catalog.predicates.get(index, ""))) and existing_where != where:
             continue
-        leading = _existing_key(catalog, index)[: len(key)]
-        if leading == key or (method == "btree" and [_flipped(e) for e in leading if e] == key):
+        if _leads(_existing_key(catalog, index)[: len(key)], key, len(dict.fromkeys(shape.equality)), method):
             return True
     return False
+
+
+def _leads(existing: list[Element | None], key: list[Element | None], equal: int, method: str) -> bool:
+    """The existing key's first elements are `key`'s: columns compared for equality in
+    any direction (one value: no order), the rest as they are or all reversed (a B-tree
+    read backwards)."""
+    if len(existing) < len(key) or None in existing:
+        return False
+    if [e[:2] for e in existing[:equal] if e] != [k[:2] for k in key[:equal] if k]:
+        return False
+    rest, wanted = existing[equal:], key[equal:]
+    return rest == wanted or (method == "btree" and [_flipped(e) for e in rest if e] == wanted)
 
 
 def _existing_key(catalog: Catalog, index: str) -> list[Element | None]:

@@ -21,6 +21,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -70,7 +71,7 @@ class InPlaceRequest:
     dsn: str
     model: SchemaModel | None = None  # --profile: its paths are audited too
     schema: str | None = None  # default: the model's, else the one schema holding tables
-    query_files: tuple[Any, ...] = ()
+    query_files: tuple[Path, ...] = ()
     from_stats: bool = False
     stats_top: int = DEFAULT_TOP
     server: str | None = None  # where the scratch clone goes (default: embedded, the target's major)

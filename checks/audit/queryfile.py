@@ -114,7 +114,9 @@ def _aiosql(path: Path, text: str, blocks: list[_Block], ends: list[int], lines:
                 aiosql.from_str("\n".join(lines[block.line - 1 : end]), "psycopg", mandatory_parameters=False)
             except Exception:
                 reason = str(error).split(" at <unknown>")[0]
-                raise AgentDDLError(f"{path}:{block.line}:1: query {block.name!r}: {reason}") from error
+                raise AgentDDLError(
+                    f"{path}:{block.line}:1: query {block.name!r}: aiosql cannot read this block ({reason})"
+                ) from error
         raise AgentDDLError(f"{path}:1:1: not an aiosql query file: {error}") from error
     finally:
         aiosql_log.setLevel(level)

@@ -99,10 +99,10 @@ def audit(
 
     if existing:
         print("agentddl: --existing is deprecated: --dsn audits that database in place", file=sys.stderr)
-    if profile is not None:
-        model = derive(load_profile(profile))
-    else:
-        model = None if dsn else derive(load_default_profile())
+    # --dsn alone audits that database as it is; a profile adds its paths
+    model = derive(load_profile(profile)) if profile is not None else None
+    if model is None and not dsn:
+        model = derive(load_default_profile())
     options = audit_family.AuditOptions(
         analyze=not no_analyze,
         catalog_checks=(verify.index_findings,),  # verify's ADV101-104, in the audit's report

@@ -417,3 +417,28 @@ def test_from_stats_finds_the_slow_statement_a_workload_ran(reach: Reach, capsys
     assert len(fast) == 1 and fast[0]["passed"]
     assert report["in_place"]["note"] == "no scratch clone (--sample 0)"
     assert "1 access path(s) not served: stats:" in out.err
+
+
+def test_analyze_writes_runs_them_rolled_back_and_times_their_triggers(reach: Reach, capsys: Any) -> None:
+    """--analyze-writes: the DELETE runs under EXPLAIN ANALYZE in a transaction rolled
+    back; the foreign key's ON DELETE SET NULL is where its time goes (ADA116)."""
+    dsn = reach.dsns["queue"]
+    only = HERE / "queue_queries.sql"
+    with connect(dsn) as conn:
+        before = conn.execute("SELECT count(*) FROM workers").fetchone()
+    args = ["audit", "--dsn", dsn, "--queries", str(only), "--analyze-writes", "--sample", "0"]
+    assert main([*args, "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    paths = {p["name"]: p for p in report["paths"]}
+    delete = paths["delete_stale_workers"]
+    assert delete["written"] is None and delete["method"] == "EXPLAIN ANALYZE"
+    assert {"ADA115", "ADA116"} <= set(delete["findings"]), delete
+    (slow,) = [
+        f for f in report["findings"] if f["code"] == "ADA116" and f["object"] == "delete_stale_workers"
+    ]
+    assert "the action of foreign key jobs_worker_id_fkey on workers" in slow["message"]
+    with connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM workers").fetchone() == before
+        assert conn.execute("SELECT count(*) FROM jobs WHERE worker_id IS NULL").fetchone() == (
+            ROWS * 4 // 100,
+        )

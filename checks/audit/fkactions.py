@@ -79,7 +79,7 @@ def lookup_path(schema: str, fk: ForeignKey) -> AuditPath:
         table=fk.table,
         declared=None,
         kind="constraint",
-        origin="fk",
+        origin="foreign key",  # not the model's "fk" paths: values sampled from its columns
     )
 
 

@@ -38,7 +38,7 @@ class AuditPath:
     table: str | None  # the table the path is about (None: unknown)
     declared: str | None  # the index that should serve it (None: no expectation)
     kind: Kind
-    origin: str  # "queries.sql", "fk", or "file.sql:LINE"
+    origin: str  # "queries.sql", "fk" (the model's), "foreign key" (in place), "file.sql:LINE", ...
     role: str | None = None  # production role it runs as
     examples: dict[str, object] = field(default_factory=dict)  # given values (user files)
     example_exprs: dict[str, str] = field(default_factory=dict)  # SQL expressions (user files)

@@ -33,6 +33,7 @@ from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
 READ_ONLY_VIOLATION = "25006"  # read_only_sql_transaction: the statement would have written
+MODEL_ORIGINS = ("queries.sql", "fk")  # the profile's paths: their values are the model's samples
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ def example_params(
     tenant = model.profile.tenancy.column if model is not None else None
     found: dict[str, dict[str, object]] = {}
     for path in paths:
-        if path.kind not in ("user", "stats") and samples is not None:
+        if path.origin in MODEL_ORIGINS and samples is not None:
             found[path.name] = samples.for_query(path.name, path.params, tenant, path.table)
             continue
         given = {p: _given(conn, path, p, v, samples) for p, v in path.example_exprs.items()}

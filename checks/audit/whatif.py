@@ -5,7 +5,7 @@ Two places answer them, each named in the report beside the verdicts it gave:
   hypothetical index lives in the audit's session only (no write, ACCESS SHARE), and
   the planner re-plans the path with the target's own statistics. It answers "would
   the planner use this index?" for B-tree, hash and BRIN indexes.
-- **a scratch clone** (`db.clone`): the schema and a sample of rows on another server
+- **a scratch clone** (`db.catalog_clone`): the schema and a sample of rows on another server
   (`--server`, else an embedded PostgreSQL of the target's major), never on the
   target's. There an index is dropped in a rolled-back transaction to see whether the
   workload needs it (redundant for the workload), and a suggested index is built for
@@ -29,7 +29,7 @@ from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
 from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import connect, describe_dsn, error_line, open_server
-from agentddl.checks.db.clone import CloneReport, clone_schema
+from agentddl.checks.db.catalog_clone import CloneReport, clone_schema
 from agentddl.generator.errors import AgentDDLError
 
 WHATIF_PREFIX = "agentddl_whatif_"

@@ -8,7 +8,8 @@
 - `catalog`: the one catalog snapshot and diff (`declared`: a snapshot against the
   model; `indexes`: the index facts hygiene rules judge); `install`, `alembic_run`: put
   a profile's schema in a database; `runtime`: the named queries as production runs them;
-  `seed`: synthetic rows at volume.
+  `seed`: synthetic rows at volume; `catalog_clone`: a user's schema rebuilt from its
+  catalog (no pg_dump) with a sample of rows, for audit's what-if questions.
 """
 
 from agentddl.checks.db.connect import DatabaseError, connect, database_error, describe_dsn, error_line

@@ -1,4 +1,5 @@
-"""A sample clone of one schema: what the audit's what-if questions are asked in.
+"""A sample clone of one schema, rebuilt from the catalog: where audit's what-if
+questions are asked.
 
 `clone_schema(source, target, schema, rows)` recreates the schema's tables in the
 target (an empty scratch database), as the catalog defines them, with no pg_dump (so

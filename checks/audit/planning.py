@@ -3,8 +3,8 @@
 How a path is planned, said in its result's `method`:
 - `EXPLAIN ANALYZE`: executed (a scratch database's writes and every read; in place,
   reads only, and writes with --analyze-writes), in a transaction that is rolled back;
-- `EXPLAIN`: planned only (re-plans, --no-analyze, a read that would write: a volatile
-  function refused by the read-only session);
+- `EXPLAIN`: planned only (re-plans, --no-analyze; a read that would write, a volatile
+  function the read-only session refuses; a statement that ran past statement_timeout);
 - `EXPLAIN (GENERIC_PLAN)`: PostgreSQL 16+, for a path with a parameter that has no
   example and no column to sample a value from;
 - `... of its read part`: in place, the SELECT that finds the rows a write changes.
@@ -32,7 +32,11 @@ from agentddl.checks.db import database_error
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
-READ_ONLY_VIOLATION = "25006"  # read_only_sql_transaction: the statement would have written
+# Running a statement under ANALYZE failed; its plan is still read (EXPLAIN alone)
+PLAN_ONLY_AFTER = {
+    "25006": "it would write",  # read_only_sql_transaction
+    "57014": "it ran past statement_timeout",  # query_canceled
+}
 MODEL_ORIGINS = ("queries.sql", "fk")  # the profile's paths: their values are the model's samples
 
 
@@ -121,11 +125,11 @@ class Planner:
             document = explain(conn, request)
         except ExplainError as error:
             ran_write = conn is self.writer
-            if not analyze or (error.sqlstate != READ_ONLY_VIOLATION and not ran_write):
+            if not analyze or (error.sqlstate not in PLAN_ONLY_AFTER and not ran_write):
                 raise
-            # a read that would write (a volatile function), or a write that failed when
-            # run (its sampled row still referenced): planned only
-            why = "it would write" if not ran_write else f"running it failed: {error}"
+            # a read that would write (a volatile function) or ran past statement_timeout,
+            # a write that failed when run (its sampled row still referenced): planned only
+            why = PLAN_ONLY_AFTER.get(error.sqlstate or "") or f"running it failed: {error}"
             request = ExplainRequest(sql, params, path.role, tenant, analyze=False)
             return summarize(explain(conn, request), catalog, self.version), f"EXPLAIN ({why})"
         return summarize(document, catalog, self.version), "EXPLAIN ANALYZE" if analyze else "EXPLAIN"
@@ -186,7 +190,8 @@ def _evaluate(conn: psycopg.Connection[Any], path: AuditPath, param: str, expres
     checked to be one expression; the user's own SQL, like the query itself)."""
     try:
         with conn.transaction(force_rollback=True):
-            row = conn.execute(f"SELECT ({expression})".encode()).fetchone()
+            # the comment keeps it out of --from-stats' workload
+            row = conn.execute(f"/* agentddl */ SELECT ({expression})".encode()).fetchone()
     except psycopg.Error as error:
         raise database_error(
             error, f"{path.example_at.get(param, path.origin)}: example {param} = {expression}"

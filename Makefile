@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit bench-audit-reach lint-eval clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-audit-reach lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,11 @@ test: check postgres
 	$(BIN)/pytest
 
 # Re-render every checked-in generated file (CI checks them with --check in the tests).
+# migrations/ is this repository's own first revision (never applied anywhere it would have to
+# stay): it is rendered again from scratch. In a real project `agentddl generate` never
+# rewrites a revision: it writes the next one.
 generate: reinstall
+	rm -f migrations/versions/0001_agentddl_schema.py
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.docs
@@ -53,6 +57,12 @@ bench-lint: reinstall squawk
 # runtime waits on a plain CREATE INDEX on events vs the same index built CONCURRENTLY.
 bench-trace: reinstall postgres
 	$(BIN)/python tests/benchmarks/trace_bench.py --events 1000000
+
+# `agentddl trace --dsn` on a "user" database (the default schema at 1,000,000 events): the
+# copy (schema only, --sample 1000, --statistics on 18) and copy + trace, on 16 and 18.
+bench-trace-clone: reinstall postgres
+	$(BIN)/python tests/benchmarks/trace_clone_bench.py --events 1000000 --pg-version 16
+	$(BIN)/python tests/benchmarks/trace_clone_bench.py --events 1000000 --pg-version 18
 
 # `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
 # strategy: run time, claim-race throughput, totals (a quick look: PROVE_BENCH="--workers 2 --runs 20").

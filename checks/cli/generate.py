@@ -1,51 +1,149 @@
-"""`agentddl generate`: profile -> schema.sql, Alembic revision, queries.sql, PLAN.md."""
+"""`agentddl generate`: profile -> schema.sql, the next Alembic revision, queries.sql, PLAN.md."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentddl.generator.artifacts import render_artifacts
-from agentddl.generator.output import check_files, write_files
-from agentddl.generator.profile import load_profile
+from agentddl.checks.cli.options import Server
+
+if TYPE_CHECKING:
+    from agentddl.generator.revision.next import Generation, Request
+
+# Not the shared --dsn: $AGENTDDL_DSN (set for `alembic upgrade`) must not silently switch
+# this command to the live catalog.
+LiveDsn = Annotated[
+    str | None,
+    typer.Option("--dsn", help="Compute the delta from this database's catalog, not the recorded profile."),
+]
 
 EXAMPLES = """
 Examples:
 
-  agentddl generate schemas/default.yaml --out build/agent
+  agentddl generate schemas/default.yaml --out migrations --alembic   # + alembic.ini, env.py
 
-  agentddl generate schemas/default.yaml --out build/agent --check   # CI: fail on drift
+  agentddl generate schemas/default.yaml --out migrations             # later: the next revision
 
-  agentddl generate schemas/default.yaml --revision-only --out migrations
+  agentddl generate schemas/default.yaml --out migrations --check     # CI: is the head current?
+
+  agentddl generate schemas/default.yaml --revision-only --out alembic --down-revision HEAD
+
+  agentddl generate schemas/default.yaml --out migrations --dsn postgresql://me@db/app
+
+An empty versions/ folder gets the whole schema as one revision. When versions/ already
+holds agentddl revisions, applied revisions are never rewritten: if the profile differs from
+the one the last agentddl revision records, the next revision holds exactly the change, online
+(CONCURRENTLY, NOT VALID then VALIDATE, short lock_timeout with retries); the same profile
+writes nothing. A change that cannot be made online is refused with a plan.
 """
 
 
 def generate(
     profile: Annotated[Path, typer.Argument(help="Profile YAML file.", metavar="PROFILE")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output directory (revisions go to its versions/).")
+    ],
     check: Annotated[
-        bool, typer.Option("--check", help="Write nothing; exit 1 if files on disk differ.")
+        bool, typer.Option("--check", help="Write nothing; exit 1 if the head revision or a file is stale.")
     ] = False,
     revision_only: Annotated[
         bool, typer.Option("--revision-only", help="Only the Alembic revision (versions/...).")
     ] = False,
+    alembic: Annotated[
+        bool, typer.Option("--alembic", help="Also write alembic.ini, env.py, script.py.mako (if missing).")
+    ] = False,
+    down_revision: Annotated[
+        str,
+        typer.Option(
+            "--down-revision",
+            help="Where the first agentddl revision chains on: HEAD (the folder's head) or a revision id.",
+        ),
+    ] = "HEAD",
+    previous: Annotated[
+        Path | None,
+        typer.Option(
+            "--previous", help="The profile the last agentddl revision came from, if it records none."
+        ),
+    ] = None,
+    dsn: LiveDsn = None,
+    server: Server = None,
 ) -> None:
-    """Render the schema, its Alembic revision, named queries and rollout plan."""
+    """Render the schema, its next Alembic revision, the named queries and the rollout plan."""
+    from agentddl.generator.output import write_files
+    from agentddl.generator.profile import load_profile
+    from agentddl.generator.revision.next import Request, check_generation, plan_generation
+
     started = time.perf_counter()
-    files = render_artifacts(load_profile(profile))
-    if revision_only:
-        files = {path: text for path, text in files.items() if path.startswith("versions/")}
+    text = _read(profile)
+    request = Request(
+        profile=load_profile(profile),
+        out=out,
+        revision_only=revision_only,
+        down_revision=down_revision,
+        previous=load_profile(previous) if previous else None,
+        alembic=alembic,
+        source=(str(profile), text),
+    )
+    if dsn is not None:
+        request = _from_live_catalog(request, dsn, server)
     if check:
-        check_files(files, out)
-        typer.echo(f"{len(files)} files in {out} are up to date")
+        compared = check_generation(request)
+        _check_files(compared.files, out)
+        typer.echo(f"{out} is up to date with {profile} ({len(compared.files)} files and the head revision)")
         return
-    written = write_files(files, out)
-    size = sum(len(text.encode()) for text in files.values())
+    generation = plan_generation(request)
+    changed = {p: t for p, t in generation.files.items() if not _same(out / p, t)}
+    write_files(changed, out)
     elapsed = (time.perf_counter() - started) * 1000
-    typer.echo(f"wrote {len(written)} files to {out} ({size:,} bytes) in {elapsed:.0f} ms")
+    typer.echo(_summary(generation, changed, out, elapsed))
+
+
+def _read(path: Path) -> str:
+    from agentddl.generator.errors import ProfileError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ProfileError(str(path), 1, 1, f"cannot read profile: {error.strerror}") from None
+
+
+def _same(path: Path, text: str) -> bool:
+    return path.is_file() and path.read_text(encoding="utf-8") == text
+
+
+def _check_files(files: dict[str, str], out: Path) -> None:
+    from agentddl.generator.output import check_files
+
+    check_files(files, out)
+
+
+def _from_live_catalog(request: Request, dsn: str, server: str | None) -> Request:
+    from dataclasses import replace
+
+    from agentddl.checks.diff.live import live_delta
+
+    return replace(request, live=live_delta(request.profile, dsn, server))
+
+
+def _summary(generation: Generation, changed: dict[str, str], out: Path, elapsed: float) -> str:
+    size = sum(len(t.encode()) for t in changed.values())
+    others = [p for p in changed if p != generation.revision]
+    files = f"{len(others)} other file(s)" if others else "no other file"
+    if generation.revision is None:
+        head = generation.base.revision if generation.base else "?"
+        if not changed:
+            return f"{out} is up to date: revision {head} was rendered from this profile; nothing written"
+        return (
+            f"revision {head} was rendered from this profile (no new revision); rewrote {', '.join(others)}"
+        )
+    if generation.delta is None or generation.base is None:
+        what = "the whole schema"
+    else:
+        what = f"{len(generation.delta.steps)} online step(s) from revision {generation.base.revision}"
+    return f"wrote {generation.revision} ({what}) and {files} to {out} ({size:,} bytes) in {elapsed:.0f} ms"
 
 
 def register(app: typer.Typer) -> None:

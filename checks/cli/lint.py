@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentddl.checks.cli.options import Format, OutputFormat, PgVersion
+
+if TYPE_CHECKING:
+    from agentddl.checks.pg.schema import SchemaFacts
 
 DEFAULT_PG_VERSION = 16  # agentddl.checks.lint.config.DEFAULT_PG_VERSION (a test keeps them equal)
 
@@ -23,8 +26,17 @@ Examples:
 
   agentddl lint db/ --format sarif > lint.sarif
 
+  agentddl lint migrations/versions --schema-from postgresql://ro@db/app
+
+  agentddl lint 0007.sql --schema-from db/schema.sql     # or: schemas/default.yaml
+
 The target version comes from --pg-version, else the config file's pg_version (or its
 profile's engine version), else {DEFAULT_PG_VERSION}.
+--schema-from tells the linter the schema before the migrations: a database (read-only:
+pg_dump --schema-only and pg_class sizes), a schema .sql file (e.g. pg_dump output) or an
+agentddl profile. It then knows columns' types and nullability (a primary key on a
+nullable column scans; shrinking a varchar rewrites and may fail; a "change" to the same
+type does nothing) and table sizes (a small table's index build is info, not an error).
 Exit codes: 0 clean, 1 error findings, 2 usage or config error.
 """
 
@@ -44,12 +56,37 @@ def lint_command(
     runner: Annotated[str | None, typer.Option("--runner", help="psql or alembic.")] = None,
     output_format: Format = OutputFormat.text,
     config: Annotated[Path | None, typer.Option("--config", help="Config file to use.")] = None,
+    schema_from: Annotated[
+        str | None,
+        typer.Option(
+            "--schema-from",
+            metavar="DB|SCHEMA.SQL|PROFILE",
+            help="The schema before the migrations: a DSN (read-only), a .sql file or a profile.",
+        ),
+    ] = None,
 ) -> None:
     """Lint, print in the chosen format; exit 0 clean, 1 with an error finding."""
     from agentddl.checks.core.report import render
     from agentddl.checks.lint import LintRequest, run
 
-    request = LintRequest(paths, pg_version=pg_version, runner=runner, config_file=config, stdin=sys.stdin)
+    schema = _schema_facts(schema_from) if schema_from else None
+    request = LintRequest(
+        paths, pg_version=pg_version, runner=runner, config_file=config, stdin=sys.stdin, schema=schema
+    )
     report = run(request).report()
     render(report, output_format.value, sys.stdout)
     raise typer.Exit(report.exit_code)
+
+
+def _schema_facts(source: str) -> SchemaFacts:
+    """--schema-from: a live database is read by the database layer (pg_dump, sizes);
+    files and profiles are read without one."""
+    from agentddl.checks.pg.schema_sources import facts_from_file, is_dsn
+
+    if not is_dsn(source):
+        return facts_from_file(Path(source))
+    from agentddl.checks.db import describe_dsn
+    from agentddl.checks.db.schema_read import read_schema
+    from agentddl.checks.pg.schema_parse import parse_schema
+
+    return parse_schema(read_schema(source), describe_dsn(source))

@@ -14,7 +14,7 @@ import typer
 
 from agentddl.generator.errors import AgentDDLError
 
-COMMANDS = ("generate", "apply", "lint", "trace", "verify", "audit", "prove")
+COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove")
 
 app = typer.Typer(
     name="agentddl",

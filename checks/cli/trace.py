@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -22,10 +23,19 @@ Examples:
 
   agentddl trace add_index.sql --profile schemas/default.yaml --rows 100000 --load --format json
 
-The scratch database gets the profile's schema (default: schemas/default.yaml; none with
---schema-sql and no --profile, or with --empty), then the --schema-sql files (e.g. pg_dump
---schema-only, or earlier migrations), then --rows seeded events; it is dropped
-afterwards. No other database is changed.
+  agentddl trace migrations/versions --dsn postgresql://ro@db/app --sample 10000
+
+  agentddl trace 0007.sql --clone postgresql://ro@db/app --statistics --pg-version 18
+
+The scratch database gets the schema of --dsn (also spelled --clone: the same option), a
+database of yours that is only read (pg_dump --schema-only in a read-only session; with
+--sample N up to N rows per table copied, foreign keys kept; with --statistics its planner
+statistics, restored on a PostgreSQL 18 scratch server). It is created on --server, else
+on --dsn's server, else (or with --pg-version) on an embedded server. Without --dsn it gets
+the profile's schema (default: schemas/default.yaml; none with --schema-sql and no
+--profile, or with --empty). Then the --schema-sql files (e.g. pg_dump --schema-only, or
+earlier migrations), then --rows seeded events; it is dropped afterwards. No other
+database is changed.
 Exit codes: 0 no error findings, 1 error findings (a rewrite, a long write lock, a failed
 statement, workload blocked too long), 2 usage or connection error.
 """
@@ -44,6 +54,26 @@ def trace_command(
     migrations: Annotated[
         list[Path], typer.Argument(help="SQL files, Alembic revisions or folders.", metavar="MIGRATION...")
     ],
+    dsn: Annotated[
+        str | None,
+        typer.Option(
+            "--dsn",
+            "--clone",
+            envvar=options.DSN_ENV,
+            show_envvar=True,
+            help="A database of yours whose schema the scratch database copies (only read). "
+            "--clone is the same option.",
+        ),
+    ] = None,
+    sample: Annotated[
+        int, typer.Option("--sample", min=0, help="With --dsn: rows per table to copy (foreign keys kept).")
+    ] = 0,
+    statistics: Annotated[
+        bool,
+        typer.Option(
+            "--statistics", help="With --dsn: copy its planner statistics (a PostgreSQL 18 scratch server)."
+        ),
+    ] = False,
     server: options.Server = None,
     pg_version: options.PgVersion = None,
     profile: options.Profile = None,
@@ -68,13 +98,20 @@ def trace_command(
     from agentddl.checks.core.report import render
     from agentddl.checks.trace import Limits, TraceRequest, run
 
-    # Seeding rows is the one long wait before the trace: a live status (or lines on
-    # stderr); otherwise stderr stays empty unless something goes wrong.
-    status = progress(f"seeding {rows:,} events") if rows else contextlib.nullcontext(_quiet)
+    # Copying a database or seeding rows is the long wait before the trace: a live status
+    # (or lines on stderr); otherwise stderr stays empty unless something goes wrong.
+    status: contextlib.AbstractContextManager[Callable[[str], None]] = contextlib.nullcontext(_quiet)
+    if dsn is not None:
+        status = progress("copying the schema of the --dsn database")
+    elif rows:
+        status = progress(f"seeding {rows:,} events")
     with status as report:
         result = run(
             TraceRequest(
                 migrations=migrations,
+                dsn=dsn,
+                sample=sample,
+                statistics=statistics,
                 profile=profile,
                 empty=empty,
                 schema_files=schema_sql or [],

@@ -8,8 +8,12 @@
 - `catalog`: the one catalog snapshot and diff (`declared`: a snapshot against the
   model; `indexes`: the index facts hygiene rules judge); `install`, `alembic_run`: put
   a profile's schema in a database; `runtime`: the named queries as production runs them;
-  `seed`: synthetic rows at volume; `catalog_clone`: a user's schema rebuilt from its
-  catalog (no pg_dump) with a sample of rows, for audit's what-if questions.
+  `seed`: synthetic rows at volume.
+- `dump`: the newest pg_dump and a read-only schema dump; `clone`, `sample`: a user's
+  database copied into a scratch one (schema, FK-consistent rows, statistics);
+  `schema_read`: a live schema as SQL with table sizes, for the linter;
+  `catalog_clone`: one schema rebuilt from its catalog (no pg_dump, any server 14-18)
+  with a sample of rows, where audit asks its what-if questions.
 """
 
 from agentddl.checks.db.connect import DatabaseError, connect, database_error, describe_dsn, error_line

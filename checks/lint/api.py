@@ -22,6 +22,7 @@ from agentddl.checks.core.report import Report
 from agentddl.checks.lint.config import ConfigError, LintConfig, find_config_file, load_config
 from agentddl.checks.lint.inputs import LintedFile, lint_paths
 from agentddl.checks.lint.rules import all_rules, rules_by_name
+from agentddl.checks.pg.schema import SchemaFacts
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,11 @@ class LintRequest:
     config_file: Path | None = None
     config: LintConfig | None = None
     stdin: TextIO | None = None  # read for "-"
+    # The database's schema before the migrations (`--schema-from`): tables, columns,
+    # constraints, sizes. None: rules judge the SQL alone. Build it with
+    # pg.schema_sources.facts_from_file (schema.sql, profile) or, for a live database,
+    # pg.schema_parse.parse_schema of db.dump.dump_schema(dsn).
+    schema: SchemaFacts | None = None
 
     def settings(self) -> LintConfig:
         """The configuration this request lints with (a ConfigError when it is unusable)."""
@@ -55,6 +61,7 @@ class LintResult:
 
     linted: tuple[LintedFile, ...]
     config: LintConfig
+    schema: SchemaFacts | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -70,6 +77,12 @@ class LintResult:
         """0 clean (warnings and info allowed), 1 with any error finding."""
         return 1 if any(f.is_error for f in self.findings) else 0
 
+    def about(self) -> dict[str, object]:
+        about: dict[str, object] = {"files": self.files}
+        if self.schema is not None:
+            about["schema_from"] = self.schema.source
+        return about
+
     def summary_line(self) -> str:
         files = f"{self.files} file{'s' if self.files != 1 else ''}"
         findings = self.findings
@@ -84,7 +97,7 @@ class LintResult:
             tool="lint",
             findings=self.findings,
             rules=all_rules(),
-            about={"files": self.files},
+            about=self.about(),
             sources={file.path: file.text for file in self.linted},
             summary=self.summary_line(),
         )
@@ -94,4 +107,5 @@ def run(request: LintRequest) -> LintResult:
     """Lint the request's inputs. User mistakes (a missing path, nothing to lint, an
     unreadable or invalid config or SQL file) raise ConfigError (exit code 2)."""
     config = request.settings()
-    return LintResult(tuple(lint_paths(request.paths, config, request.stdin)), config)
+    linted = lint_paths(request.paths, config, request.stdin, request.schema)
+    return LintResult(tuple(linted), config, request.schema)

@@ -6,6 +6,10 @@ pg_version = 16            # target server major version (default 16)
 profile = "schemas/default.yaml"   # or: take pg_version from an agentddl profile's engine
 runner = "psql"            # or "alembic": whose transaction model the SQL runs under
 lock_timeout = { required = true, max_ms = 10000 }
+# with --schema-from: rules whose hazard grows with the table are info below the info_*
+# sizes, warning below the warning_* ones (lint/sizes.py); the defaults:
+table_size = { info_below_rows = 10000, warning_below_rows = 1000000,
+               info_below_bytes = 8388608, warning_below_bytes = 1073741824 }
 
 [tool.agentddl.rules]
 require-lock-timeout = "warning"   # "off" | "info" | "warning" | "error"
@@ -23,13 +27,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from agentddl.checks.lint.sizes import SIZE_KEYS, SizeThresholds
 from agentddl.checks.lint.types import Rule, Runner, Severity
 from agentddl.generator.errors import AgentDDLError
 
 DEFAULT_PG_VERSION = 16
 SUPPORTED_PG_VERSIONS = range(9, 19)
 SEVERITY_CHOICES = ("off", "info", "warning", "error")
-TOP_LEVEL_KEYS = ("pg_version", "profile", "runner", "rules", "lock_timeout", "options")
+TOP_LEVEL_KEYS = ("pg_version", "profile", "runner", "rules", "lock_timeout", "options", "table_size")
 LOCK_TIMEOUT_KEYS = ("required", "max_ms")
 
 
@@ -45,6 +50,7 @@ class LintConfig:
     runner: Runner = "psql"
     severities: dict[str, str] = field(default_factory=dict)  # rule name -> SEVERITY_CHOICES
     options: dict[str, Any] = field(default_factory=dict)  # handed to rules as Context.options
+    table_size: SizeThresholds = field(default_factory=SizeThresholds)  # with --schema-from
     source: str | None = None  # the file it came from, for messages
 
     def severity(self, rule: type[Rule]) -> Severity | None:
@@ -115,6 +121,8 @@ def _validated(table: dict[str, Any], where: _Where, known: dict[str, type[Rule]
         config = replace(config, runner=_check_runner(table["runner"], where))
     severities = _severities(table.get("rules", {}), where, known)
     options = _options(table, where, known)
+    if "table_size" in table:
+        config = replace(config, table_size=_table_size(table["table_size"], where))
     return replace(config, severities=severities, options=options)
 
 
@@ -154,6 +162,21 @@ def _lock_timeout(value: Any, where: _Where) -> dict[str, Any]:
             expected = "true or false" if key == "required" else "a positive integer"
             raise where.fail(f"lock_timeout.{key}", f"must be {expected}")
     return dict(value)
+
+
+def _table_size(value: Any, where: _Where) -> SizeThresholds:
+    if not isinstance(value, dict):
+        raise where.fail("table_size", "must be a table like { info_below_rows = 10000 }")
+    for key, item in value.items():
+        if key not in SIZE_KEYS:
+            raise where.unknown(f"table_size.{key}", SIZE_KEYS)
+        if not _positive_int(item):
+            raise where.fail(f"table_size.{key}", "must be a positive integer")
+    limits = replace(SizeThresholds(), **value)
+    for kind in ("rows", "bytes"):
+        if getattr(limits, f"info_below_{kind}") > getattr(limits, f"warning_below_{kind}"):
+            raise where.fail(f"table_size.info_below_{kind}", f"must not exceed warning_below_{kind}")
+    return limits
 
 
 def _positive_int(value: Any) -> bool:

@@ -4,12 +4,14 @@ applying severities and suppressions."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.rules import all_rules
+from agentddl.checks.lint.sizes import SizeThresholds, scaled, table_size
 from agentddl.checks.lint.suppress import Suppression, attach_to_statements, find_suppressions
 from agentddl.checks.lint.types import Context, Finding, Rule, Severity, Statement, Violation
+from agentddl.checks.pg.schema import SchemaFacts
 from agentddl.checks.pg.walk import Migration, SyntaxProblem, walk
 
 SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
@@ -18,11 +20,21 @@ SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
     "ignore-without-reason",
 )
 FRAMEWORK_RULES = (SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON)
+# Judged by the input reader on a revision's Python source, never on SQL: an ignore
+# comment naming it is not "unused" here.
+REVISION_RULES = ("unreadable-revision",)
 
 
-def lint(text: str, file: str, config: LintConfig, only: Iterable[str] | None = None) -> list[Finding]:
-    """Lint one migration's SQL. `only` restricts the rules run (plus the framework's)."""
-    migration = walk(text, file, config.pg_version, config.runner, config.options)
+def lint(
+    text: str,
+    file: str,
+    config: LintConfig,
+    only: Iterable[str] | None = None,
+    schema: SchemaFacts | None = None,
+) -> list[Finding]:
+    """Lint one migration's SQL. `only` restricts the rules run (plus the framework's);
+    `schema` is the database's schema before the migration (`--schema-from`)."""
+    migration = walk(text, file, config.pg_version, config.runner, config.options, schema)
     return lint_migration(migration, config, only)
 
 
@@ -33,7 +45,7 @@ def lint_migration(
     rules = _enabled(config, only)
     if migration.syntax_error is not None:
         return _syntax_findings(migration, migration.syntax_error, rules)
-    raw = list(_raw_findings(migration, rules))
+    raw = list(_raw_findings(migration, rules, config.table_size))
     spans = [_statement_lines(s) for s, _ in migration.steps if not s.in_do_block]
     suppressions = attach_to_statements(find_suppressions(migration.text, migration.source), spans)
     findings = _apply_suppressions(raw, suppressions, migration.file, rules)
@@ -75,7 +87,9 @@ def _enabled(config: LintConfig, only: Iterable[str] | None) -> dict[str, _Enabl
     return enabled
 
 
-def _raw_findings(migration: Migration, rules: dict[str, _Enabled]) -> Iterable[tuple[Finding, Statement]]:
+def _raw_findings(
+    migration: Migration, rules: dict[str, _Enabled], limits: SizeThresholds
+) -> Iterable[tuple[Finding, Statement]]:
     instances = [(enabled.rule(), enabled) for name, enabled in rules.items() if name not in FRAMEWORK_RULES]
     by_type: dict[type, list[tuple[Rule, _Enabled]]] = {}
     for statement, context in migration.steps:
@@ -88,7 +102,22 @@ def _raw_findings(migration: Migration, rules: dict[str, _Enabled]) -> Iterable[
                 if violation.location is not None and not statement.in_do_block:
                     offset += violation.location
                 position = migration.source.position(offset)
-                yield enabled.finding(migration.file, position, violation), statement
+                finding = enabled.finding(migration.file, position, violation)
+                if rule.scales_with_table_size and violation.by_size:
+                    finding = _by_size(finding, statement, context, limits, enabled.configured)
+                yield finding, statement
+
+
+def _by_size(
+    finding: Finding, statement: Statement, context: Context, limits: SizeThresholds, configured: bool
+) -> Finding:
+    """The finding with the table's size said, and (unless the configuration set the
+    rule's severity) a milder severity for a small or medium table."""
+    size = table_size(statement, context)
+    if size is None:
+        return finding
+    severity = finding.severity if configured else scaled(finding.severity, size, limits)
+    return replace(finding, severity=severity, message=f"{finding.message} ({size.note()}.)")
 
 
 def _applies(rule: Rule, kind: type) -> bool:
@@ -160,5 +189,5 @@ def _unused_names(suppression: Suppression, rules: dict[str, _Enabled]) -> str:
     unknown = [name for name in suppression.rules if name not in known]
     if unknown:
         return "unknown rule " + ", ".join(unknown)
-    enabled = [name for name in suppression.rules if name in rules]
+    enabled = [name for name in suppression.rules if name in rules and name not in REVISION_RULES]
     return "no " + ", ".join(enabled) + " finding here" if enabled else ""

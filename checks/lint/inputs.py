@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,6 +14,7 @@ from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.types import Finding
 from agentddl.checks.pg import alembic_offline
+from agentddl.checks.pg.schema import SchemaFacts
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -28,24 +30,28 @@ class LintedFile:
     findings: tuple[Finding, ...]
 
 
-def lint_paths(paths: Sequence[str], config: LintConfig, stdin: TextIO | None = None) -> list[LintedFile]:
-    """Lint every input, SQL first in the order named, then the Alembic revisions together.
-    A path that does not exist, or inputs that hold nothing to lint, are usage errors."""
+def lint_paths(
+    paths: Sequence[str], config: LintConfig, stdin: TextIO | None = None, schema: SchemaFacts | None = None
+) -> list[LintedFile]:
+    """Lint every input, SQL first in the order named, then the Alembic revisions together,
+    each against `schema` (the database before it, when known). A path that does not
+    exist, or inputs that hold nothing to lint, are usage errors."""
     linted: list[LintedFile] = []
     revisions: list[Path] = []
     for path in paths:
         if path == STDIN:
             text = _read_stdin(stdin)
-            linted.append(LintedFile(STDIN_NAME, text, tuple(lint(text, STDIN_NAME, config))))
+            linted.append(LintedFile(STDIN_NAME, text, tuple(lint(text, STDIN_NAME, config, schema=schema))))
             continue
         for kind, found in _expand(Path(path)):
             if kind == "sql":
                 text = read_text(found)
-                linted.append(LintedFile(str(found), text, tuple(lint(text, str(found), config))))
+                findings = lint(text, str(found), config, schema=schema)
+                linted.append(LintedFile(str(found), text, tuple(findings)))
             else:
                 revisions.append(found)
     if revisions:
-        linted.extend(_lint_revisions(_unique(revisions), config))
+        linted.extend(_lint_revisions(_unique(revisions), config, schema))
     if not linted:
         searched = ", ".join(paths)
         raise ConfigError(f"{searched}: no .sql file or Alembic revision found (searched recursively)")
@@ -99,17 +105,20 @@ def _looks_like_revision(path: Path) -> bool:
     return "def upgrade(" in text and alembic_offline.revision_identity(path) is not None
 
 
-def _lint_revisions(revisions: list[Path], config: LintConfig) -> Iterator[LintedFile]:
+def _lint_revisions(
+    revisions: list[Path], config: LintConfig, schema: SchemaFacts | None
+) -> Iterator[LintedFile]:
     sources = {path: read_text(path) for path in revisions}  # unreadable: a usage error, before Alembic
     alembic_config = replace(config, runner="alembic")
     for result in alembic_offline.offline_sql(revisions):
         file = str(result.path)
         lines = sources[result.path].splitlines()
-        findings = lint(result.sql, file, alembic_config) if result.sql.strip() else []
+        findings = lint(result.sql, file, alembic_config, schema=schema) if result.sql.strip() else []
         findings = [_to_revision_line(f, result.markers, lines) for f in findings]
         if result.error is not None:
-            error = _revision_error(file, result)
-            findings.append(_to_revision_line(error, {result.error_line: result.error_line}, lines))
+            error = _revision_error(file, result, config, lines)
+            if error is not None:
+                findings.append(_to_revision_line(error, {result.error_line: result.error_line}, lines))
         yield LintedFile(file, sources[result.path], tuple(findings))
 
 
@@ -127,19 +136,42 @@ def _to_revision_line(finding: Finding, markers: dict[int, int], lines: list[str
     return replace(finding, line=line, column=len(text) - len(text.lstrip()) + 1)
 
 
-def _revision_error(file: str, result: alembic_offline.RevisionSQL) -> Finding:
-    """A revision Alembic cannot render offline: an error if the script is broken, a
-    warning if only offline mode fails (e.g. op.get_bind() reading data)."""
-    rule = rules_by_name()["syntax-error"]
+def _revision_error(
+    file: str, result: alembic_offline.RevisionSQL, config: LintConfig, lines: list[str]
+) -> Finding | None:
+    """A revision the linter could not read to the end: `syntax-error` when the script is
+    not valid Python, else `unreadable-revision` (an import fails, or offline rendering
+    stops, e.g. at op.get_bind()). Both are errors unless configured otherwise or
+    ignored in the revision (`# agentddl: ignore[unreadable-revision] reason` on or
+    above that line, or `ignore-file[...]`); None when switched off or ignored."""
+    name = "syntax-error" if result.broken else "unreadable-revision"
+    rule = rules_by_name()[name]
+    severity = config.severity(rule)
+    if severity is None or _ignored_in_revision(lines, result.error_line, name):
+        return None
     if result.broken:
         message = f"This revision cannot be loaded ({result.error}); nothing in it was linted."
         fix = "Fix the revision script."
-        return rule.finding(message, fix, severity="error", file=file, line=result.error_line, column=1)
-    message = (
-        f"Alembic's offline mode stopped here ({result.error}); statements from this line on were not linted."
-    )
-    fix = (
-        "Keep schema changes in op.* / op.execute() calls that render with --sql;"
-        " move data reads (op.get_bind()) to a separate data migration."
-    )
-    return rule.finding(message, fix, severity="warning", file=file, line=result.error_line, column=1)
+    else:
+        message = (
+            f"Alembic's offline mode stopped here ({result.error}); this line and everything "
+            "after it in upgrade() were not linted."
+        )
+        fix = (
+            "Keep schema changes in op.* / op.execute() calls that render with --sql;"
+            " move data reads (op.get_bind()) to a separate data migration."
+        )
+    return rule.finding(message, fix, severity=severity, file=file, line=result.error_line, column=1)
+
+
+_PY_SUPPRESSION = re.compile(r"#\s*agentddl:\s*ignore(-file)?\s*\[([^\]]*)\]")
+
+
+def _ignored_in_revision(lines: list[str], line: int, name: str) -> bool:
+    """An ignore comment in the revision's Python source covers `name` at `line`."""
+    for number, text in enumerate(lines, start=1):
+        for file_wide, names in _PY_SUPPRESSION.findall(text):
+            covers = file_wide or number in (line, line - 1)
+            if covers and name in [n.strip() for n in names.split(",")]:
+                return True
+    return False

@@ -15,20 +15,14 @@ shares):
   those only); `Violation.severity`: a milder (or harsher) severity for one case.
 - `pg.locks`: locks_taken(statement, ctx) -> [(RelationName, LockMode)], lock strengths.
 - `pg.walk.walk(text, file, pg_version, runner)` / `engine.lint(text, file, config, only=)`.
-- DO blocks: inner statements arrive as their own Statement (in_do_block=True) right
-  after the DoStmt, located at the DO; `Violation.location` is ignored for them.
-- Transactions: `in_transaction_block` follows the runner's real model (psql:
-  autocommit unless BEGIN..COMMIT; alembic: explicit BEGIN/COMMIT of the offline SQL,
-  or one implicit transaction when the SQL has none). `transaction` ids are equal for
-  statements that commit together (`Context.same_transaction`).
-- Never scan `context.earlier` in a check: rules run on every statement, so a scan is
-  quadratic (20k statements take minutes). Ask the indexes instead:
-  `Context.earlier_of(ast.CreateSchemaStmt, ...)`, `Context.same_transaction(statement,
-  ast.AlterEnumStmt, ...)`; `earlier` (schemas, types, columns, enum values, functions
-  created, partitions detached, ALTER TABLE commands per table); `locks.held_mode` and
-  `locks.exclusive_holders` (locks the transaction already holds).
+- DO blocks, transactions and the no-scan rule for `context.earlier`: see
+  `agentddl.checks.pg.statements`; `Violation.location` is ignored inside DO blocks.
 - `Context.options[rule-name]` is the rule's `[tool.agentddl.options.<rule-name>]`
   table; `Context.options["lock_timeout"]` is `[tool.agentddl] lock_timeout = {...}`.
+- `Context.schema` (`lint --schema-from`): the tables, columns, constraints and sizes
+  before the migration, or None; `pg.known_columns.known_column(statement, context,
+  table, column)` merges it with the migration's earlier changes and Alembic's hints.
+  `Rule.scales_with_table_size`: the engine makes the finding milder on small tables.
 - Fixtures: tests/fixtures/lint/<rule-name>/*.sql, see tests/unit/lint/test_fixtures.py.
 """
 
@@ -54,6 +48,7 @@ class Violation:
     fix: str  # the action, one sentence: "Use CREATE INDEX CONCURRENTLY outside a transaction."
     location: int | None = None  # character offset inside the statement's sql, if narrower
     severity: Severity | None = None  # None: the rule's; a configured severity wins over both
+    by_size: bool = True  # False: not milder on a small table (e.g. it may fail at any size)
 
 
 class Rule(BaseRule):
@@ -70,6 +65,9 @@ class Rule(BaseRule):
     # The statement node types `check` can report on; the engine calls it for those only
     # (one dict lookup instead of a call per rule and statement). Empty: every statement.
     node_types: ClassVar[tuple[type, ...]] = ()
+    # The hazard grows with the table (a scan, an index build, a rewrite): with a schema
+    # that knows table sizes, a small table's finding is milder (see lint/sizes.py).
+    scales_with_table_size: ClassVar[bool] = False
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         raise NotImplementedError

@@ -81,17 +81,41 @@ def _install_markers(impl: Any, revision_file: str) -> None:
 
 
 def _existing_type_hint(construct: Any, dialect: Any) -> list[str]:
-    """For `op.alter_column(..., existing_type=old, type_=new)`: the old type, which the
-    ALTER COLUMN ... TYPE text does not show (see type_hints)."""
-    from alembic.ddl.postgresql import PostgresqlColumnType
+    """For `op.alter_column(..., existing_type=, existing_nullable=,
+    existing_server_default=)`: what the column was, which the ALTER COLUMN text does not
+    show (see type_hints), as one comment."""
+    from alembic.ddl.base import AlterColumn
 
-    if not isinstance(construct, PostgresqlColumnType) or construct.existing_type is None:
+    if not isinstance(construct, AlterColumn):
         return []
+    column, existing_type = str(construct.column_name), construct.existing_type
+    comments = []
+    if existing_type is not None:
+        rendered_type = _rendered(lambda: existing_type.compile(dialect=dialect))
+        comments = [type_hints.hint_comment(column, rendered) for rendered in rendered_type]
+    if construct.existing_nullable is not None:
+        comments.append(type_hints.nullable_comment(column, bool(construct.existing_nullable)))
+    if construct.existing_server_default not in (None, False):
+        comments.extend(
+            type_hints.server_default_comment(column, rendered)
+            for rendered in _rendered(lambda: _server_default(construct.existing_server_default, dialect))
+        )
+    return [" ".join(comments)] if comments else []
+
+
+def _server_default(default: Any, dialect: Any) -> str:
+    from alembic.ddl.base import format_server_default
+
+    return format_server_default(dialect.ddl_compiler(dialect, None), default)
+
+
+def _rendered(render: Any) -> list[str]:
+    """[what render() returns as text], or [] when user code cannot render (no hint:
+    the rules then guess, as without one)."""
     try:
-        rendered = str(construct.existing_type.compile(dialect=dialect))
-    except Exception:  # a user type that cannot render: no hint, the rule guesses
+        return [str(render())]
+    except Exception:
         return []
-    return [type_hints.hint_comment(str(construct.column_name), rendered)]
 
 
 def _with_comment(static_output: Any, pending: list[str]) -> Any:

@@ -209,6 +209,33 @@ def rewrite_needed(old: ColumnType, new: ColumnType, *, utc_session: bool) -> bo
     return None
 
 
+_INTEGER_BYTES = {"int2": 2, "int4": 4, "int8": 8}
+_LENGTH_LIMITED = frozenset({"varchar", "bpchar", "varbit", "bit"})
+_UNLIMITED_TEXT = frozenset({"text", "varchar", "citext"})
+
+
+def narrows(old: ColumnType, new: ColumnType) -> bool:
+    """Whether some value of `old` does not fit `new` (the change can fail): a shorter
+    length limit, a smaller integer, fewer integer digits of a numeric, unlimited text
+    into a length-limited type. Rounding (scale, fractional seconds) is not failing."""
+    if old.array != new.array:
+        return False
+    if old.name in _INTEGER_BYTES and new.name in _INTEGER_BYTES:
+        return _INTEGER_BYTES[new.name] < _INTEGER_BYTES[old.name]
+    limited = new.name in _LENGTH_LIMITED and bool(new.mods) and new.mods[0] is not None
+    if limited and (old.name == new.name or (old.name in _UNLIMITED_TEXT and not old.mods)):
+        return not old.mods or (old.mods[0] is not None and (new.mods[0] or 0) < old.mods[0])
+    if old.name == new.name == "numeric" and new.mods and None not in new.mods:
+        return _integer_digits(new.mods) < _integer_digits(old.mods) if old.mods else True
+    return False
+
+
+def _integer_digits(mods: tuple[int | None, ...]) -> int:
+    """numeric(p, s) holds p - s digits before the point."""
+    precision = mods[0] or 0
+    return precision - (mods[1] or 0 if len(mods) > 1 else 0)
+
+
 def rewrite_needed_from_unknown(new: ColumnType) -> bool | None:
     """Whether a type change into `new` rewrites whatever the old type was (True), or
     None when some old type could reach `new` without one."""

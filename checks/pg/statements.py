@@ -26,7 +26,10 @@ import bisect
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+if TYPE_CHECKING:
+    from agentddl.checks.pg.schema import SchemaFacts
 
 Runner = Literal["psql", "alembic"]
 
@@ -71,6 +74,8 @@ class Context:
     timezone: str | None = None  # TimeZone the migration set (lower-cased); None: the server's
     earlier: Sequence[Statement] = ()  # every earlier statement of this migration, in order
     options: dict[str, Any] = field(default_factory=dict)  # per-rule config from [tool.agentddl]
+    # The schema before the migration (`lint --schema-from`): None when not given.
+    schema: SchemaFacts | None = field(default=None, compare=False, repr=False)
     # The walker's append-only index of earlier statements (by node type, by transaction),
     # so `earlier_of` and `same_transaction` need not scan `earlier` (quadratic on big files).
     history: History | None = field(default=None, compare=False, repr=False)

@@ -24,6 +24,7 @@ from agentddl.checks.pg import psql_script, settings, tool_markers
 from agentddl.checks.pg.ast_helpers import resolve
 from agentddl.checks.pg.earlier import index_keys
 from agentddl.checks.pg.plpgsql import do_block_sql
+from agentddl.checks.pg.schema import SchemaFacts
 from agentddl.checks.pg.source import SourceMap, skip_trivia
 from agentddl.checks.pg.statements import Context, Earlier, History, RelationName, Runner, Statement
 
@@ -53,8 +54,10 @@ def walk(
     pg_version: int,
     runner: Runner,
     options: dict[str, Any] | None = None,
+    schema: SchemaFacts | None = None,
 ) -> Migration:
-    """Parse `text` and build every statement with the Context in force before it."""
+    """Parse `text` and build every statement with the Context in force before it
+    (`schema`: what is known of the database before the migration, for every Context)."""
     migration = Migration(file=file, text=text, source=SourceMap(text))
     wrapped = False  # a migration tool runs the whole file in one transaction
     if runner == "psql":
@@ -67,7 +70,7 @@ def walk(
         offset = error.args[1] if len(error.args) > 1 and error.args[1] else 0
         migration.syntax_error = SyntaxProblem(str(error.args[0]), int(offset))
         return migration
-    base = Context(pg_version=pg_version, runner=runner, options=dict(options or {}))
+    base = Context(pg_version=pg_version, runner=runner, options=dict(options or {}), schema=schema)
     implicit = (runner == "alembic" or wrapped) and not _has_tcl(raw_statements)
     state = _State(base, implicit_transaction=implicit)
     for raw in raw_statements:
@@ -160,6 +163,7 @@ class _State:
             timezone=effective["timezone"],
             earlier=Earlier(self.earlier, len(self.earlier)),
             options=self.base.options,
+            schema=self.base.schema,
             history=self.history,
         )
 

@@ -1,10 +1,13 @@
 """`run(TraceRequest) -> TraceResult`: the whole `agentddl trace` as a library call.
 
-The current schema a scratch database starts from: the profile's (the given one, else
-the default profile unless the caller brings their own schema with `schema_files` or
-asks for `empty`), then `schema_files`, then `rows` seeded events. The server: `server`
-(it needs CREATEDB), else an embedded one (`pg_version` exactly, else the profile's
-engine version when installed, else the newest).
+The current schema a scratch database starts from: a copy of the user's database `dsn`
+(its schema; with `sample`, up to that many rows per table, foreign keys kept; with
+`statistics`, its planner statistics, on a PostgreSQL 18 scratch server), else the
+profile's (the given one, else the default profile unless the caller brings their own
+schema with `schema_files` or asks for `empty`); then `schema_files`, then `rows`
+seeded events. The server: `server` (it needs CREATEDB), else `dsn`'s server (unless
+`pg_version` asks for an embedded one), else an embedded one (`pg_version` exactly,
+else the profile's engine version when installed, else the newest).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import psycopg
 
 from agentddl.checks.core.progress import Progress, silent
 from agentddl.checks.db import database_error
+from agentddl.checks.db.clone import CloneSource
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.trace.observed import Limits
 from agentddl.checks.trace.result import TraceResult
@@ -33,6 +37,9 @@ class TraceRequest:
     """What to trace, on what schema, on which server, judged by which limits."""
 
     migrations: list[Path]  # SQL files, Alembic revisions, folders of either
+    dsn: str | None = None  # a database to copy the schema of (only read; `--dsn` / `--clone`)
+    sample: int = 0  # with dsn: rows per table to copy, foreign keys kept
+    statistics: bool = False  # with dsn: copy its planner statistics too (scratch server 18+)
     profile: Path | None = None  # the profile whose schema is the current schema
     model: SchemaModel | None = None  # or its model, derived already (not with `profile`)
     empty: bool = False  # no profile schema: an empty database (plus schema_files)
@@ -57,6 +64,7 @@ def run(request: TraceRequest) -> TraceResult:
     load_migrations(request.migrations, request.pg_version or preferred or NEWEST_MAJOR)
     options = TraceOptions(
         model=model,
+        clone=clone_source(request),
         schema_files=request.schema_files,
         rows=request.rows,
         load=request.load,
@@ -67,16 +75,31 @@ def run(request: TraceRequest) -> TraceResult:
     options.check()
     # --pg-version is what the user asked for: a missing major is an error, never another
     # major; the profile's engine version is only a preference (else the newest runs).
-    with scratch_server(request.server, None, request.pg_version, prefer=preferred) as server:
+    # --dsn's server holds the scratch database unless --pg-version asks for an embedded one.
+    near = request.dsn if request.pg_version is None else None
+    with scratch_server(request.server, near, request.pg_version, prefer=preferred) as server:
         try:
             return trace_migrations(server, request.migrations, options)
         except psycopg.Error as error:  # the server went away, or the tracer's own reads failed
             raise database_error(error, "trace stopped") from None
 
 
+def clone_source(request: TraceRequest) -> CloneSource | None:
+    """What to copy from the user's database (None: no --dsn)."""
+    if request.dsn is None:
+        if request.sample or request.statistics:
+            raise AgentDDLError("--sample and --statistics copy rows or statistics of --dsn: pass --dsn")
+        return None
+    return CloneSource(request.dsn, sample=request.sample, statistics=request.statistics)
+
+
 def current_schema(request: TraceRequest) -> SchemaModel | None:
     """The profile's schema model: the given model or profile, else the default profile's
-    unless the caller brings their own schema (schema_files) or asks for an empty one."""
+    unless the caller brings their own schema (schema_files, a database to copy) or asks
+    for an empty one."""
+    profile_schema = request.profile is not None or request.model is not None
+    if request.dsn is not None and (profile_schema or request.empty):
+        raise AgentDDLError("--dsn copies your database's schema: not with --profile or --empty")
     if request.empty and (request.profile is not None or request.model is not None):
         raise AgentDDLError("--empty and --profile: choose one (an empty database, or the profile's schema)")
     if request.model is not None and request.profile is not None:
@@ -85,6 +108,6 @@ def current_schema(request: TraceRequest) -> SchemaModel | None:
         return request.model
     if request.profile is not None:
         return derive(load_profile(request.profile))
-    if request.empty or request.schema_files:
+    if request.empty or request.schema_files or request.dsn is not None:
         return None
     return derive(load_default_profile())

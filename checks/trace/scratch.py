@@ -1,6 +1,7 @@
 """The scratch database a trace runs in: a fresh database on the server that first
-receives "the current schema" (a profile's generated schema, the user's own schema SQL
-files, or both), and optionally seeded rows. The target database is never touched."""
+receives "the current schema" (a copy of the user's database, a profile's generated
+schema, the user's own schema SQL files), and optionally seeded rows. No other database
+is changed: a copied one is only read."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import psycopg
 
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import DatabaseError, PostgresServer, connect, database_error, error_line
+from agentddl.checks.db.clone import CloneSource, clone_into
 from agentddl.checks.db.install import install_schema
 from agentddl.checks.db.seed.load import Progress as SeedProgress
 from agentddl.checks.db.seed.load import seed_model
@@ -28,19 +30,28 @@ def scratch_with_schema(
     schema_files: list[Path],
     rows: int = 0,
     progress: Progress | None = None,
+    clone: CloneSource | None = None,
 ) -> Iterator[str]:
     """A new database holding the schema (and rows), dropped on every exit path."""
+    if clone is not None:
+        clone.check(server.version)  # before a database is made
     try:
         dsn = server.create_database()
     except psycopg.Error as error:
         raise database_error(error, "cannot create the scratch database (trace needs CREATEDB)") from None
     try:
+        if clone is not None:
+            clone_into(clone, dsn, server.version, progress or _silent)
         _install(dsn, model, schema_files, server.version)
         if rows and model is not None:
             seed_model(dsn, model, events=rows, progress=_seeding(progress))
         yield dsn
     finally:
         server.drop_database(dsn)
+
+
+def _silent(_line: str) -> None:
+    """No progress to show."""
 
 
 def _seeding(progress: Progress | None) -> SeedProgress | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.clone import CloneSource
 from agentddl.checks.trace import snapshot
 from agentddl.checks.trace.blocking import charge_blocked, throughput
 from agentddl.checks.trace.execute import Timed, Tracer
@@ -29,6 +30,7 @@ from agentddl.generator.model import SchemaModel
 @dataclass(frozen=True)
 class TraceOptions:
     model: SchemaModel | None = None  # the profile's schema goes in first (and --load runs its queries)
+    clone: CloneSource | None = None  # or a copy of the user's database (schema, sample, statistics)
     schema_files: list[Path] = field(default_factory=list)  # then these (the user's current schema)
     rows: int = 0  # events to seed (profile schemas)
     load: bool = False
@@ -58,7 +60,7 @@ def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOp
     files = load_migrations(paths, server.version)  # parse errors before any database work
     options.check()
     with scratch_with_schema(
-        server, options.model, options.schema_files, options.rows, options.progress
+        server, options.model, options.schema_files, options.rows, options.progress, options.clone
     ) as dsn:
         if options.progress is not None:
             options.progress(f"tracing {sum(len(f.statements) for f in files)} statement(s)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.types import SqlBlock, Table
@@ -20,7 +22,9 @@ APP_PRIVILEGES = {
 RELAY_PRIVILEGES = {"outbox": "SELECT, UPDATE"}
 
 
-def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
+def grant_statements(s: Scope, tables: tuple[Table, ...]) -> tuple[str, ...]:
+    """Every GRANT, in the order a fresh install runs them (a later revision re-runs the
+    ones it needs: each is idempotent)."""
     q = quote(s.profile.schema_name)
     owner, app, relay, readonly = (quote(s.profile.role(k)) for k in ("owner", "app", "relay", "readonly"))
     lines = [
@@ -35,7 +39,50 @@ def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
             lines.append(f"GRANT {APP_PRIVILEGES[table.name]} ON {q}.{table.name} TO {app}")
         if table.name in RELAY_PRIVILEGES:
             lines.append(f"GRANT {RELAY_PRIVILEGES[table.name]} ON {q}.{table.name} TO {relay}")
-    return SqlBlock("grants", ";\n".join(lines), "least privilege per role; events not updatable by the app")
+    return tuple(lines)
+
+
+def grants(s: Scope, tables: tuple[Table, ...]) -> SqlBlock:
+    return SqlBlock(
+        "grants",
+        ";\n".join(grant_statements(s, tables)),
+        "least privilege per role; events not updatable by the app",
+    )
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    table: str
+    roles: str  # the TO clause: quoted role names
+    using: str
+    check: str | None = None
+    command: str | None = None  # FOR SELECT, ...; None: every command
+    multiline: bool = False  # USING and WITH CHECK on lines of their own
+
+    def create(self, schema: str) -> str:
+        head = f"CREATE POLICY {self.name} ON {quote(schema)}.{self.table}"
+        head += f" FOR {self.command}" if self.command else ""
+        sep = "\n" if self.multiline else " "
+        text = f"{head} TO {self.roles}{sep}USING ({self.using})"
+        return text + (f"{sep}WITH CHECK ({self.check})" if self.check else "")
+
+
+def policies(s: Scope, table: Table) -> tuple[Policy, ...]:
+    """The policies of one table when row-level security is on (else none)."""
+    if not (s.profile.tenancy.row_level_security and s.tenant):
+        return ()
+    app, relay, readonly, owner = (quote(s.profile.role(k)) for k in ("app", "relay", "readonly", "owner"))
+    current = f"nullif(current_setting('agentddl.tenant', TRUE), '')::{s.profile.tenancy.type}"
+    own = f"{s.tenant} = {current}"
+    found = [
+        Policy(f"{table.name}_tenant_isolation", table.name, app, own, check=own, multiline=True),
+        Policy(f"{table.name}_readonly", table.name, readonly, "TRUE", command="SELECT"),
+        Policy(f"{table.name}_owner", table.name, owner, "TRUE", check="TRUE"),
+    ]
+    if table.name == "outbox":
+        found.append(Policy("outbox_relay", table.name, relay, "TRUE"))
+    return tuple(found)
 
 
 def row_level_security(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, ...]:
@@ -43,23 +90,14 @@ def row_level_security(s: Scope, tables: tuple[Table, ...]) -> tuple[SqlBlock, .
     setting `agentddl.tenant` (SET agentddl.tenant = '...'). Cross-tenant roles keep their
     jobs: the relay reads the whole outbox, read-only monitoring reads everything, the
     owner role runs retention."""
-    if not (s.profile.tenancy.row_level_security and s.tenant):
-        return ()
     q = quote(s.profile.schema_name)
-    app, relay, readonly, owner = (quote(s.profile.role(k)) for k in ("app", "relay", "readonly", "owner"))
-    current = f"nullif(current_setting('agentddl.tenant', TRUE), '')::{s.profile.tenancy.type}"
     blocks = []
     for table in tables:
-        target = f"{q}.{table.name}"
-        statements = [
-            f"ALTER TABLE {target} ENABLE ROW LEVEL SECURITY",
-            f"CREATE POLICY {table.name}_tenant_isolation ON {target} TO {app}\n"
-            f"USING ({s.tenant} = {current})\nWITH CHECK ({s.tenant} = {current})",
-            f"CREATE POLICY {table.name}_readonly ON {target} FOR SELECT TO {readonly} USING (TRUE)",
-            f"CREATE POLICY {table.name}_owner ON {target} TO {owner} USING (TRUE) WITH CHECK (TRUE)",
-        ]
-        if table.name == "outbox":
-            statements.append(f"CREATE POLICY outbox_relay ON {target} TO {relay} USING (TRUE)")
+        found = policies(s, table)
+        if not found:
+            continue
+        statements = [f"ALTER TABLE {q}.{table.name} ENABLE ROW LEVEL SECURITY"]
+        statements += [p.create(s.profile.schema_name) for p in found]
         blocks.append(
             SqlBlock(f"{table.name}_rls", ";\n".join(statements), "tenant isolation enforced by the database")
         )

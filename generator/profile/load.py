@@ -57,6 +57,22 @@ def load_profile_text(text: str, source: str = "<profile>") -> Profile:
         raise _located(first, marks, key_marks, source) from None
 
 
+def locate_key(text: str, dotted: str) -> Mark:
+    """Where `dotted` (e.g. `tenancy.column`) is written in a profile's text: its key,
+    else the nearest section that is written, else the top (1, 1). For messages about a
+    valid profile, so the text is known to parse."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    found: Mark = (1, 1)
+    for part in dotted.split("."):
+        if not isinstance(node, yaml.MappingNode):
+            break
+        pair = next(((k, v) for k, v in node.value if str(k.value) == part), None)
+        if pair is None:
+            break
+        found, node = _mark(pair[0]), pair[1]
+    return found
+
+
 def _compose(text: str, source: str) -> yaml.Node | None:
     try:
         return yaml.compose(text, Loader=yaml.SafeLoader)

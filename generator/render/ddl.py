@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.schema import CreateIndex, CreateTable, SetColumnComment, SetTableComment
 
+from agentddl.generator.model import Index as ModelIndex
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.model import Table as ModelTable
+from agentddl.generator.render.sqla import build_index, metadata
 from agentddl.generator.render.steps import Step, steps
 
 DIALECT = postgresql.dialect()  # type: ignore[no-untyped-call]
@@ -33,6 +36,12 @@ def _short_type(sqlalchemy_type: str) -> str:
 _COLUMN_TYPE = re.compile(
     r"(?m)^(    \w+ )([A-Z][A-Z ]*?[A-Z](?:\[\])?)(?= DEFAULT| NOT NULL| GENERATED|,|$)"
 )
+
+
+def index_sql(model: SchemaModel, index: ModelIndex, name: str | None = None) -> str:
+    """CREATE INDEX for one of the model's indexes, optionally under another name."""
+    table = metadata(model).tables[f"{model.schema}.{index.table}"]  # a fresh copy: ours to add to
+    return compile_ddl(CreateIndex(build_index(table, replace(index, name=name) if name else index)))
 
 
 def render_schema_sql(model: SchemaModel) -> str:

@@ -51,7 +51,7 @@ def _table(meta: sa.MetaData, schema: str, table: Table) -> sa.Table:
         kwargs["postgresql_partition_by"] = f"RANGE ({table.partitioning.column})"
     result = sa.Table(table.name, meta, *elements, **kwargs)
     for index in table.indexes:
-        _index(result, index)
+        build_index(result, index)
     return result
 
 
@@ -71,7 +71,7 @@ def _column(column: Column, lone_key: bool = False) -> sa.Column[Any]:
     )
 
 
-def _index(table: sa.Table, index: Index) -> sa.Index:
+def build_index(table: sa.Table, index: Index) -> sa.Index:
     expressions: list[Any] = []
     for part in index.columns:
         if part.startswith("("):

@@ -407,7 +407,10 @@ DECLARE
     lower_bound timestamptz;
     upper_bound timestamptz;
     current_start timestamptz;
-    oldest timestamptz;
+    starts timestamptz[];
+    ends timestamptz[];
+    free_from timestamptz;
+    free_to timestamptz;
 BEGIN
     PERFORM set_config('lock_timeout', '5s', true);
     FOR spec IN
@@ -417,29 +420,55 @@ BEGIN
         ) AS specs (table_name, unit, keep, runway)
     LOOP
         current_start := date_trunc(spec.unit, p_now AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+        -- the ranges the existing partitions cover, oldest first
+        SELECT coalesce(array_agg(b.bound_from ORDER BY b.bound_from), '{}'),
+               coalesce(array_agg(b.bound_to ORDER BY b.bound_from), '{}')
+        INTO starts, ends
+        FROM (
+            SELECT substring(pg_get_expr(child.relpartbound, child.oid)
+                       FROM 'FROM \\(''([^'']+)''\\)')::timestamptz AS bound_from,
+                   substring(pg_get_expr(child.relpartbound, child.oid)
+                       FROM 'TO \\(''([^'']+)''\\)')::timestamptz AS bound_to
+            FROM pg_inherits AS inh
+            JOIN pg_class AS child ON child.oid = inh.inhrelid
+            WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass
+        ) AS b;
         -- from the oldest partition still inside retention (none yet: the current one), so
         -- periods missed while maintenance was down are filled, not only the runway
-        SELECT min(substring(pg_get_expr(child.relpartbound, child.oid)
-                FROM 'FROM \\(''([^'']+)''\\)')::timestamptz)
-        INTO oldest
-        FROM pg_inherits AS inh
-        JOIN pg_class AS child ON child.oid = inh.inhrelid
-        WHERE inh.inhparent = format('%I.%I', 'agent', spec.table_name)::regclass;
-        lower_bound := least(current_start, greatest(coalesce(oldest, current_start),
+        lower_bound := least(current_start, greatest(
+            date_trunc(spec.unit, coalesce(starts[1], p_now) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
             date_trunc(spec.unit, (p_now - spec.keep) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'));
         WHILE lower_bound <= current_start + spec.runway * ('1 ' || spec.unit)::interval LOOP
             upper_bound := lower_bound + ('1 ' || spec.unit)::interval;
-            partition_name := spec.table_name || '_p'
-                || to_char(lower_bound AT TIME ZONE 'UTC', 'YYYYMMDD');
-            IF upper_bound > p_now - spec.keep
-                AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
-                EXECUTE format(
-                    'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
-                    'agent', partition_name, 'agent', spec.table_name,
-                    lower_bound, upper_bound);
-                action := 'created';
-                RETURN NEXT;
-            END IF;
+            -- only the parts of the period no partition covers yet: after a granularity
+            -- change the existing partitions stay, and new ones fill the gaps around them
+            free_from := lower_bound;
+            WHILE free_from < upper_bound LOOP
+                FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
+                    IF starts[i] <= free_from AND ends[i] > free_from THEN
+                        free_from := ends[i];
+                    END IF;
+                END LOOP;
+                EXIT WHEN free_from >= upper_bound;
+                free_to := upper_bound;
+                FOR i IN 1 .. coalesce(array_length(starts, 1), 0) LOOP
+                    IF starts[i] > free_from AND starts[i] < free_to THEN
+                        free_to := starts[i];
+                    END IF;
+                END LOOP;
+                partition_name := spec.table_name || '_p'
+                    || to_char(free_from AT TIME ZONE 'UTC', 'YYYYMMDD');
+                IF free_to > p_now - spec.keep
+                    AND to_regclass(format('%I.%I', 'agent', partition_name)) IS NULL THEN
+                    EXECUTE format(
+                        'CREATE TABLE %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)',
+                        'agent', partition_name, 'agent', spec.table_name,
+                        free_from, free_to);
+                    action := 'created';
+                    RETURN NEXT;
+                END IF;
+                free_from := free_to;
+            END LOOP;
             lower_bound := upper_bound;
         END LOOP;
         FOR part IN
@@ -493,3 +522,23 @@ GRANT SELECT, UPDATE ON agent.outbox TO agent_relay
 
 def downgrade() -> None:
     op.execute('DROP SCHEMA agent CASCADE')
+
+
+# The profile this revision was rendered from: `agentddl generate` computes the next
+# revision from it (model to model, without a database). Do not edit.
+agentddl_profile = """
+{
+  "engine": {"version": 16},
+  "lease": {"duration": "1m", "max_attempts": 5},
+  "lock_strategy": "skip_locked",
+  "name": "default",
+  "payload": {"compression": "lz4", "event_limit": "8kB", "inline_limit": "64kB", "outbox_limit": "64kB"},
+  "profile": 1,
+  "retention": {"checkpoints": "14d", "events": "30d", "outbox_delivered": "3d", "partition_manager": "builtin", "runs": "365d", "runway": 4, "scheduler": "external"},
+  "roles": {"app": null, "owner": null, "readonly": null, "relay": null},
+  "schema": "agent",
+  "tenancy": {"column": "tenant_id", "on_tenant_delete": "cascade", "row_level_security": false, "type": "uuid"},
+  "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
+}
+"""
+agentddl_profile_sha256 = '3761f595f4fed67fb7107abfcb5031e199d6606aa799cde1b85ef233d2b77aca'

@@ -43,6 +43,10 @@ class AddGeneratedOrSerialColumn(Rule):
     migration. PostgreSQL 18's virtual generated columns (`VIRTUAL`, the default there
     when neither keyword is written) compute on read and are not flagged.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     Each of these needs a value in every existing row: a new sequence number or the
     computed expression. PostgreSQL fills them in by rewriting the whole table (and
@@ -82,6 +86,7 @@ class AddGeneratedOrSerialColumn(Rule):
     code = "ADL208"
     name = "add-generated-or-serial-column"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

@@ -19,11 +19,12 @@ from agentddl.checks.pg.columns import (
     commands_of,
     existing_altered_table,
     keeps_contents,
+    narrows,
     rewrite_needed,
     rewrite_needed_from_unknown,
 )
-from agentddl.checks.pg.earlier import earlier_commands
-from agentddl.checks.pg.type_hints import existing_types
+from agentddl.checks.pg.known_columns import known_column
+from agentddl.checks.pg.schema import same_type
 
 UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone
 
@@ -65,6 +66,16 @@ class ColumnTypeChangeRewrites(Rule):
     counts as a conversion (a rewrite) unless it is the bare column, or a plain cast
     of it into such a type (`USING note::text`).
 
+    With `--schema-from` the old type is known for every column of the schema: a
+    narrowing change (`varchar(20)` -> `varchar(10)`, `bigint` -> `integer`, fewer
+    integer digits of a `numeric`, `text` -> `varchar(n)`) is flagged as a rewrite that
+    also fails when a value (the column's default included: the schema's, or Alembic's
+    `existing_server_default=`) does not fit, and a "change" to the type the column already
+    has is not flagged (PostgreSQL neither rewrites nor rebuilds anything for it). The
+    severity of a rewrite (not of a narrowing, which may fail whatever the size) follows
+    the table's size there: info on a small table, warning on a medium one (see
+    `table_size` in the configuration).
+
     ## Why is this bad?
     A type change that is not binary-coercible rewrites every row and rebuilds every
     index on the table while holding an ACCESS EXCLUSIVE lock: no reads, no writes,
@@ -104,6 +115,7 @@ class ColumnTypeChangeRewrites(Rule):
     name = "column-type-change-rewrites"
     severity = "error"
     node_types = (ast.AlterTableStmt,)
+    scales_with_table_size = True
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         table = existing_altered_table(statement, context)
@@ -111,14 +123,14 @@ class ColumnTypeChangeRewrites(Rule):
             return
         changes = list(commands_of(statement.node, AlterTableType.AT_AlterColumnType))
         utc = bool(changes) and _utc_session(statement, context)
-        hints = existing_types(statement.sql) if changes and "agentddl:" in statement.sql else {}
         for cmd in changes:
             definition = cmd.def_
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
                 continue
             new = column_type(definition.typeName)
-            hinted = hints.get(str(cmd.name))
-            change = _Change(table, str(cmd.name), new, definition.raw_default, context, hinted)
+            known = known_column(statement, context, table, str(cmd.name))
+            column, using = str(cmd.name), definition.raw_default
+            change = _Change(table, column, new, using, context, known.type, known.default)
             violation = change.violation(utc)
             if violation is not None:
                 yield violation
@@ -137,12 +149,17 @@ class _Change:
     new: ColumnType
     using: Any
     context: Context
-    hinted: ColumnType | None = None  # the old type an existing-type comment gives
+    old: ColumnType | None = None  # the type before: earlier in the migration, a hint, the schema
+    default: str | None = None  # its DEFAULT before (the schema, Alembic's existing_server_default)
 
     def violation(self, utc: bool) -> Violation | None:
-        if self.using is not None and not self._using_is_plain_cast():
+        old, plain = self.old, self.using is None or self._using_is_plain_cast()
+        if old is not None and plain and same_type(old, self.new):
+            return None  # nothing changes: no rewrite, no index rebuilt
+        if old is not None and narrows(old, self.new):
+            return self._narrows(old)
+        if not plain:
             return self._rewrites(" with a USING conversion")
-        old = self._known_old_type()
         verdict = None if old is None else rewrite_needed(old, self.new, utc_session=utc)
         if verdict is not None:
             return self._rewrites() if verdict else None
@@ -158,20 +175,6 @@ class _Change:
         free_target = self.new.builtin and self.new.name in MAYBE_FREE_INTO
         return (free_target or self.new.name == "citext") and keeps_contents(self.using, self.column)
 
-    def _known_old_type(self) -> ColumnType | None:
-        """The column's type when an earlier statement of this migration set it, else
-        the one an existing-type comment (Alembic's existing_type) gives."""
-        found: ColumnType | None = self.hinted
-        for _, cmd in earlier_commands(self.table, self.context):
-            definition = cmd.def_
-            if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
-                continue
-            if (cmd.subtype == AlterTableType.AT_AddColumn and definition.colname == self.column) or (
-                cmd.subtype == AlterTableType.AT_AlterColumnType and cmd.name == self.column
-            ):
-                found = column_type(definition.typeName)
-        return found
-
     def _rewrites(self, how: str = "") -> Violation:
         return Violation(
             message=(
@@ -180,6 +183,21 @@ class _Change:
                 "blocks reads and writes."
             ),
             fix=_FIX,
+        )
+
+    def _narrows(self, old: ColumnType) -> Violation:
+        return Violation(
+            message=(
+                f"Changing {self.table}.{self.column} from {old} to {self.new} rewrites all of "
+                f"{self.table} under an ACCESS EXCLUSIVE lock that blocks reads and writes, "
+                f"and fails if a value does not fit {self.new}"
+                + (f" (its default, {self.default}, included)." if self.default else ".")
+            ),
+            fix=(
+                f"Check that every value fits {self.new} first; then add a new column (or a "
+                "CHECK constraint NOT VALID + VALIDATE), backfill in batches and swap."
+            ),
+            by_size=False,  # it may fail: not milder on a small table
         )
 
     def _timezone_dependent(self) -> Violation:

@@ -39,6 +39,10 @@ class ConstraintMissingNotValid(Rule):
     unless the domain was created in this migration: it checks every column of that
     type in every table, holding a SHARE lock (no writes) on each.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     Adding a validated constraint checks every existing row while holding the lock
     the add takes: for a CHECK an ACCESS EXCLUSIVE lock (no reads, no writes), for a
@@ -84,6 +88,7 @@ class ConstraintMissingNotValid(Rule):
     code = "ADL201"
     name = "constraint-missing-not-valid"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.AlterTableStmt, ast.AlterDomainStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

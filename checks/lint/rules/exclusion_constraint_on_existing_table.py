@@ -26,6 +26,10 @@ class ExclusionConstraintOnExistingTable(Rule):
     constraints in `CREATE TABLE`, or added to a table created earlier in the same
     migration, are not flagged.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     The constraint's index is built, and every existing row checked against it, while
     `ALTER TABLE` holds an ACCESS EXCLUSIVE lock: no reads and no writes until it
@@ -61,6 +65,7 @@ class ExclusionConstraintOnExistingTable(Rule):
     code = "ADL204"
     name = "exclusion-constraint-on-existing-table"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

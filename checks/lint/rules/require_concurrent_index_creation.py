@@ -24,6 +24,10 @@ class RequireConcurrentIndexCreation(Rule):
     earlier in the same migration, and `CREATE INDEX ON ONLY parent` (which builds
     nothing), are not flagged.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     A plain index build takes a SHARE lock on the table for the whole build: every
     INSERT, UPDATE and DELETE waits, for minutes on a large table. `CONCURRENTLY` takes
@@ -58,6 +62,7 @@ class RequireConcurrentIndexCreation(Rule):
     code = "ADL101"
     name = "require-concurrent-index-creation"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.IndexStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

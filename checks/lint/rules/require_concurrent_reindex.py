@@ -32,6 +32,10 @@ class RequireConcurrentReindex(Rule):
     concurrent form on any version, so those stay quiet here (`require-lock-timeout`
     still applies). On such targets, rebuild-and-swap by hand (below) instead.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     A plain `REINDEX INDEX` takes an ACCESS EXCLUSIVE lock on the index, so every
     query whose plan would consider that index waits, and a SHARE lock on the table,
@@ -72,6 +76,7 @@ class RequireConcurrentReindex(Rule):
     code = "ADL301"
     name = "require-concurrent-reindex"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.ReindexStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

@@ -29,6 +29,10 @@ class RequireUniqueUsingIndex(Rule):
     migration, when the constraint builds its own index instead of adopting one with
     `USING INDEX`. Tables created earlier in the same migration are not flagged.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     The constraint's unique index is built while `ALTER TABLE` holds an ACCESS
     EXCLUSIVE lock: no reads and no writes until the whole table is indexed. Building
@@ -68,6 +72,7 @@ class RequireUniqueUsingIndex(Rule):
     code = "ADL203"
     name = "require-unique-using-index"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

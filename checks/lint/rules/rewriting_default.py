@@ -42,6 +42,10 @@ class RewritingDefault(Rule):
     creates that function `VOLATILE` (or without a volatility, which means volatile);
     otherwise its volatility is unknown here and it is not flagged.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     Since PostgreSQL 11, a non-volatile default is evaluated once and stored in the
     catalog; existing rows are not touched. A volatile default must give each row its
@@ -80,6 +84,7 @@ class RewritingDefault(Rule):
     code = "ADL207"
     name = "rewriting-default"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.AlterTableStmt,)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

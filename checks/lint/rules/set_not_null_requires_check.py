@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType
 
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.pg.ast_helpers import relation_name
 from agentddl.checks.pg.columns import (
     added_constraint,
     existing_altered_table,
@@ -17,6 +18,7 @@ from agentddl.checks.pg.columns import (
     table_commands,
 )
 from agentddl.checks.pg.earlier import earlier_commands
+from agentddl.checks.pg.known_columns import known_column
 
 CHECK_SKIPS_SCAN_SINCE = 12  # SET NOT NULL uses a validated CHECK (col IS NOT NULL)
 NOT_NULL_NOT_VALID_SINCE = 18  # ADD CONSTRAINT ... NOT NULL col NOT VALID
@@ -38,6 +40,14 @@ class SetNotNullRequiresCheck(Rule):
     Before PostgreSQL 12 it is always flagged, because those versions ignore such a
     CHECK and scan anyway.
 
+    It also knows the column as it was: when `--schema-from` (or Alembic's
+    `existing_nullable=False`) says the column is already NOT NULL, `SET NOT NULL`
+    changes nothing and is not flagged. And `ADD PRIMARY KEY` (with or without `USING
+    INDEX`) over a column the schema shows nullable is flagged too: PostgreSQL sets the
+    column NOT NULL as part of adding the key, with the same full scan. With table sizes
+    in the schema, the severity follows the table's size (info on a small table,
+    warning on a medium one: see `table_size` in the configuration).
+
     ## Why is this bad?
     `SET NOT NULL` takes an ACCESS EXCLUSIVE lock and then reads every row to prove
     there is no NULL: no reads and no writes for the length of a full table scan.
@@ -49,6 +59,8 @@ class SetNotNullRequiresCheck(Rule):
     ## Example
     ```sql
     ALTER TABLE agent.events ALTER COLUMN run_id SET NOT NULL;
+    -- run_id is nullable: adding the key sets it NOT NULL, scanning the table
+    ALTER TABLE agent.events ADD CONSTRAINT events_pkey PRIMARY KEY USING INDEX events_run_id_key;
     ```
 
     ## Use instead
@@ -88,6 +100,7 @@ class SetNotNullRequiresCheck(Rule):
     name = "set-not-null-requires-check"
     severity = "error"
     node_types = (ast.AlterTableStmt,)
+    scales_with_table_size = True
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         table = existing_altered_table(statement, context)
@@ -95,16 +108,84 @@ class SetNotNullRequiresCheck(Rule):
             return
         commands = table_commands(statement.node)
         for position, command in enumerate(commands):
+            earlier = commands[:position]
             column = _column_made_not_null(command, context)
-            if column is None or _proven(table, column, context, commands[:position]):
-                continue
-            yield Violation(
-                message=(
-                    f"Setting {table}.{column} NOT NULL scans all of {table} under an "
-                    "ACCESS EXCLUSIVE lock that blocks reads and writes."
-                ),
-                fix=_fix(column, context),
-            )
+            scans = column is not None and not _already_not_null(statement, context, table, column, earlier)
+            if scans and column is not None and not _proven(table, column, context, earlier):
+                yield _scan(table, column, context)
+            for key in nullable_key_columns(statement, context, table, command, earlier):
+                if not _proven(table, key, context, earlier):
+                    yield _key_scan(table, key, context)
+
+
+def _scan(table: RelationName, column: str, context: Context) -> Violation:
+    return Violation(
+        message=(
+            f"Setting {table}.{column} NOT NULL scans all of {table} under an "
+            "ACCESS EXCLUSIVE lock that blocks reads and writes."
+        ),
+        fix=_fix(column, context),
+    )
+
+
+def _key_scan(table: RelationName, column: str, context: Context) -> Violation:
+    return Violation(
+        message=(
+            f"{table}.{column} is nullable: adding this primary key sets it NOT NULL, "
+            f"which scans all of {table} under an ACCESS EXCLUSIVE lock that blocks reads and writes."
+        ),
+        fix=f"Make {column} NOT NULL first without the long lock ({_fix(column, context)}); "
+        "then add the key.",
+    )
+
+
+def _already_not_null(
+    statement: Statement,
+    context: Context,
+    table: RelationName,
+    column: str,
+    same: Sequence[ast.AlterTableCmd],
+) -> bool:
+    """The column is NOT NULL already (the schema, a hint, this migration): no scan."""
+    for command in reversed(same):
+        if command.name == column and command.subtype == AlterTableType.AT_DropNotNull:
+            return False
+    return known_column(statement, context, table, column).not_null is True
+
+
+def nullable_key_columns(
+    statement: Statement,
+    context: Context,
+    table: RelationName,
+    command: ast.AlterTableCmd,
+    same: Sequence[ast.AlterTableCmd],
+) -> list[str]:
+    """The columns of an `ADD PRIMARY KEY` known to be nullable (PostgreSQL sets them NOT
+    NULL, scanning the table); unknown nullability is not reported."""
+    constraint = added_constraint(command)
+    if constraint is None or constraint.contype != ConstrType.CONSTR_PRIMARY:
+        return []
+    columns = [str(key.sval) for key in constraint.keys or ()]
+    if constraint.indexname:
+        columns = index_columns(constraint.indexname, table, context)
+    made_not_null = {str(c.name) for c in same if c.subtype == AlterTableType.AT_SetNotNull}
+    return [
+        column
+        for column in columns
+        if column not in made_not_null and known_column(statement, context, table, column).not_null is False
+    ]
+
+
+def index_columns(name: str, table: RelationName, context: Context) -> list[str]:
+    """The key columns of index `name` on `table`: made earlier in this migration, else
+    as the schema shows it."""
+    for earlier in reversed(context.earlier_of(ast.IndexStmt)):
+        node = earlier.node
+        on_table = node.relation is not None and relation_name(node.relation, context) == table
+        if node.idxname == name and on_table:
+            return [str(e.name) for e in node.indexParams or () if isinstance(e, ast.IndexElem) and e.name]
+    found = context.schema.index(RelationName(table.schema, name)) if context.schema is not None else None
+    return list(found.columns) if found is not None else []
 
 
 def _column_made_not_null(command: ast.AlterTableCmd, context: Context) -> str | None:

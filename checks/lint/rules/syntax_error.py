@@ -29,10 +29,10 @@ class UnparseableSql(Rule):
 
     ## In an Alembic migration
     The linter reads what `alembic upgrade --sql` prints, so a malformed `op.execute()`
-    string shows up here, reported at the revision file. A revision script that does not
-    load (a Python syntax error) is an error; one whose offline rendering stops (e.g.
-    `op.get_bind()` reading rows, which returns nothing offline) is a warning at that
-    line, and what rendered before it is still linted.
+    string shows up here, reported at the revision file. A revision script that is not
+    valid Python is reported here too; one that does not import, or whose offline
+    rendering stops (e.g. `op.get_bind()` reading rows, which returns nothing offline),
+    is `unreadable-revision`.
 
     ## References
     - https://www.postgresql.org/docs/current/sql-syntax.html

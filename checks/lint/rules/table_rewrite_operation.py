@@ -45,6 +45,10 @@ class TableRewriteOperation(Rule):
     reported. Plain `VACUUM`, `ANALYZE` and `ALTER TABLE ... CLUSTER ON` (which only
     marks an index) are fine.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     Each of these writes a complete new copy of the table (or index) and swaps it in,
     holding an ACCESS EXCLUSIVE lock from start to end: no reads, no writes, for as
@@ -85,6 +89,7 @@ class TableRewriteOperation(Rule):
     code = "ADL304"
     name = "table-rewrite-operation"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.AlterTableStmt, ast.AlterTableMoveAllStmt, ast.VacuumStmt, ast.ClusterStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

@@ -33,6 +33,10 @@ class UnbatchedBackfill(Rule):
     know a table's size: a backfill of a ten-row lookup table is reported too;
     suppress it with a reason.
 
+    With `--schema-from` and table sizes, the severity follows the size of the table
+    it works on: info on a small table, warning on a medium one (`table_size` in the
+    configuration); the message says the size.
+
     ## Why is this bad?
     One statement updating or deleting millions of rows holds a row lock on every row
     it touched until it commits, so application writes to those rows queue behind it;
@@ -70,6 +74,7 @@ class UnbatchedBackfill(Rule):
     code = "ADL309"
     name = "unbatched-backfill"
     severity = "error"
+    scales_with_table_size = True
     node_types = (ast.UpdateStmt, ast.DeleteStmt, ast.InsertStmt, ast.SelectStmt)
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:

@@ -17,7 +17,9 @@ from agentddl.generator.render.plan.schedule import schedule_section
 from agentddl.generator.render.plan.storage import storage_section
 
 
-def render_plan(model: SchemaModel) -> str:
+def render_plan(model: SchemaModel, changes: str | None = None) -> str:
+    """The plan; `changes`: the "Changes from the previous profile" section, when the
+    profile's revision is a delta from an earlier one."""
     sections = (
         header(model),
         ddl_notes(model),
@@ -25,6 +27,7 @@ def render_plan(model: SchemaModel) -> str:
         storage_section(model),
         schedule_section(model),
         risks_section(model),
+        *((changes,) if changes else ()),
     )
     return "\n\n".join(s.strip() for s in sections) + "\n"
 

@@ -151,7 +151,9 @@ def bad_migration(model: SchemaModel) -> Scenario:
     return Scenario(
         "A bad migration, and `alembic downgrade`",
         "a revision fails half-way or the new schema misbehaves under production load.",
-        "the first revision runs in one transaction, so a failure leaves nothing behind. "
+        "the first revision runs in one transaction, so a failure leaves nothing behind; a "
+        "later one (a profile change) runs step by step, online, so a failure leaves the steps "
+        "before it in place and `alembic upgrade head` can simply run again. "
         f"But `alembic downgrade base` runs `{schema_drop}`: every run, checkpoint and "
         f"event goes with it (at this profile up to ~{md.number(events_kept)} events and "
         f"~{md.number(runs_kept)} runs). Roles are cluster-wide and stay.",
@@ -165,5 +167,7 @@ def bad_migration(model: SchemaModel) -> Scenario:
         "1) scale workers and the relay to zero; 2) take the backup; 3) "
         "`alembic downgrade -1` for a later revision; `downgrade base` only where the "
         "data may be lost (e.g. a failed first rollout); 4) restore with `pg_restore` if "
-        "data was lost; 5) fix forward with a new revision and restart workers.",
+        "data was lost; 5) fix forward: correct the profile (or, for a database changed by "
+        "hand, `agentddl generate PROFILE --out DIR --dsn DB`) and ship the next revision "
+        "`agentddl generate` writes, then restart workers.",
     )

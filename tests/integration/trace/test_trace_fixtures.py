@@ -109,6 +109,12 @@ def check(trace: StatementTrace, kind: str, args: list[str], findings: list[Find
 def test_trace_matches_the_documented_behaviour(trace_server: PostgresServer, path: Path) -> None:
     fixture = parse(path)
     result = trace_fixture(trace_server, fixture)
+    assert_expectations(fixture, result)
+
+
+def assert_expectations(fixture: Fixture, result: TraceResult) -> None:
+    """Every `-- expect:` line of the fixture holds for the traced statements."""
+    path = fixture.path
     traces = {t.line: t for t in result.statements}
     for line, checks in fixture.expectations.items():
         if checks == [("not-run", [])]:

@@ -125,11 +125,12 @@ def test_environment_folder_lints_every_revision(tmp_path: Path) -> None:
     }
 
 
-def test_unloadable_revision_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+def test_unloadable_revision_is_an_error_not_a_crash(tmp_path: Path) -> None:
     path = _revision(tmp_path, "0005", "import no_such_module_anywhere  # noqa")
     report = run(LintRequest([str(path)], config=LintConfig()))
     line = _line_of(path, "import no_such_module_anywhere")
-    assert [(f.line, f.name, f.severity) for f in report.findings] == [(line, "syntax-error", "warning")]
+    assert [(f.line, f.name, f.severity) for f in report.findings] == [(line, "unreadable-revision", "error")]
+    assert report.exit_code == 1
     assert "no_such_module_anywhere" in report.findings[0].message
 
 
@@ -153,8 +154,22 @@ def test_offline_failure_keeps_what_rendered_before_it(tmp_path: Path) -> None:
     found = [(f.line, f.name, f.severity) for f in report.findings]
     assert found == [
         (_line_of(path, "op.create_index"), "require-concurrent-index-creation", "error"),
-        (_line_of(path, "get_bind"), "syntax-error", "warning"),
+        (_line_of(path, "get_bind"), "unreadable-revision", "error"),
     ]
+    assert "were not linted" in report.findings[-1].message
+
+
+def test_an_unreadable_revision_can_be_ignored_or_configured(tmp_path: Path) -> None:
+    body = """\
+        # agentddl: ignore[unreadable-revision] a data migration, no DDL
+        rows = op.get_bind().execute(sa.text("SELECT 1")).fetchall()
+    """
+    ignored = _revision(tmp_path / "a", "0011", body)
+    assert run(LintRequest([str(ignored)], config=LintConfig())).findings == []
+    plain = _revision(tmp_path / "b", "0012", 'rows = op.get_bind().execute(sa.text("SELECT 1")).fetchall()')
+    relaxed = LintConfig(severities={"unreadable-revision": "warning"})
+    found = run(LintRequest([str(plain)], config=relaxed)).findings
+    assert [(f.name, f.severity) for f in found] == [("unreadable-revision", "warning")]
 
 
 def test_existing_type_tells_a_free_widening_from_a_rewriting_narrowing(tmp_path: Path) -> None:
@@ -169,3 +184,25 @@ def test_existing_type_tells_a_free_widening_from_a_rewriting_narrowing(tmp_path
         """,
     )
     assert _findings(path) == [(_line_of(path, '"label"'), "column-type-change-rewrites")]
+
+
+def test_existing_nullable_and_server_default_are_read(tmp_path: Path) -> None:
+    """existing_nullable=False: SET NOT NULL changes nothing (no finding); the
+    existing_server_default shows in a narrowing change's message."""
+    path = _revision(
+        tmp_path,
+        "0013",
+        """\
+        op.execute("SET LOCAL lock_timeout = '2s'")
+        op.alter_column("runs", "kind", nullable=False, existing_nullable=False, schema="agent")
+        op.alter_column("runs", "label", nullable=False, existing_nullable=True, schema="agent")
+        op.alter_column("runs", "code", existing_type=sa.String(20), type_=sa.String(5),
+                        existing_server_default="none", schema="agent")
+        """,
+    )
+    report = run(LintRequest([str(path)], config=LintConfig()))
+    assert [(f.line, f.name) for f in report.findings] == [
+        (_line_of(path, '"label"'), "set-not-null-requires-check"),
+        (_line_of(path, '"code"'), "column-type-change-rewrites"),
+    ]
+    assert "(its default, 'none', included)" in report.findings[1].message

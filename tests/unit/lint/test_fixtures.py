@@ -1,12 +1,22 @@
-"""The fixture runner: every tests/fixtures/lint/**/*.sql, expectations inline.
+"""The fixture runner: every tests/fixtures/lint/**/*.sql and *.py, expectations inline.
 
-A fixture line ending in `-- error: [rule-name]` (or `-- warning: [a, b]`) expects
-those findings on that line; every other finding is unexpected. The first lines may
-carry `-- agentddl-fixture: pg-version=11 runner=alembic rules=a,b` (defaults:
+A fixture line ending in `-- error: [rule-name]` (or `-- warning: [a, b]`, `-- info:
+[a]`; `#` instead of `--` in a `.py` Alembic revision) expects those findings on that
+line; every other finding is unexpected. The first lines may carry
+`-- agentddl-fixture: pg-version=11 runner=alembic rules=a,b schema=FILE` (defaults:
 pg-version=16, runner=psql, rules = the fixture folder's rule if the folder is named
-after one, else every rule enabled by default). Framework rules (syntax-error,
-unused-ignore, ignore-without-reason) always run; a fixture that does not parse fails
-(unless it expects `syntax-error`).
+after one, else every rule enabled by default, no schema). Framework rules
+(syntax-error, unused-ignore, ignore-without-reason) always run; a fixture that does
+not parse fails (unless it expects `syntax-error`).
+
+Schema-aware fixtures: `schema=FILE` lints the fixture as `agentddl lint
+--schema-from FILE` would, FILE relative to the fixture's folder: a schema SQL file
+(conventionally `<name>.schema.sql` beside the fixture, or `../_schemas/<name>.schema.sql`
+shared by several rules; `*.schema.sql` files are schemas, never fixtures themselves)
+or a profile (`.yaml`). A schema gives table sizes with
+`SELECT pg_catalog.pg_restore_relation_stats('schemaname', 's', 'relname', 't',
+'relpages', 'N'::integer, 'reltuples', 'N'::real);`, as pg_dump --statistics writes it.
+`.py` fixtures are Alembic revisions, linted through Alembic's offline mode.
 Test ids are `path.sql:LINE` (one per line with an expected or actual finding) plus
 `path.sql` for the file as a whole.
 """
@@ -21,14 +31,18 @@ from pathlib import Path
 
 import pytest
 
+from agentddl.checks.lint import LintRequest, run
 from agentddl.checks.lint.config import LintConfig
-from agentddl.checks.lint.engine import lint
+from agentddl.checks.lint.engine import FRAMEWORK_RULES, lint
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.types import Finding
+from agentddl.checks.pg.schema import SchemaFacts
+from agentddl.checks.pg.schema_sources import facts_from_file
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "lint"
-_EXPECT = re.compile(r"--\s*(error|warning|info):\s*\[([^\]]+)\]")
-_HEADER = re.compile(r"--\s*agentddl-fixture:(.*)")
+_EXPECT = re.compile(r"(?:--|#)\s*(error|warning|info):\s*\[([^\]]+)\]")
+_HEADER = re.compile(r"(?:--|#)\s*agentddl-fixture:(.*)")
+SCHEMA_SUFFIX = ".schema.sql"
 
 Key = tuple[str, str]  # (severity, rule name)
 
@@ -39,19 +53,25 @@ class Fixture:
     config: LintConfig
     rules: tuple[str, ...] | None
     expected: dict[int, Counter[Key]]
+    schema: SchemaFacts | None = None
 
     @property
     def name(self) -> str:
         return self.path.relative_to(FIXTURES).as_posix()
 
 
-def _header(path: Path, text: str) -> tuple[LintConfig, tuple[str, ...] | None]:
+def _settings(text: str) -> dict[str, str]:
     settings: dict[str, str] = {}
     for line in text.splitlines()[:5]:
         match = _HEADER.search(line)
         if match:
             pairs = (item.partition("=") for item in match.group(1).split())
             settings.update((key, value) for key, _, value in pairs)
+    return settings
+
+
+def _header(path: Path, text: str) -> tuple[LintConfig, tuple[str, ...] | None]:
+    settings = _settings(text)
     version = int(settings.get("pg-version", "16"))
     config = LintConfig().with_overrides(version, settings.get("runner"))
     if "rules" in settings:
@@ -73,14 +93,32 @@ def _expected(text: str) -> dict[int, Counter[Key]]:
 def load(path: Path) -> Fixture:
     text = path.read_text(encoding="utf-8")
     config, rules = _header(path, text)
-    return Fixture(path, config, rules, _expected(text))
+    schema_file = _settings(text).get("schema")
+    schema = facts_from_file(path.parent / schema_file) if schema_file else None
+    return Fixture(path, config, rules, _expected(text), schema)
 
 
 @cache
 def actual(path: Path) -> tuple[Finding, ...]:
     fixture = load(path)
+    if path.suffix == ".py":
+        return _revision_findings(fixture)
     text = path.read_text(encoding="utf-8")
-    return tuple(lint(text, fixture.name, fixture.config, only=fixture.rules))
+    return tuple(lint(text, fixture.name, fixture.config, only=fixture.rules, schema=fixture.schema))
+
+
+def _revision_findings(fixture: Fixture) -> tuple[Finding, ...]:
+    """An Alembic revision fixture, linted as `agentddl lint revision.py` does, keeping
+    the findings of the fixture's rules (and the framework's)."""
+    result = run(LintRequest([str(fixture.path)], config=fixture.config, schema=fixture.schema))
+    wanted = None if fixture.rules is None else {*fixture.rules, *FRAMEWORK_RULES}
+    return tuple(f for f in result.findings if wanted is None or f.name in wanted)
+
+
+def fixture_files() -> list[Path]:
+    """Every fixture: .sql files (not schemas) and .py revisions."""
+    found = [p for p in FIXTURES.rglob("*.sql") if not p.name.endswith(SCHEMA_SUFFIX)]
+    return sorted([*found, *FIXTURES.rglob("*.py")])
 
 
 def _by_line(findings: tuple[Finding, ...]) -> dict[int, Counter[Key]]:
@@ -92,7 +130,7 @@ def _by_line(findings: tuple[Finding, ...]) -> dict[int, Counter[Key]]:
 
 def _cases() -> list[object]:
     cases: list[object] = []
-    for path in sorted(FIXTURES.rglob("*.sql")):
+    for path in fixture_files():
         fixture = load(path)
         cases.append(pytest.param(path, None, id=fixture.name))
         try:
@@ -121,7 +159,7 @@ def test_fixture(path: Path, line: int | None) -> None:
 
 
 def test_fixtures_exist_for_every_rule() -> None:
-    folders = {path.parent.name for path in FIXTURES.rglob("*.sql")}
+    folders = {path.parent.name for path in fixture_files()}
     missing = set(rules_by_name()) - folders
     assert not missing, f"rules without fixtures in tests/fixtures/lint/<name>/: {sorted(missing)}"
 

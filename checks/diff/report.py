@@ -1,0 +1,82 @@
+"""The diff as a Report: a table of steps (text), the PLAN.md section (markdown), every
+step's facts (json). Refused changes fail the command (exit 1) with their plan."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agentddl.checks.core.report import Report
+from agentddl.checks.diff.live import LIVE
+from agentddl.generator.render.plan.changes import changes_section
+
+if TYPE_CHECKING:
+    from agentddl.checks.diff.run import DiffResult
+
+
+def diff_report(result: DiffResult) -> Report:
+    delta = result.delta
+    rows = result.step_rows()
+    refused = len(delta.refusals)
+    summary = (
+        f"diff: {refused} change(s) cannot be made online (plan above)"
+        if refused
+        else "diff: no step: the schema already matches"
+        if not delta.steps
+        else f"diff: {len(delta.steps)} online step(s), "
+        f"{sum(1 for r in rows if r['blocks_writes'])} taking a write-blocking lock (catalog only, "
+        "under a short lock_timeout)"
+    )
+    return Report(
+        tool="diff",
+        findings=(),
+        about={"from": result.old, "to": result.new},
+        details={
+            "changes": list(delta.changes),
+            "notes": list(delta.notes),
+            "steps": rows,
+            "refused": [r.as_dict() for r in delta.refusals],
+        },
+        text_body=lambda console: _text(result, rows, console),
+        markdown_body=lambda: changes_section(delta, f"From {result.old} to {result.new}:"),
+        summary=summary,
+        failed=bool(refused),
+    )
+
+
+_SHORT = {"catalog": "instant", "scan": "grows with the table", "build": "grows with the table"}
+
+
+def _text(result: DiffResult, rows: list[dict[str, object]], console: Console) -> None:
+    delta = result.delta
+    for change in delta.changes:
+        console.print(f"  {escape(change)}")
+    if rows:
+        table = Table(show_lines=False, pad_edge=False, box=None)
+        for column in ("#", "phase", "step", "lock", "blocks", "reads", "duration"):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            blocks = "writes+reads" if row["blocks_reads"] else "writes" if row["blocks_writes"] else "-"
+            table.add_row(
+                str(row["number"]),
+                str(row["phase"]) + (" (2nd revision)" if row["handover"] == "contract" else ""),
+                escape(str(row["summary"])),
+                str(row["lock"] or "-"),
+                blocks,
+                "scans" if row["scans"] else "-",
+                _SHORT[str(row["work"])],
+            )
+        console.print(table)
+    elif not delta.refusals:
+        console.print(
+            "no schema change" + ("" if delta.changes == LIVE else ": only queries.sql and PLAN.md differ")
+        )
+    for note in delta.notes:
+        console.print(f"note: {escape(note)}")
+    for refusal in delta.refusals:
+        console.print(f"[bold red]refused[/] {escape(refusal.change)}: {escape(refusal.reason)}")
+        for number, line in enumerate(refusal.plan, start=1):
+            console.print(f"  {number}. {escape(line)}")

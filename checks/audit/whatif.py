@@ -70,10 +70,18 @@ def open_clone(
             conn.execute("SELECT set_config('search_path', %s, false)", [path[0] if path else "public"])
             report = clone_schema(source, conn, schema, rows, progress)
             clone: Clone | None = Clone(conn, read_catalog(conn, schema), rows, where, report)
-            note = ""
+            note = _lacks(report)
         except (AgentDDLError, psycopg.Error) as error:
             clone, note = None, f"no scratch clone: {error_line(error)}"
         yield clone, note
+
+
+def _lacks(report: CloneReport) -> str:
+    """What the clone could not recreate (the what-if verdicts about it are missing)."""
+    if not report.skipped:
+        return ""
+    more = f" and {len(report.skipped) - 3} more" if len(report.skipped) > 3 else ""
+    return "the clone lacks " + "; ".join(report.skipped[:3]) + more
 
 
 def build_and_time(

@@ -39,7 +39,7 @@ Connection = psycopg.Connection[Any]
 
 _EXTENSIONS = """
 SELECT e.extname, n.nspname FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace
-WHERE e.extname NOT IN ('plpgsql', 'pg_stat_statements') ORDER BY 1
+WHERE e.extname NOT IN ('plpgsql', 'pg_stat_statements', 'hypopg') ORDER BY 1
 """
 _ENUMS = """
 SELECT t.typname, ARRAY(SELECT e.enumlabel::text FROM pg_enum AS e WHERE e.enumtypid = t.oid
@@ -123,7 +123,13 @@ def clone_schema(
     created = _tables(source, target, schema, tables, report)
     for table in (t for t in tables if t["relkind"] == "r" and t["relname"] in created):
         progress(f"clone: sampling {schema}.{table['relname']}")
-        report.rows += _copy(source, target, schema, table, rows)
+        try:
+            report.rows += _copy(source, target, schema, table, rows)
+        except psycopg.Error as error:  # the table stays empty in the clone, said so
+            report.skipped.append(
+                f"rows of {table['relname']}: {(error.diag.message_primary or str(error)).strip()}"
+            )
+            continue
         report.tables += 1
     for name, statement in _definitions(source, schema):
         _execute(target, report, name, sql.SQL(statement))

@@ -217,8 +217,10 @@ def _sampling_locks(server: PostgresServer, dsn: str) -> Iterator[set[tuple[str,
     seen: set[tuple[str, str]] = set()
     done = threading.Event()
     database = dsn.rsplit("/", 1)[1]
+    # client sessions only: autovacuum may take its SHARE UPDATE EXCLUSIVE on a catalog
     query = """
         SELECT l.mode, coalesce(c.relname, l.relation::text) FROM pg_locks AS l
+        JOIN pg_stat_activity AS a ON a.pid = l.pid AND a.backend_type = 'client backend'
         LEFT JOIN pg_class AS c ON c.oid = l.relation
         WHERE l.locktype = 'relation' AND l.pid <> pg_backend_pid()
           AND l.database = (SELECT oid FROM pg_database WHERE datname = %s)"""

@@ -59,11 +59,11 @@ class Truth:
 
 TRUTH = {
     "queue": Truth(
-        # jobs_by_lock: Seq Scan on jobs reading 500,001 rows for 2 (150 ms); retry_failed:
-        # jobs_created_idx read backwards through 500,000 entries for the 50 newest failed
-        # jobs of a queue (350 ms); delete_stale_workers: a Seq Scan of 2,000 workers, but
-        # each deleted worker sets jobs.worker_id NULL, a Seq Scan of jobs per worker: 4.6 s
-        # for the stale ones, 2.3 s of it in the foreign key's trigger.
+        # jobs_by_lock: Seq Scan on jobs reading 500,001 rows for 2 (123 ms); retry_failed:
+        # jobs_created_idx read backwards through 49,695 entries for the 50 newest failed
+        # jobs of a queue (20 ms); delete_stale_workers: a Seq Scan of 2,000 workers, but
+        # each deleted worker sets jobs.worker_id NULL, a Seq Scan of jobs per worker: 5.6 s
+        # for the stale ones, 2.8 s of it in the foreign key's trigger.
         unserved=frozenset({"jobs_by_lock", "retry_failed", "delete_stale_workers"}),
         # fetch_job, job_by_id, finish_job, job_events_of: index lookups (< 0.4 ms);
         # purge_done: jobs_created_idx for the 2% oldest (20,016 rows read, their
@@ -75,9 +75,10 @@ TRUTH = {
         ),
         # jobs_kind_idx: no query reads payload->>'kind'; dropping it slows nothing
         redundant=frozenset({"jobs_kind_idx"}),
-        # without jobs_fetch_idx fetch_job 0.3 -> 133 ms and peek_todo 0.07 -> 124 ms; without
-        # jobs_created_idx purge_done reads jobs whole; without job_events_job_idx
-        # job_events_of 0.05 -> 77 ms and purge_done's cascade 0.9 s -> 26 minutes
+        # without jobs_fetch_idx fetch_job 0.5 -> 109 ms and peek_todo 0.05 -> 101 ms; without
+        # jobs_created_idx retry_failed 20 -> 100 ms and purge_done reads jobs whole; without
+        # job_events_job_idx job_events_of 0.05 -> 58 ms and purge_done's cascade 0.6 s -> 14
+        # minutes
         needed=frozenset({"jobs_fetch_idx", "jobs_created_idx", "job_events_job_idx"}),
         uncovered_fks=frozenset({"public.jobs.jobs_worker_id_fkey"}),
         covered_fks=frozenset({"public.job_events.job_events_job_id_fkey"}),

@@ -28,7 +28,7 @@ INSERT INTO workers
 SELECT g, 'host-' || g, now() - (g % 600) * interval '1 minute' FROM generate_series(1, 2000) AS g;
 INSERT INTO jobs
 SELECT g,
-    'queue_' || (g % 10),
+    'queue_' || ((g / 100) % 10),  -- every queue has jobs of every status
     CASE WHEN g % 100 < 4 THEN 'todo' WHEN g % 100 < 6 THEN 'doing' WHEN g % 100 < 7 THEN 'failed'
          ELSE 'succeeded' END,
     (g * 7) % 10,

@@ -147,7 +147,8 @@ class EmbeddedRedis:
         finally:
             client.close()
         raise AgentDDLError(
-            f"redis-server did not answer within {STARTUP_TIMEOUT_SECONDS:.0f} s; log:\n{_tail(self.log_path)}"
+            f"redis-server did not answer within {STARTUP_TIMEOUT_SECONDS:.0f} s; "
+            f"log:\n{_tail(self.log_path)}"
         )
 
     def start(self) -> None:

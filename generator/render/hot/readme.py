@@ -104,7 +104,8 @@ def _commands(key: str, running: int, terminal: int, lease: int) -> str:
         f"""-- once per connection (redis-cli shown; any client's EVALSHA does the same)
 SCRIPT LOAD "<text of fenced_update.lua>"      # -> <update_sha>; likewise the others
 # after claim_run committed (its fencing_token, attempt_no; the worker's lease token)
-EVALSHA <update_sha> {keys} <fencing_token> 1 <lease_token> <tenant> <attempt_no> running <step> 0 {{}} {running} {lease}
+EVALSHA <update_sha> {keys} <fencing_token> 1 <lease_token> <tenant> <attempt_no> \\
+    running <step> 0 {{}} {running} {lease}
 # each heartbeat; each progress report: fenced_update again with version + 1
 EVALSHA <renew_sha> {keys} <fencing_token> <lease_token> {running} {lease}
 # after complete_attempt or fail_attempt committed (PostgreSQL decided: no fence needed)

@@ -59,7 +59,7 @@ def _placement(model: SchemaModel, key: str) -> list[list[str]]:
             "any time: the holder's next heartbeat writes it again",
         ],
         [f"`{key}:lease`", "is the holder alive right now", "Redis", "by its TTL (the holder died)"],
-        [f"`{key}:cancel`", "tell the holder to stop, now", "Redis", "by its TTL; PostgreSQL already says it"],
+        [f"`{key}:cancel`", "tell the holder to stop, now", "Redis", "by its TTL (PostgreSQL says it too)"],
         ["clients, buffers, the step in flight", "nothing after the process", "worker memory", "with it"],
     ]
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from agentddl.generator.profile.units import ByteSize, Duration, parse_duration, parse_size
+from agentddl.generator.profile.units import ByteSize, Duration, format_duration, parse_duration, parse_size
 
 SUPPORTED_MAJORS = (14, 15, 16, 17, 18)
 # Every column name the generated tables use: the tenant column must not collide with one
@@ -234,6 +234,20 @@ class Profile(_Section):
     hot_state: HotState = HotState()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("hot_state")
+    @classmethod
+    def _projection_outlives_a_lease(cls, hot: HotState, info: ValidationInfo) -> HotState:
+        """A holder writes to Redis at least every third of the lease (with each durable
+        renewal): a running TTL of a lease or more never expires under a live holder."""
+        lease = info.data.get("lease")
+        if hot.store == "redis" and isinstance(lease, Lease) and hot.running_ttl < lease.duration:
+            raise ValueError(
+                f"running_ttl ({format_duration(hot.running_ttl)}) is shorter than lease.duration "
+                f"({format_duration(lease.duration)}): a live run's projection would expire under its "
+                "holder; make it at least the lease"
+            )
+        return hot
 
     @property
     def tenant(self) -> str | None:

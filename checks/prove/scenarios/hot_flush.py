@@ -46,6 +46,8 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     watch = ctx.drain_watch(drainer)
     done = watch.finished
     watch.finished = lambda: losses.tick() or bool(done and done())
+    # a run's version moves only at its claim and end: its steps are the progress here
+    watch.progress = lambda: (ctx.observer.progress(NAME), len(ctx.observer.child_rows("checkpoints", NAME)))
     dispatch = ctx.dispatch({s: drainer(s) for s in ctx.slots}, watch)
     counts = _observe(ctx, len(runs), losses)
     ctx.hot.forget([r["run_id"] for r in runs])

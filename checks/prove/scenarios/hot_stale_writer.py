@@ -69,7 +69,7 @@ def _observe(ctx: ScenarioContext, count: int, pairs: int) -> dict[str, Any]:
         "not_taken_over": count - pairs,
         "stale_writes_attempted": len(writes),
         "stale_writes_accepted": sum(1 for line in writes if line["accepted"]),
-        "stale_writes_missing": count * STALE_WRITES - len(writes),
+        "stale_writes_missing": max(0, count * STALE_WRITES - len(writes)),
         "newer_projection_damaged": sum(1 for line in ended if not line["intact"]),
         "cancelled": sum(1 for line in ended if line["how"] == "cancelled"),
         "cancel_missed": sum(1 for line in ended if line["how"] == "cancelled" and not line["seen"]),

@@ -5,17 +5,20 @@ reported broken for the right reason."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hot_weakenings import HOT_WEAKENINGS, HotWeakening
-from profiles import example_profiles, with_version
+from profiles import ROOT, example_profiles, with_version
 
+from agentddl.checks.cli.main import main
 from agentddl.checks.db import PostgresServer, connect
 from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.redis_server import redis_client
 from agentddl.checks.prove import Pool, ProveOptions, ProveRequest, run
 from agentddl.checks.prove.scenarios import HOT_SCENARIOS
-from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import derive
 from agentddl.generator.profile import Profile
 from agentddl.generator.render.hot import render_module
@@ -84,9 +87,39 @@ def test_a_weakened_hot_state_module_is_reported_broken(
     assert any(f"{key}=" in finding.message for key in weakening.expect), finding.message
 
 
-def test_a_hot_scenario_needs_the_hot_store(pg_server_latest: PostgresServer, prove_pool: Pool) -> None:
-    options = replace(SMALL, workers=prove_pool.size, scenarios=("hot_flush",))
-    request = ProveRequest(PROFILES["default"], options, server=pg_server_latest.admin_dsn)
-    needs = r"scenario 'hot_flush' needs a profile with hot_state\.store: redis"
-    with pytest.raises(AgentDDLError, match=needs):
-        run(request, pool=prove_pool)
+def test_a_hot_scenario_needs_the_hot_store(
+    pg_server_latest: PostgresServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)
+    argv = ["prove", "-p", str(ROOT / "schemas" / "default.yaml"), "--server", pg_server_latest.admin_dsn]
+    assert main([*argv, "--scenario", "hot_flush"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "agentddl: scenario 'hot_flush' needs a profile with hot_state.store: redis "
+        "(profile 'default' keeps its hot state in PostgreSQL)"
+    ]
+
+
+def test_a_given_redis_keeps_what_is_not_provess(
+    pg_server_latest: PostgresServer,
+    redis_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--redis: the loss hot_flush stages deletes prove's own keys only; the JSON report."""
+    monkeypatch.delenv("AGENTDDL_DSN", raising=False)
+    client = redis_client(redis_url)
+    client.set("someone:else", "kept")
+    profile = tmp_path / "hot.yaml"
+    profile.write_text("profile: 1\nname: hot\nhot_state: {store: redis}\n")
+    argv = ["prove", "-p", str(profile), "--server", pg_server_latest.admin_dsn, "--redis", redis_url]
+    small = ["--workers", "2", "--runs", "10", "--lease-seconds", "1", "--format", "json"]
+    assert main([*argv, *small, "--scenario", "hot_flush"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (scenario,) = report["scenarios"]
+    assert scenario["held"] and scenario["losses"] == 2
+    assert client.get("someone:else") == b"kept"
+    assert client.keys("agent:run:*") == []  # prove deleted what it wrote
+    client.delete("someone:else")
+    client.close()

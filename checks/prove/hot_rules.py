@@ -39,8 +39,8 @@ class StaleHotWriterRefused(ProveRule):
     PostgreSQL 18 and Redis 7):
     ```text
     error ADP110 [stale-hot-writer-refused] skip_locked/hot_stale_writer
-      stale_writes_accepted=1: Redis writes of a taken-over worker, or under a token it
-      lacks, accepted; newer_projection_damaged=1: runs whose newer projection was not
+      stale_writes_accepted=6: Redis writes of a taken-over worker, or under a token it
+      lacks, accepted; newer_projection_damaged=2: runs whose newer projection was not
       the newer holder's afterwards.
       fix: write the projection only through a Lua script that compares the caller's
         fencing token (and lease token) with the projection's and writes in the same step
@@ -150,10 +150,10 @@ class RedisLossKeepsDurableState(ProveRule):
     on a throwaway server, as a restart without persistence would). Every run must
     succeed with its checkpoints and events exactly 1..n, no holder may give its run up
     (neither for the loss nor for a durable lease renewed too rarely: the runs outlast
-    their lease), and every run still held a step after a loss must have its projection
-    back, under its claim's fencing token. Guarded counts: `loss_untested`,
-    `lost_runs`, `stuck_runs`, `broken_history`, `leases_lost`, `not_rebuilt`,
-    `errors`.
+    their lease, and a sampler looks for a held run whose durable lease ran out), and
+    every run still held a step after a loss must have its projection back, under its
+    claim's fencing token. Guarded counts: `loss_untested`, `lost_runs`, `stuck_runs`,
+    `broken_history`, `leases_lost`, `leases_lapsed`, `not_rebuilt`, `errors`.
 
     ## Why is this bad?
     State kept only in Redis goes with a restart, a failover without replication or an
@@ -168,9 +168,10 @@ class RedisLossKeepsDurableState(ProveRule):
     --lease-seconds 1`, on PostgreSQL 18 and Redis 7):
     ```text
     error ADP112 [redis-loss-keeps-durable-state] skip_locked/hot_flush
-      leases_lost=3: healthy holders that gave their run up (a Redis loss taken for a lost
-      lease, or the durable lease renewed too rarely); not_rebuilt=3: runs still held a
-      step after the loss whose projection was not written again.
+      stuck_runs=3: runs still in progress when nothing moved any more; leases_lost=3:
+      healthy holders that lost their run (Redis loss taken for a lost lease, a lapsed
+      lease); not_rebuilt=5: runs still held a step after the loss whose projection was
+      not written again.
       fix: keep every state change in PostgreSQL, renew the durable lease every third of
         the lease, and answer a missing projection by writing it again from the holder's
         claim and latest checkpoint
@@ -231,7 +232,9 @@ class HotReadAuthorizedInPostgres(ProveRule):
     3 --runs 30 --lease-seconds 1`, on PostgreSQL 18 and Redis 7):
     ```text
     error ADP113 [hot-read-authorized-in-postgres] skip_locked/hot_tenant_read
-      hot_reads_leaked=1: reads that returned another tenant's run or projection.
+      hot_reads_leaked=1: reads that returned another tenant's run or projection;
+      mismatched_projection_served=1: projections shown though not this claim's of this
+      tenant.
       fix: read the durable row with the caller's tenant first (get_run), and add a
         projection only when its tenant and fencing token equal that row's
     ```

@@ -59,7 +59,7 @@ MUST_BE_ZERO = {
     "lost_runs": "runs that ended without succeeding",
     "stuck_runs": "runs still in progress when nothing moved any more",
     "broken_history": "succeeded runs whose checkpoints/events are not exactly 1..steps",
-    "leases_lost": "healthy holders that gave their run up (a Redis loss taken for a lost lease)",
+    "leases_lost": "healthy holders that lost their run (Redis loss taken for a lost lease, a lapsed lease)",
     "leases_lapsed": "held runs whose durable lease ran out while their holder worked (renewed too rarely)",
     "not_rebuilt": "runs still held a step after the loss whose projection was not written again",
     "errors": "named queries or Redis calls that raised",

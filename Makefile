@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit lint-eval clean
+.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-hot-state lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,11 @@ bench-prove: reinstall postgres
 # node and estimated cost, on 16 (the default profile's engine) and 18.
 bench-audit: reinstall postgres
 	$(BIN)/python tests/benchmarks/audit_bench.py --rows 1000000 --versions 16,18
+
+# WAL bytes per heartbeat of a heartbeat-heavy workload (20 runs, a progress report every
+# second of a 60 s lease), hot_state.store none vs redis; fails unless redis writes >= 5x less.
+bench-hot-state: reinstall postgres
+	$(BIN)/python tests/benchmarks/hot_state_wal.py --runs 20 --rounds 120
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval

@@ -12,6 +12,8 @@
 - `dump`: the newest pg_dump and a read-only schema dump; `clone`, `sample`: a user's
   database copied into a scratch one (schema, FK-consistent rows, statistics);
   `schema_read`: a live schema as SQL with table sizes, for the linter.
+- `redis_server`: a real Redis for the hot projection (given, or a throwaway
+  redis-server); `hot_runtime`: the generated redis/hot_state.py, loaded.
 """
 
 from agentddl.checks.db.connect import DatabaseError, connect, database_error, describe_dsn, error_line

@@ -55,6 +55,7 @@ def hygiene_dsn(pg_server_latest: PostgresServer) -> Iterator[str]:
 Argv = Callable[[PostgresServer, str], list[str]]
 RUNS: dict[str, Argv] = {
     "lint": lambda server, dsn: ["lint", str(TRACE / "06_int_to_bigint.sql")],
+    "diff": lambda server, dsn: ["diff", DEFAULT, str(ROOT / "schemas" / "examples" / "lease.yaml")],
     "verify": lambda server, dsn: ["verify", "--dsn", dsn],
     "apply": lambda server, dsn: ["apply", "--profile", DEFAULT, "--server", server.admin_dsn],
     "trace": lambda server, dsn: [

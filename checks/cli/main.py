@@ -14,7 +14,7 @@ import typer
 
 from agentddl.generator.errors import AgentDDLError
 
-COMMANDS = ("generate", "apply", "lint", "trace", "verify", "audit", "prove")
+COMMANDS = ("generate", "apply", "lint", "trace", "verify", "audit", "prove", "bench")
 
 app = typer.Typer(
     name="agentddl",

@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit lint-eval clean
+.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-prove bench-audit bench-hotpath lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,14 @@ bench-prove: reinstall postgres
 # node and estimated cost, on 16 (the default profile's engine) and 18.
 bench-audit: reinstall postgres
 	$(BIN)/python tests/benchmarks/audit_bench.py --rows 1000000 --versions 16,18
+
+# `agentddl bench` figures: the default profile's hot paths as ratios to the durable-commit
+# floor on a durable embedded PostgreSQL 15 (8 clients, 10 s segments), at 10^4..10^6 rows
+# of history, twice (the machine is shared: ranges). Quick look: BENCH_HOTPATH="--duration 2
+# --history 10000 --repeat 1". Every run's JSON: build/bench-hotpath.json.
+BENCH_HOTPATH ?= --pg-version 15 --clients 8 --duration 10 --history 10000,100000,1000000 --repeat 2
+bench-hotpath: reinstall postgres
+	$(BIN)/python tests/benchmarks/bench_hotpath.py $(BENCH_HOTPATH)
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval

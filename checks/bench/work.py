@@ -14,6 +14,7 @@ import json
 import random
 import secrets
 import string
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ EVENT_PAYLOAD = '{"tokens": 512, "tool": "search", "ok": true}'
 SWEEP_BATCH = 100
 SAVES_PER_COMMIT = 100  # building a read run: its checkpoints in batches
 PAYLOAD_VARIANTS = 8
+PREPARE_CLAIM_TRIES = 300
 
 
 class LostClaim(Exception):
@@ -93,13 +95,14 @@ class Client:
 
     def claim(self) -> Claim | None:
         token = secrets.token_hex(16)
+        column = self.profile.tenancy.column
+        home = {column: self.runtime.tenant} if column else {}  # a claim under row-level security takes it
         row = self.call(
-            "claim_run", worker_id=self.worker_id, lease_token=token, lease_seconds=self.lease_seconds
+            "claim_run", **home, worker_id=self.worker_id, lease_token=token, lease_seconds=self.lease_seconds
         )
         self.commit()
         if row is None:
             return None
-        column = self.profile.tenancy.column
         return Claim(
             {column: row[column]} if column else {},
             row["run_id"],
@@ -111,10 +114,14 @@ class Client:
         )
 
     def claim_one(self) -> Claim:
-        claim = self.claim()
-        if claim is None:
-            raise LostClaim("claim_run found no queued run to prepare with")
-        return claim
+        """A claimed run to prepare with; a claim that lost a race (the lease strategy's
+        claims return no row then) is tried again."""
+        for _ in range(PREPARE_CLAIM_TRIES):
+            claim = self.claim()
+            if claim is not None:
+                return claim
+            time.sleep(0.01)
+        raise LostClaim(f"claim_run found no queued run to prepare with in {PREPARE_CLAIM_TRIES} tries")
 
     def complete(self, claim: Claim) -> None:
         if self.call("complete_attempt", **claim.fence, result=RESULT) is None:

@@ -30,6 +30,8 @@ class Figures:
     empty_claims: int = 0
     errors: int = 0
     first_error: str | None = None
+    wal_from: str | None = None  # the WAL it wrote: pg_waldump -s wal_from -e wal_to
+    wal_to: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {key: _rounded(value) for key, value in asdict(self).items()}
@@ -68,6 +70,8 @@ def figures(workload: Workload, measured: list[Measured], delta: Delta) -> Figur
         sum(m.empty for m in measured),
         sum(m.errors for m in measured),
         first_error,
+        delta.wal_from,
+        delta.wal_to,
     )
 
 
@@ -79,6 +83,7 @@ class PathResult:
     figures: Figures
     floor: float  # the one-commit floor's ops/s: mean of the measurements right before and after
     floor2: float | None = None  # the two-commit floor's cycles/s, likewise (when compared with it)
+    floor_cpu_ms: float | None = None  # the floor's CPU per commit, likewise
 
     @property
     def ratio(self) -> float:
@@ -89,6 +94,15 @@ class PathResult:
     def ratio_per_commit(self) -> float:
         """Commits per second this path achieves ÷ the floor's."""
         return self.ratio * self.path.commits
+
+    @property
+    def cpu_per_commit_ratio(self) -> float | None:
+        """CPU per operation ÷ (commits x the floor's CPU per commit): how much more server
+        work each commit does than the floor's (steadier than rates on a busy machine)."""
+        cpu = self.figures.cpu_ms_per_op
+        if cpu is None or not self.floor_cpu_ms:
+            return None
+        return cpu / (self.path.commits * self.floor_cpu_ms)
 
     @property
     def ratio_two_commit(self) -> float | None:
@@ -106,16 +120,19 @@ class PathResult:
             "ratio": _rounded(self.ratio),
             "ratio_per_commit": _rounded(self.ratio_per_commit),
             "ratio_two_commit_floor": _rounded(self.ratio_two_commit),
+            "floor_cpu_ms_per_commit": _rounded(self.floor_cpu_ms),
+            "cpu_per_commit_ratio": _rounded(self.cpu_per_commit_ratio),
             **{k: v for k, v in self.figures.to_json().items() if k != "workload"},
         }
 
 
-def around(segments: list[Figures], index: int, floor: str) -> float:
-    """The mean rate of the nearest `floor` segments before and after `index`."""
+def around(segments: list[Figures], index: int, floor: str, value: str = "ops_per_second") -> float:
+    """The mean `value` of the nearest `floor` segments before and after `index` (0.0:
+    none has it)."""
     before = next((s for s in reversed(segments[:index]) if s.workload == floor), None)
     after = next((s for s in segments[index + 1 :] if s.workload == floor), None)
-    rates = [s.ops_per_second for s in (before, after) if s is not None]
-    return sum(rates) / len(rates) if rates else 0.0
+    found = [getattr(s, value) for s in (before, after) if s is not None and getattr(s, value) is not None]
+    return sum(found) / len(found) if found else 0.0
 
 
 def _rounded(value: Any) -> Any:

@@ -40,7 +40,8 @@ SETTINGS = (
 )
 RAM_FILE_SYSTEMS = frozenset({"tmpfs", "ramfs"})
 SNAPSHOT = """
-SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS wal_position,
+SELECT pg_current_wal_insert_lsn()::text AS lsn,
+    pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS wal_position,
     w.wal_records::float8 AS wal_records, w.wal_fpi::float8 AS wal_fpi,
     d.active_time::float8 AS active_ms, d.xact_commit::float8 AS commits
 FROM pg_stat_wal AS w, pg_stat_database AS d
@@ -51,13 +52,16 @@ WHERE d.datname = current_database()
 @dataclass(frozen=True)
 class Snapshot:
     at: float  # time.monotonic()
-    counters: dict[str, float]  # SNAPSHOT's columns
+    lsn: str  # the WAL insert position (pg_waldump -s/-e reads what a segment wrote)
+    counters: dict[str, float]  # SNAPSHOT's other columns
     backends_ns: int | None  # CPU of the clients' backends (None: not local)
     server_ns: dict[int, int] = field(default_factory=dict)  # pid -> CPU of every server process
 
 
 @dataclass(frozen=True)
 class Delta:
+    wal_from: str  # LSNs around the segment
+    wal_to: str
     seconds: float
     wal_bytes: float
     wal_records: float
@@ -156,13 +160,14 @@ class Observer:
         row = self.conn.execute(SNAPSHOT).fetchone()
         assert row is not None
         names = ("wal_position", "wal_records", "wal_fpi", "active_ms", "commits")
-        counters = dict(zip(names, (float(v or 0) for v in row), strict=True))
+        counters = dict(zip(names, (float(v or 0) for v in row[1:]), strict=True))
         if not self.local:
-            return Snapshot(time.monotonic(), counters, None)
+            return Snapshot(time.monotonic(), row[0], counters, None)
         backends = [process_cpu_ns(pid) for pid in self.backend_pids]
         server = {pid: process_cpu_ns(pid) for pid in children(self.postmaster or 0)}
         return Snapshot(
             time.monotonic(),
+            row[0],
             counters,
             sum(b for b in backends if b is not None),
             {pid: ns for pid, ns in server.items() if ns is not None},
@@ -179,6 +184,8 @@ class Observer:
             used = sum(ns - before.server_ns.get(pid, 0) for pid, ns in after.server_ns.items())
             server = used / 1e6
         return Delta(
+            before.lsn,
+            after.lsn,
             after.at - before.at,
             c1["wal_position"] - c0["wal_position"],
             c1["wal_records"] - c0["wal_records"],

@@ -138,6 +138,7 @@ class _Database:
                 measured[i],
                 around(measured, i, "floor"),
                 around(measured, i, "floor2") if w.two_commit_floor else None,
+                around(measured, i, "floor", "cpu_ms_per_op") or None,
             )
             for i, w in enumerate(order)
             if not w.is_floor

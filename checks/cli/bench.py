@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 EXAMPLES = """
 Examples:
 
-  agentddl bench --profile schemas/default.yaml                # durable embedded server, 10,000 rows
+  agentddl bench --profile schemas/default.yaml         # a durable embedded server, 10,000 rows
 
   agentddl bench -p schemas/default.yaml --history 10000,1000000 --format markdown
 

@@ -121,10 +121,14 @@ class EmbeddedCluster:
     """One initdb'd data dir in a temp dir and the postmaster serving it on 127.0.0.1.
 
     durable: fsync, full_page_writes and synchronous_commit on, the data dir on disk;
-    otherwise (scratch data) all three off, in RAM where there is room."""
+    otherwise (scratch data) all three off, in RAM where there is room. settings: more
+    server settings, over those (e.g. shared_preload_libraries for a benchmark's probes)."""
 
-    def __init__(self, bin_dir: Path, major: int, durable: bool = False) -> None:
+    def __init__(
+        self, bin_dir: Path, major: int, durable: bool = False, settings: dict[str, str] | None = None
+    ) -> None:
         self.bin_dir, self.major, self.durable = bin_dir, major, durable
+        self.settings = dict(settings or {})
         self.user = server_user()
         remove_stale_dirs()
         parent = durable_parent() if durable else scratch_parent()
@@ -183,6 +187,7 @@ class EmbeddedCluster:
         settings = {
             **SERVER_SETTINGS,
             **(DURABLE_SETTINGS if self.durable else {}),
+            **self.settings,
             "port": str(self.port),
             "unix_socket_directories": str(self.root),
         }

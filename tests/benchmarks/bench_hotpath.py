@@ -98,14 +98,18 @@ FIGURES: list[tuple[str, Pick]] = [
     ("floor: commits/s (mean of its measurements)", _floor),
     ("claim + complete ÷ two-commit floor", _path("claim_complete", "ratio_two_commit_floor")),
     ("claim + complete ÷ one-commit floor", _path("claim_complete", "ratio")),
+    ("claim + complete CPU per commit ÷ floor's", _path("claim_complete", "cpu_per_commit_ratio")),
     ("WAL bytes per claim + complete", _path("claim_complete", "wal_bytes_per_op")),
     ("full-page images per claim + complete", _path("claim_complete", "wal_fpi_per_op")),
     ("full step ÷ floor, per commit", _path("step", "ratio_per_commit")),
+    ("full step CPU per commit ÷ floor's", _path("step", "cpu_per_commit_ratio")),
     ("WAL bytes per full step", _path("step", "wal_bytes_per_op")),
     ("heartbeat ÷ floor", _path("heartbeat", "ratio")),
     ("WAL bytes per heartbeat", _path("heartbeat", "wal_bytes_per_op")),
     ("checkpoint save ÷ floor", _path("checkpoint_save", "ratio")),
+    ("checkpoint save CPU ÷ floor's", _path("checkpoint_save", "cpu_per_commit_ratio")),
     ("latest-checkpoint read ÷ floor", _path("checkpoint_read", "ratio")),
+    ("latest-checkpoint read CPU ÷ floor's", _path("checkpoint_read", "cpu_per_commit_ratio")),
     ("lease sweep poll ÷ floor", _path("sweep", "ratio")),
 ]
 SCALED = ["claim_complete", "step", "heartbeat", "checkpoint_save", "checkpoint_read", "sweep"]

@@ -30,7 +30,7 @@ def history(size: int, cpu: float, p50: float) -> HistoryResult:
         fig("floor", 1000),
     ]
     paths = [
-        PathResult(WORKLOADS["claim_complete"], segments[2], 1000.0, 500.0),
+        PathResult(WORKLOADS["claim_complete"], segments[2], 1000.0, 500.0, 0.25),
         PathResult(WORKLOADS["heartbeat"], segments[5], 1000.0),
     ]
     return HistoryResult(size, {"runs": size // 10, "events": size, "outbox": 0}, segments, paths, 12.0)
@@ -58,7 +58,9 @@ def test_ratios_per_path() -> None:
     assert claim.ratio == pytest.approx(0.3)
     assert claim.ratio_per_commit == pytest.approx(0.6)
     assert claim.ratio_two_commit == pytest.approx(0.6)
+    assert claim.cpu_per_commit_ratio == pytest.approx(1.0 / (2 * 0.25))
     assert result().histories[0].paths[1].ratio_two_commit is None
+    assert result().histories[0].paths[1].cpu_per_commit_ratio is None  # no floor CPU known
 
 
 def test_markdown_has_a_table_per_history_and_the_scaling_table() -> None:

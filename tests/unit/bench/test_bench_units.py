@@ -62,7 +62,9 @@ def test_percentile_is_nearest_rank() -> None:
 
 
 def delta(**changes: float | None) -> Delta:
-    values: dict[str, float | None] = {
+    values: dict[str, float | str | None] = {
+        "wal_from": "0/1000000",
+        "wal_to": "0/1001000",
         "seconds": 10.0,
         "wal_bytes": 4000.0,
         "wal_records": 40.0,
@@ -91,6 +93,7 @@ def test_figures_are_per_operation_and_rates_add_up_over_clients() -> None:
     assert found.p50_ms == pytest.approx(1.0)
     assert found.p99_ms == pytest.approx(10.0)
     assert (found.empty_claims, found.errors, found.first_error) == (3, 1, "boom")
+    assert (found.wal_from, found.wal_to) == ("0/1000000", "0/1001000")
 
 
 def test_without_local_backends_cpu_is_the_active_time() -> None:
@@ -110,6 +113,7 @@ def test_a_path_is_divided_by_the_floors_right_before_and_after_it() -> None:
     assert around(measured, 1, "floor") == pytest.approx(90.0)
     assert around(measured, 3, "floor") == pytest.approx(80.0)  # only one floor around it
     assert around(measured, 1, "floor2") == 0.0
+    assert around(measured, 1, "floor", "cpu_ms_per_op") == pytest.approx(0.1)
 
 
 def test_durability_verdict() -> None:

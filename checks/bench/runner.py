@@ -48,7 +48,6 @@ def run(request: BenchRequest, *, clients: Clients | None = None, progress: Prog
     started = time.monotonic()
     histories: list[HistoryResult] = []
     facts: ServerFacts | None = None
-    clients: Clients | None = None
     try:
         with bench_target(request, progress) as target:
             sizes: tuple[int | None, ...] = (None,) if request.dsn is not None else options.histories

@@ -134,7 +134,7 @@ SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query, calls,
     shared_blks_dirtied::float8 / calls AS dirtied
 FROM pg_stat_statements
 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND calls >= 10
-    AND query !~* '(pg_stat|floor_|CHECKPOINT|set_config|SET ROLE|pg_current_wal|pg_settings)'
+    AND query !~* '(pg_stat|floor_|^CHECKPOINT|^BEGIN|^COMMIT|set_config|SET ROLE|pg_current_wal|pg_settings)'
 ORDER BY total_exec_time DESC LIMIT 12
 """
 
@@ -206,19 +206,23 @@ def _plans(dsn: str, model: SchemaModel, label: str) -> None:
             [tenant, EXECUTIONS + 2],
         )
     notices: list[str] = []
+    queries = load_queries(model)
     with connect(dsn, autocommit=False, row_factory=dict_row) as conn:
         conn.add_notice_handler(lambda diagnostic: notices.append(diagnostic.message_primary or ""))
         for setting in (
             "LOAD 'auto_explain'",
             "SET auto_explain.log_min_duration = 0",
             "SET auto_explain.log_level = 'notice'",
-            "SET auto_explain.log_nested_statements = on",
         ):
             conn.execute(setting)
         conn.commit()
         conn.prepare_threshold = 0
-        runtime = Runtime(model, conn, tenant, load_queries(model)).pin("app")
-        seen = _execute_hot_queries(Client(runtime, 0, "unused", 1, 60), notices)
+        client = Client(Runtime(model, conn, tenant, queries).pin("app"), 0, "unused", 1, 60)
+        for _ in range(EXECUTIONS):
+            _hot_queries(client)
+        conn.execute("SELECT 1")  # the last statement's plan arrives when its portal closes
+        conn.commit()
+    seen = _by_query(notices, queries)
     print("| query | execution 1: scans | execution 12: scans |")
     print("|---|---|---|")
     for name, plans in seen.items():
@@ -226,32 +230,47 @@ def _plans(dsn: str, model: SchemaModel, label: str) -> None:
     print()
 
 
-def _execute_hot_queries(client: Client, notices: list[str]) -> dict[str, list[str]]:
-    """Each hot query EXECUTIONS times; the plan text of each execution, by query."""
-    seen: dict[str, list[str]] = defaultdict(list)
+def _hot_queries(client: Client) -> None:
+    """One round of the hot queries, as a worker runs them."""
+    claim = client.claim()
+    assert claim is not None
+    key = {**claim.scope, "run_id": claim.run_id}
+    renew = {"fencing_token": claim.fencing_token, "lease_token": claim.lease_token, "lease_seconds": 60}
+    client.call("heartbeat", **key, **renew)
+    client.append_event(claim)
+    client.save_checkpoint(claim)
+    client.commit()
+    client.call("latest_checkpoint", **key, run_created_at=claim.run_created_at)
+    client.complete(claim)
+    client.call("expire_leases", batch_size=100)
+    client.commit()
 
-    def traced(name: str, action: Any, *arguments: Any, **keywords: Any) -> Any:
-        notices.clear()
-        value = action(*arguments, **keywords)
-        seen[name].append("\n".join(notices))
-        return value
 
-    for _ in range(EXECUTIONS):
-        claim = traced("claim_run", client.claim)
-        assert claim is not None
-        key = {**claim.scope, "run_id": claim.run_id}
-        renew = {"fencing_token": claim.fencing_token, "lease_token": claim.lease_token, "lease_seconds": 60}
-        traced("heartbeat", client.call, "heartbeat", **key, **renew)
-        traced("append_event", client.append_event, claim)
-        traced("save_checkpoint", client.save_checkpoint, claim)
-        client.commit()
-        traced(
-            "latest_checkpoint", client.call, "latest_checkpoint", **key, run_created_at=claim.run_created_at
-        )
-        traced("complete_attempt", client.complete, claim)
-        traced("expire_leases", client.call, "expire_leases", batch_size=100)
-        client.commit()
-    return seen
+HOT = (
+    "claim_run",
+    "heartbeat",
+    "append_event",
+    "save_checkpoint",
+    "latest_checkpoint",
+    "complete_attempt",
+    "expire_leases",
+)
+
+
+def _by_query(notices: list[str], queries: Any) -> dict[str, list[str]]:
+    """auto_explain's plans, by the hot query whose text each begins with."""
+    prefixes = {}
+    for name in HOT:
+        text = " ".join(getattr(queries, name).sql.split())
+        prefixes[name] = text[: min(60, text.find("%(") if "%(" in text else 60)]
+    seen: dict[str, list[str]] = {name: [] for name in HOT}
+    for notice in notices:
+        body = notice.split("Query Text:", 1)[-1]
+        text = " ".join(body.split())
+        for name, prefix in prefixes.items():
+            if text.startswith(prefix):
+                seen[name].append(body)
+    return {name: plans for name, plans in seen.items() if plans}
 
 
 def _scans(plan: str) -> str:

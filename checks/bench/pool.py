@@ -92,9 +92,13 @@ class Clients:
         return [measured[slot][1] for slot in every]
 
     def _ask(self, slots: range | list[int], message: Any, timeout: float) -> dict[int, tuple[str, Any]]:
+        dead: dict[int, tuple[str, Any]] = {}
         for slot in slots:
-            self.slots[slot].conn.send(message)
-        return self._answers(list(slots), timeout)
+            try:
+                self.slots[slot].conn.send(message)
+            except OSError:  # it died (a broken pipe): said as that client's failure
+                dead[slot] = ("failed", "the client process died")
+        return {**self._answers([s for s in slots if s not in dead], timeout), **dead}
 
     def _answers(self, slots: list[int], timeout: float) -> dict[int, tuple[str, Any]]:
         """One answer from each of `slots`; a client that dies or stays silent is an error."""

@@ -41,7 +41,13 @@ from agentddl.generator.profile import load_default_profile
 from agentddl.generator.profile.model import Engine
 
 PATHS = ("claim_complete", "step", "heartbeat", "checkpoint_save", "checkpoint_read", "sweep")
-PROBES = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top"}
+# pg_stat_statements, and WAL kept (bench checkpoints before every segment, which would
+# recycle a segment's WAL before pg_waldump reads it)
+PROBES = {
+    "shared_preload_libraries": "pg_stat_statements",
+    "pg_stat_statements.track": "top",
+    "wal_keep_size": "16GB",
+}
 WALDUMP_LINE = re.compile(r"rmgr: (\w+)\s+len \(rec/tot\):\s+\d+/\s*(\d+).*?desc: (\w+)(.*)")
 BLOCK_REF = re.compile(r"blkref #\d+: rel \d+/\d+/(\d+)(?: fork (\w+))? blk \d+( FPW)?")
 PLAN_SCANS = re.compile(r"((?:Parallel )?(?:Seq|Index|Index Only|Bitmap Heap|Bitmap Index) Scan[^(\n]*)")

@@ -122,7 +122,7 @@ class _Database:
                 stage = Stage(conn, self.model, self.options.clients)
                 if in_place:
                     stage.refuse_live()
-                stage.set_up()
+                stage.set_up(own_tenants=in_place or not history)
                 try:
                     measured, facts = self._measure(conn, stage, history, embedded)
                 finally:

@@ -5,7 +5,9 @@ Clients only ever run the named queries (and the floor's two statements). What a
 runtime never does — making a few thousand queued runs in one statement, creating the
 floor's table pair — is done here, as the connecting user and the schema's owner role.
 Everything bench writes is marked: runs have kind BENCH_KIND, tenants are named
-BENCH_TENANT_PREFIX..., the floor lives in a schema of its own.
+BENCH_TENANT_PREFIX..., the floor lives in a schema of its own. On a seeded scratch
+database the runs go to the history's biggest tenants instead (a busy tenant's keys, not
+a fresh tenant's short key range, are what index maintenance meets in production).
 """
 
 from __future__ import annotations
@@ -45,9 +47,12 @@ class Stage:
     def table(self, name: str) -> sql.Identifier:
         return sql.Identifier(self.model.schema, name)
 
-    def set_up(self) -> None:
+    def set_up(self, own_tenants: bool) -> None:
+        """The floor's tables; the tenants clients work for: bench's own (in place, or on a
+        fresh install), else the seeded history's biggest, whose keys spread over the
+        indexes as a busy tenant's do; whether CHECKPOINT is allowed."""
         self._floor_tables()
-        self.tenants = self._create_tenants()
+        self.tenants = (None if own_tenants else self._biggest_tenants()) or self._create_tenants()
         self.can_checkpoint = self._try_checkpoint()
 
     def _floor_tables(self) -> None:
@@ -87,6 +92,19 @@ class Stage:
             yield
         finally:
             self.conn.execute("RESET ROLE")
+
+    def _biggest_tenants(self) -> list[Any] | None:
+        column = self.profile.tenancy.column
+        if not column:
+            return None
+        with self._owner():
+            rows = self.conn.execute(
+                sql.SQL("SELECT {c} FROM {t} GROUP BY {c} ORDER BY count(*) DESC, {c} LIMIT %s").format(
+                    c=sql.Identifier(column), t=self.table("runs")
+                ),
+                [min(TENANTS, self.clients)],
+            ).fetchall()
+        return [row[0] for row in rows] or None
 
     def _create_tenants(self) -> list[Any]:
         column = self.profile.tenancy.column

@@ -122,8 +122,8 @@ class _Database:
                 stage = Stage(conn, self.model, self.options.clients)
                 if in_place:
                     stage.refuse_live()
-                stage.set_up(own_tenants=in_place or not history)
                 try:
+                    stage.set_up(own_tenants=in_place or not history)
                     measured, facts = self._measure(conn, stage, history, embedded)
                 finally:
                     if in_place:

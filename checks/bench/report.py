@@ -53,9 +53,11 @@ def build_report(result: BenchResult) -> Report:
 def summary(result: BenchResult) -> str:
     paths = len(result.histories[0].paths) if result.histories else 0
     floor = result.histories[0].floor_rate() if result.histories else 0.0
+    sizes = len(result.histories)
     words = (
-        f"bench: {paths} hot paths at {len(result.histories)} history sizes on PostgreSQL "
-        f"{result.server.version} in {result.seconds:.0f} s; the durable-commit floor: {floor:,.0f} commits/s"
+        f"bench: {paths} hot path{'s' * (paths != 1)} at {sizes} history size{'s' * (sizes != 1)} on "
+        f"PostgreSQL {result.server.version} in {result.seconds:.0f} s; the durable-commit floor: "
+        f"{floor:,.0f} commits/s"
     )
     if result.server.not_durable:
         words += " (NOT durable: " + "; ".join(result.server.not_durable) + ")"

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from agentddl.generator.profile import Profile
+
+# Whose runs the claims take: "own" tenants bench creates, the seeded history's "biggest"
+# (a busy tenant's key range), or "auto": biggest on a seeded scratch database, own on a
+# fresh install and in place (a user's database gets tenants of bench's own).
+TenantChoice = Literal["auto", "own", "biggest"]
 
 
 @dataclass(frozen=True)
@@ -15,6 +21,7 @@ class BenchOptions:
     paths: tuple[str, ...] = ()  # hot paths to measure; empty: every one the profile's queries have
     read_depth: int = 1000  # checkpoints of each run the latest-checkpoint read looks at
     checkpoint: bool = True  # CHECKPOINT before each segment (when allowed): comparable full-page images
+    tenants: TenantChoice = "auto"
 
 
 @dataclass(frozen=True)

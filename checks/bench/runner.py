@@ -73,6 +73,8 @@ def validate(request: BenchRequest) -> None:
         raise AgentDDLError(f"--clients {options.clients}: at least 1")
     if not options.duration > 0:
         raise AgentDDLError(f"--duration {options.duration}: a positive number of seconds")
+    if options.tenants not in ("auto", "own", "biggest"):
+        raise AgentDDLError(f"tenants {options.tenants!r}: expected auto, own or biggest")
     if options.read_depth < 1:
         raise AgentDDLError("the latest-checkpoint read needs runs of at least 1 checkpoint")
     if any(h < 0 for h in options.histories) or not options.histories:
@@ -123,7 +125,7 @@ class _Database:
                 if in_place:
                     stage.refuse_live()
                 try:
-                    stage.set_up(own_tenants=in_place or not history)
+                    stage.set_up(own_tenants=self._own_tenants(in_place, history))
                     measured, facts = self._measure(conn, stage, history, embedded)
                 finally:
                     if in_place:
@@ -143,6 +145,11 @@ class _Database:
             if not w.is_floor
         ]
         return HistoryResult(history, rows, measured, paths, time.monotonic() - started), facts
+
+    def _own_tenants(self, in_place: bool, history: int | None) -> bool:
+        if self.options.tenants != "auto":
+            return self.options.tenants == "own"
+        return in_place or not history
 
     def _measure(
         self, conn: psycopg.Connection[Any], stage: Stage, history: int | None, embedded: bool

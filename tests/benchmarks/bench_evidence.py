@@ -110,7 +110,8 @@ def _path_evidence(
 ) -> None:
     with connect(dsn) as conn:
         conn.execute("SELECT pg_stat_statements_reset()")
-    options = BenchOptions(args.clients, args.duration, paths=(path,))
+    # the seeded history's biggest tenants, as bench does on a seeded scratch database
+    options = BenchOptions(args.clients, args.duration, paths=(path,), tenants="biggest")
     result = run(BenchRequest(model.profile, options, dsn=dsn), clients=clients)
     figures = result.histories[0].paths[0].figures
     print(

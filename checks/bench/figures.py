@@ -27,6 +27,7 @@ class Figures:
     wal_records_per_op: float | None
     cpu_ms_per_op: float | None  # the clients' backends (or active time: see the report's cpu source)
     server_cpu_ms_per_op: float | None  # every process of the server, when it is local
+    client_cpu_ms_per_op: float | None = None  # the client processes' own CPU
     empty_claims: int = 0
     errors: int = 0
     first_error: str | None = None
@@ -67,6 +68,7 @@ def figures(workload: Workload, measured: list[Measured], delta: Delta) -> Figur
         per_op(delta.wal_records),
         per_op(cpu),
         per_op(delta.server_cpu_ms),
+        per_op(sum(m.cpu_seconds for m in measured), 1000.0),
         sum(m.empty for m in measured),
         sum(m.errors for m in measured),
         first_error,

@@ -142,6 +142,7 @@ def _mean_figures(measured: list[Figures]) -> Figures:
         avg([m.wal_records_per_op for m in measured]),
         avg([m.cpu_ms_per_op for m in measured]),
         avg([m.server_cpu_ms_per_op for m in measured]),
+        avg([m.client_cpu_ms_per_op for m in measured]),
     )
 
 

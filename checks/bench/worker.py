@@ -54,6 +54,7 @@ class Measured:
     first_error: str | None = None
     latencies: list[float] = field(default_factory=list)  # seconds, one per operation
     seconds: float = 0.0  # from go to the end of its last operation
+    cpu_seconds: float = 0.0  # this client process's own CPU meanwhile (driver, JSON, pickling)
 
 
 def open_client(setup: WorkerSetup, slot: int) -> Client:
@@ -74,6 +75,7 @@ def measure(client: Client, steps: Steps, state: Any, deadline: float) -> Measur
     """Repeat the operation until `deadline` (time.monotonic); a failed operation is
     rolled back and counted, and the loop goes on."""
     out = Measured()
+    cpu = time.process_time()
     started = now = time.monotonic()
     while now < deadline:
         before = now
@@ -93,6 +95,7 @@ def measure(client: Client, steps: Steps, state: Any, deadline: float) -> Measur
         elif done is not None:
             out.empty += 1
     out.seconds = now - started
+    out.cpu_seconds = time.process_time() - cpu
     return out
 
 

@@ -55,6 +55,7 @@ def test_every_hot_path_is_measured_between_two_floors(
     assert saved > 2000  # a 16 kB agent state, compressed
     assert (paths["checkpoint_read"].figures.wal_bytes_per_op or 0.0) < saved / 10
     assert all(s.cpu_ms_per_op and s.cpu_ms_per_op > 0 for s in history.segments)
+    assert all(s.client_cpu_ms_per_op and s.client_cpu_ms_per_op > 0 for s in history.segments)
     assert all(p.cpu_per_commit_ratio and p.cpu_per_commit_ratio > 0 for p in paths.values())
     assert_the_report_says_what_the_server_is(result, pg_server_latest)
 

@@ -80,8 +80,16 @@ def delta(**changes: float | None) -> Delta:
 
 def test_figures_are_per_operation_and_rates_add_up_over_clients() -> None:
     clients = [
-        Measured(ops=6, latencies=[0.001] * 5 + [0.010], seconds=2.0),
-        Measured(ops=4, empty=3, errors=1, first_error="boom", latencies=[0.002] * 4, seconds=1.0),
+        Measured(ops=6, latencies=[0.001] * 5 + [0.010], seconds=2.0, cpu_seconds=0.004),
+        Measured(
+            ops=4,
+            empty=3,
+            errors=1,
+            first_error="boom",
+            latencies=[0.002] * 4,
+            seconds=1.0,
+            cpu_seconds=0.006,
+        ),
     ]
     found = figures(WORKLOADS["claim_complete"], clients, delta())
     assert found.ops == 10
@@ -90,6 +98,7 @@ def test_figures_are_per_operation_and_rates_add_up_over_clients() -> None:
     assert found.wal_fpi_per_op == pytest.approx(0.2)
     assert found.cpu_ms_per_op == pytest.approx(3.0)
     assert found.server_cpu_ms_per_op == pytest.approx(5.0)
+    assert found.client_cpu_ms_per_op == pytest.approx(1.0)
     assert found.p50_ms == pytest.approx(1.0)
     assert found.p99_ms == pytest.approx(10.0)
     assert (found.empty_claims, found.errors, found.first_error) == (3, 1, "boom")

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove")
+COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove", "bench")
 
 app = typer.Typer(
     name="agentddl",

@@ -3,9 +3,7 @@ durable-commit floor."""
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
@@ -101,7 +99,7 @@ def run(args: Arguments, output_format: str, out: TextIO) -> int:
     from agentddl.checks.core.report import render
 
     request = _request(args)
-    with _progress_when_reported() as report_progress:
+    with progress() as report_progress:
         result = bench(request, progress=report_progress)
     report = result.report()
     render(report, output_format, out)
@@ -132,22 +130,6 @@ def _request(args: Arguments) -> BenchRequest:
     )
     validate(request)
     return request
-
-
-@contextlib.contextmanager
-def _progress_when_reported() -> Iterator[Callable[[str], None]]:
-    """A progress callback that shows nothing until the library reports its first line
-    (a server answered), so a usage or connection error stays the one line on stderr."""
-    with contextlib.ExitStack() as stack:
-        shown: list[Callable[[str], None]] = []
-
-        def report(message: str) -> None:
-            if shown:
-                shown[0](message)
-            else:
-                shown.append(stack.enter_context(progress(message)))
-
-        yield report
 
 
 def parse_histories(values: list[str]) -> tuple[int, ...]:

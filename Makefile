@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-audit-reach lint-eval clean
+.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-audit-reach bench-hot-state bench-hotpath lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ generate: reinstall
 	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.docs
+
+# The docs site (docs/, mkdocs.yml) into build/site; `.venv/bin/mkdocs serve` to browse it while editing.
+docs: reinstall
+	$(BIN)/python -m agentddl.checks.docs
+	$(BIN)/mkdocs build --strict
 
 check: reinstall
 	$(BIN)/ruff check generator checks tests
@@ -80,6 +85,19 @@ bench-audit: reinstall postgres
 # the ground truth of tests/integration/audit/test_reach.py, and the audit time.
 bench-audit-reach: reinstall postgres
 	$(BIN)/python tests/benchmarks/audit_reach.py --rows 1000000 --versions 15,18
+
+# WAL bytes per heartbeat of a heartbeat-heavy workload (20 runs, a progress report every
+# second of a 60 s lease), hot_state.store none vs redis; fails unless redis writes >= 5x less.
+bench-hot-state: reinstall postgres
+	$(BIN)/python tests/benchmarks/hot_state_wal.py --runs 20 --rounds 120
+
+# `agentddl bench` figures: the default profile's hot paths as ratios to the durable-commit
+# floor on a durable embedded PostgreSQL 15 (8 clients, 10 s segments), at 10^4..10^6 rows
+# of history, twice (the machine is shared: ranges). Quick look: BENCH_HOTPATH="--duration 2
+# --history 10000 --repeat 1". Every run's JSON: build/bench-hotpath.json.
+BENCH_HOTPATH ?= --pg-version 15 --clients 8 --duration 10 --history 10000,100000,1000000 --repeat 2
+bench-hotpath: reinstall postgres
+	$(BIN)/python tests/benchmarks/bench_hotpath.py $(BENCH_HOTPATH)
 
 # Precision/recall of `agentddl lint` (and squawk, when installed) on the labelled corpus.
 .PHONY: lint-eval

@@ -126,8 +126,7 @@ def audit(
         sample_rows=sample,
         analyze_writes=analyze_writes,
     )
-    first = "audit: in place, read-only" if dsn else f"audit: {rows:,} events"
-    with progress(first) as report_progress:
+    with progress() as report_progress:
         result = audit_family.run(request, report_progress)
     render(result.report(), output_format.value, sys.stdout)
     if not result.passed:

@@ -55,6 +55,8 @@ def diff(
     from agentddl.checks.diff import DiffRequest, run
     from agentddl.generator.errors import AgentDDLError
 
+    if server is not None and dsn is None:
+        raise AgentDDLError("--server holds the fresh install --dsn is compared with: give --dsn too")
     wanted = 1 if dsn else 2
     if len(profiles) != wanted:
         usage = "--dsn DB NEW" if dsn else "OLD NEW"

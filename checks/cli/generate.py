@@ -1,4 +1,5 @@
-"""`agentddl generate`: profile -> schema.sql, the next Alembic revision, queries.sql, PLAN.md."""
+"""`agentddl generate`: profile -> schema.sql, the next Alembic revision, queries.sql, PLAN.md
+(and redis/, the hot projection's keys, scripts and module, with hot_state.store: redis)."""
 
 from __future__ import annotations
 
@@ -71,15 +72,21 @@ def generate(
     dsn: LiveDsn = None,
     server: Server = None,
 ) -> None:
-    """Render the schema, its next Alembic revision, the named queries and the rollout plan."""
+    """Render the schema, its next Alembic revision, the named queries and the rollout plan
+    (and redis/ when the profile keeps its hot state in Redis)."""
     from agentddl.generator.output import write_files
     from agentddl.generator.profile import load_profile
     from agentddl.generator.revision.next import Request, check_generation, plan_generation
 
+    if server is not None and dsn is None:
+        from agentddl.generator.errors import AgentDDLError
+
+        raise AgentDDLError("--server holds the fresh install --dsn is compared with: give --dsn too")
     started = time.perf_counter()
+    loaded = load_profile(profile)  # every mistake in it is located, before the raw text is read
     text = _read(profile)
     request = Request(
-        profile=load_profile(profile),
+        profile=loaded,
         out=out,
         revision_only=revision_only,
         down_revision=down_revision,

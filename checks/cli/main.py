@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import functools
 import sys
-from importlib import metadata
 
 import typer
 
-from agentddl.generator.errors import AgentDDLError
-
-COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove")
+COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove", "bench")
 
 app = typer.Typer(
     name="agentddl",
@@ -22,11 +19,15 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # Plain help: typer's rich help imports rich and markdown-it (~130 ms of a 250 ms --help).
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 
 
 def version() -> str:
+    from importlib import metadata  # ~70 ms: only for --version
+
     try:
         return metadata.version("agentddl")
     except metadata.PackageNotFoundError:  # running from a source tree without an install
@@ -39,10 +40,21 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _print_help(context: typer.Context, value: bool) -> None:
+    if value:
+        typer.echo(context.get_help(), color=context.color)
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     show_version: bool = typer.Option(
         False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+    # Declared here, with a bool default, because typer's own help option has none: it
+    # coerces that None through pydantic (~100 ms) on every subcommand, --help included.
+    show_help: bool = typer.Option(
+        False, "--help", "-h", callback=_print_help, is_eager=True, help="Show this message and exit."
     ),
 ) -> None:
     """Schema, migrations and safety checks for durable agent runtimes on PostgreSQL."""
@@ -60,11 +72,15 @@ def _register() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user mistakes become one line on stderr and exit code 2."""
+    from agentddl.generator.errors import AgentDDLError
+
     _register()
     try:
-        result = app(args=argv, standalone_mode=False)
+        result = app(args=argv, prog_name="agentddl", standalone_mode=False)
     except AgentDDLError as error:
-        print(f"agentddl: {error}", file=sys.stderr)
+        print(f"agentddl: {_one_line(str(error))}", file=sys.stderr)
+        for line in error.details:
+            print(f"  {_one_line(line)}", file=sys.stderr)
         return error.exit_code
     except typer.Exit as done:
         return done.exit_code
@@ -80,6 +96,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         raise
     return result if isinstance(result, int) else 0
+
+
+def _one_line(message: str) -> str:
+    """A message on one line: text quoted from an input (a token, a server's message) may
+    hold line breaks, \r, NEL or U+2028 included."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
 
 
 def _usage_line(error: Exception) -> str:

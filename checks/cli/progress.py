@@ -1,5 +1,9 @@
 """Progress lines for the CLI: a live status on a terminal, plain lines on stderr otherwise
-(CI logs), at most one line every `PLAIN_INTERVAL_SECONDS` unless the stage changes."""
+(CI logs), at most one line every `PLAIN_INTERVAL_SECONDS` unless the stage changes.
+
+Nothing is shown until the library reports its first line (the inputs were read, the
+server answered), so a usage, input or connection error stays the one line on stderr.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,22 @@ PLAIN_INTERVAL_SECONDS = 2.0
 
 
 @contextlib.contextmanager
-def progress(first: str) -> Iterator[Callable[[str], None]]:
-    """A Progress callback for the duration of a with-block, starting at `first`."""
+def progress() -> Iterator[Callable[[str], None]]:
+    """A Progress callback for the duration of a with-block."""
+    with contextlib.ExitStack() as stack:
+        shown: list[Callable[[str], None]] = []
+
+        def report(message: str) -> None:
+            if shown:
+                shown[0](message)
+            else:
+                shown.append(stack.enter_context(_display(message)))
+
+        yield report
+
+
+@contextlib.contextmanager
+def _display(first: str) -> Iterator[Callable[[str], None]]:
     if sys.stderr.isatty():
         from rich.console import Console
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
@@ -34,6 +32,8 @@ Examples:
 refuses a database with live runs, active attempts or undelivered messages. --server
 installs the profile's schema into a scratch database there (needs CREATEDB); with
 neither, an embedded server of --pg-version (default: the profile's engine version).
+A profile with hot_state.store: redis also proves the hot projection in Redis (--redis, else
+a throwaway redis-server): the hot_* scenarios run after the others.
 Exit codes: 0 every scenario held, 1 a scenario broke, 2 usage or connection error.
 """
 EXISTING_NOTE = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
@@ -53,6 +53,7 @@ def prove_command(
     dsn: options.Dsn = None,
     server: options.Server = None,
     pg_version: options.PgVersion = None,
+    redis: options.Redis = None,
     workers: Annotated[int, typer.Option("--workers", help="Worker processes.")] = 8,
     runs: Annotated[int, typer.Option("--runs", help="Queued runs the claim race drains.")] = 2000,
     strategy: Annotated[
@@ -77,7 +78,7 @@ def prove_command(
     if existing:
         print(EXISTING_NOTE, file=sys.stderr)
     arguments = Arguments(
-        profile, dsn, server, pg_version, workers, runs, strategy or [], scenario or [], lease_seconds
+        profile, dsn, server, pg_version, workers, runs, strategy or [], scenario or [], lease_seconds, redis
     )
     raise typer.Exit(run(arguments, queries, seed, output_format.value, sys.stdout))
 
@@ -93,6 +94,7 @@ class Arguments:
     strategies: list[str]
     scenarios: list[str]
     lease_seconds: int
+    redis: str | None = None
 
 
 def run(args: Arguments, queries: Path | None, seed: int, output_format: str, out: TextIO) -> int:
@@ -101,7 +103,7 @@ def run(args: Arguments, queries: Path | None, seed: int, output_format: str, ou
     from agentddl.checks.prove import run as prove
 
     request = _request(args, queries, seed)
-    with _progress_when_reported() as report_progress:
+    with progress() as report_progress:
         result = prove(request, progress=report_progress)
     report = result.report()
     render(report, output_format, out)
@@ -126,23 +128,8 @@ def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
         pg_version=args.pg_version,
         strategies=tuple(_strategies(args.strategies)),
         queries_text=_read(queries),
+        redis=args.redis,
     )
-
-
-@contextlib.contextmanager
-def _progress_when_reported() -> Iterator[Callable[[str], None]]:
-    """A progress callback that shows nothing until the library reports its first line
-    (the server was reached), so a usage or connection error stays the one line on stderr."""
-    with contextlib.ExitStack() as stack:
-        shown: list[Callable[[str], None]] = []
-
-        def report(message: str) -> None:
-            if shown:
-                shown[0](message)
-            else:
-                shown.append(stack.enter_context(progress(message)))
-
-        yield report
 
 
 def _strategies(names: list[str]) -> list[LockStrategy]:
@@ -167,3 +154,5 @@ def _read(path: Path | None) -> str | None:
         return path.read_text(encoding="utf-8")
     except OSError as error:
         raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise AgentDDLError(f"{path}: not UTF-8 text (byte {error.start})") from None

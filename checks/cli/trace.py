@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -99,12 +98,8 @@ def trace_command(
     from agentddl.checks.trace import Limits, TraceRequest, run
 
     # Copying a database or seeding rows is the long wait before the trace: a live status
-    # (or lines on stderr); otherwise stderr stays empty unless something goes wrong.
-    status: contextlib.AbstractContextManager[Callable[[str], None]] = contextlib.nullcontext(_quiet)
-    if dsn is not None:
-        status = progress("copying the schema of the --dsn database")
-    elif rows:
-        status = progress(f"seeding {rows:,} events")
+    # (or lines on stderr) once the library reports it; otherwise stderr stays empty.
+    status = progress() if dsn is not None or rows else contextlib.nullcontext(_quiet)
     with status as report:
         result = run(
             TraceRequest(

@@ -41,7 +41,7 @@ def describe_dsn(dsn: str) -> str:
     """host:port/dbname of a DSN, never its password: for messages and reports."""
     try:
         params = conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError:
+    except (psycopg.ProgrammingError, UnicodeEncodeError):
         return "<unparsable DSN>"
     host = params.get("host") or "localhost"
     return f"{host}:{params.get('port') or 5432}/{params.get('dbname') or ''}"
@@ -67,6 +67,8 @@ def connect(
         params = conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
         raise DatabaseError(f"invalid DSN: {error_line(error)}") from None
+    except UnicodeEncodeError as error:  # undecodable bytes of argv arrive as surrogates
+        raise DatabaseError(f"invalid DSN: not UTF-8 text (character {error.start + 1})") from None
     options = dict(settings or {})
     if read_only:
         options["default_transaction_read_only"] = "on"

@@ -69,27 +69,54 @@ class Runtime:
         self.tenant = tenant
         self.queries = queries if queries is not None else load_queries(model)
         self.names = frozenset(p.name for p in model.access_paths)
+        self.pinned: str | None = None  # the role this connection was pinned to (pin())
 
     def on(self, connection: psycopg.Connection[dict[str, Any]], tenant: Any | None = None) -> Runtime:
         """The same queries on another connection (and tenant: None keeps this one's)."""
         return Runtime(self.model, connection, self.tenant if tenant is None else tenant, self.queries)
 
+    def pin(self, kind: Role = "app") -> Runtime:
+        """Make the connection one role's session for good, as a production worker's pooled
+        connection is: the role (and the tenant) are set once and committed here, and
+        call() no longer sets and resets them around every query, so what is measured on
+        it is the queries alone. A query of another role is then a ValueError."""
+        conn, role = self.connection, self.profile.role(kind)
+        conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+        if self.tenant is not None:
+            conn.execute("SELECT set_config(%s, %s, false)", [TENANT_SETTING, str(self.tenant)])
+        if not conn.autocommit:
+            conn.commit()
+        self.pinned = role
+        return self
+
     def call(self, name: str, **params: Any) -> Any:
         """Run query `name` as its production role; many rows come back as a list. A failed
-        statement rolls a non-autocommit transaction back, and the role is always reset."""
+        statement rolls a non-autocommit transaction back, and the role is always reset
+        (a pinned session keeps its role and tenant: see pin())."""
         if name not in self.names:
             raise KeyError(f"queries.sql has no query named {name!r}")
-        conn = self.connection
         role = production_role(self.profile, name)
+        if self.pinned is not None:
+            if role != self.pinned:
+                raise ValueError(f"{name} runs as {role}, not as this session's pinned role {self.pinned}")
+            return self._run(name, params)
+        conn = self.connection
         if role is not None:
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
         if self.tenant is not None:
             conn.execute("SELECT set_config(%s, %s, false)", [TENANT_SETTING, str(self.tenant)])
+        try:
+            return self._run(name, params)
+        finally:
+            if not conn.closed:
+                conn.execute("RESET ROLE")
+
+    def _run(self, name: str, params: dict[str, Any]) -> Any:
+        """The query itself; a failed statement rolls a non-autocommit transaction back."""
+        conn = self.connection
         try:
             result = getattr(self.queries, name)(conn, **params)
             return list(result) if isinstance(result, Iterator) else result
         finally:
             if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
                 conn.rollback()
-            if not conn.closed:
-                conn.execute("RESET ROLE")

@@ -31,9 +31,15 @@ def load_profile(path: str | Path) -> Profile:
     """Load and validate a profile file; every mistake names file:line:column."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as error:
         raise ProfileError(str(path), 1, 1, f"cannot read profile: {error.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line, column = _end_of(data[: error.start].decode("utf-8"))
+        byte = data[error.start]
+        raise ProfileError(str(path), line, column, f"not UTF-8 text (byte 0x{byte:02x})") from None
     return load_profile_text(text, str(path))
 
 
@@ -44,12 +50,17 @@ def load_default_profile() -> Profile:
 
 
 def load_profile_text(text: str, source: str = "<profile>") -> Profile:
-    node = _compose(text, source)
-    if not isinstance(node, yaml.MappingNode):
-        raise ProfileError(source, *_mark(node), "expected a mapping of profile keys at top level")
     marks: dict[Path_, Mark] = {}
     key_marks: dict[Path_, Mark] = {}
-    data = _to_python(node, (), marks, key_marks, source)
+    try:
+        node = _compose(text, source)
+        if not isinstance(node, yaml.MappingNode):
+            raise ProfileError(source, *_mark(node), "expected a mapping of profile keys at top level")
+        data = _to_python(node, (), marks, key_marks, source)
+    except RecursionError:  # both readers recurse: `[[[[...]]]]`, or `a: &x [*x]` (endless)
+        raise ProfileError(
+            source, 1, 1, "invalid YAML: nested too deeply (or an alias inside itself)"
+        ) from None
     try:
         return Profile.model_validate(data)
     except ValidationError as error:
@@ -80,6 +91,15 @@ def _compose(text: str, source: str) -> yaml.Node | None:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         raise ProfileError(source, line, column, f"invalid YAML: {error.problem}") from None
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow (binary data)
+        line, column = _end_of(text[: error.position])
+        character = f" (#x{error.character:04x})" if isinstance(error.character, int) else ""
+        raise ProfileError(source, line, column, f"invalid YAML: {error.reason}{character}") from None
+
+
+def _end_of(before: str) -> Mark:
+    """The 1-based line and column just after `before` (the text up to a position)."""
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
 
 
 def _mark(node: yaml.Node | None) -> Mark:
@@ -106,8 +126,21 @@ def _to_python(
         return result
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, (*path, i), marks, key_marks, source) for i, item in enumerate(node.value)]
-    loader = yaml.SafeLoader("")
-    return loader.construct_object(node, deep=True)
+    return _scalar(node, source)
+
+
+def _scalar(node: yaml.Node, source: str) -> Any:
+    """A scalar's value; one its tag cannot read (`!!int abc`, `2020-02-30`, an unknown
+    tag) is a ProfileError at the value."""
+    try:
+        return yaml.SafeLoader("").construct_object(node, deep=True)
+    except yaml.MarkedYAMLError as error:
+        raise ProfileError(source, *_mark(node), f"invalid YAML: {error.problem}") from None
+    except (ValueError, KeyError, TypeError, OverflowError) as error:
+        tag = "!!" + node.tag.removeprefix("tag:yaml.org,2002:")
+        reason = str(error.args[0]) if error.args else type(error).__name__
+        message = f"invalid YAML: {node.value!r} is not a valid {tag} ({reason})"
+        raise ProfileError(source, *_mark(node), message) from None
 
 
 def _located(

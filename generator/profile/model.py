@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from agentddl.generator.profile.units import ByteSize, Duration, parse_duration, parse_size
+from agentddl.generator.profile.units import ByteSize, Duration, format_duration, parse_duration, parse_size
 
 SUPPORTED_MAJORS = (14, 15, 16, 17, 18)
 # Every column name the generated tables use: the tenant column must not collide with one
@@ -190,6 +190,26 @@ class Payload(_Section):
     outbox_limit: ByteSize = size_field("64kB", description="Maximum size of one outbox message.")
 
 
+class HotState(_Section):
+    """Where the hot projection of running runs lives (seed 004): current step, progress
+    and heartbeats. PostgreSQL stays the durable record either way."""
+
+    store: Literal["redis", "none"] = Field(
+        "none",
+        description="redis: heartbeats and progress go to Redis (generate writes redis/: key layout, "
+        "Lua scripts, a redis-py module) and PostgreSQL is written on state changes and a lease "
+        "renewal every third of the lease; none: everything in PostgreSQL.",
+    )
+    running_ttl: Duration = duration_field(
+        "24h",
+        description="TTL of a running run's Redis keys, renewed by every heartbeat; a dead worker's "
+        "projection is gone this long after its last one. At least lease.duration.",
+    )
+    terminal_ttl: Duration = duration_field(
+        "1h", description="TTL of a finished or cancelled run's projection and cancel flag in Redis."
+    )
+
+
 class Roles(_Section):
     owner: Identifier | None = Field(None, description="Owner role; default <schema>_owner.")
     app: Identifier | None = Field(None, description="Workers' role; default <schema>_app.")
@@ -211,8 +231,23 @@ class Profile(_Section):
     lease: Lease = Lease()
     payload: Payload = Payload()
     roles: Roles = Roles()
+    hot_state: HotState = HotState()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("hot_state")
+    @classmethod
+    def _projection_outlives_a_lease(cls, hot: HotState, info: ValidationInfo) -> HotState:
+        """A holder writes to Redis at least every third of the lease (with each durable
+        renewal): a running TTL of a lease or more never expires under a live holder."""
+        lease = info.data.get("lease")
+        if hot.store == "redis" and isinstance(lease, Lease) and hot.running_ttl < lease.duration:
+            raise ValueError(
+                f"running_ttl ({format_duration(hot.running_ttl)}) is shorter than lease.duration "
+                f"({format_duration(lease.duration)}): a live run's projection would expire under its "
+                "holder; make it at least the lease"
+            )
+        return hot
 
     @property
     def tenant(self) -> str | None:

@@ -529,6 +529,7 @@ def downgrade() -> None:
 agentddl_profile = """
 {
   "engine": {"version": 16},
+  "hot_state": {"running_ttl": "1d", "store": "none", "terminal_ttl": "1h"},
   "lease": {"duration": "1m", "max_attempts": 5},
   "lock_strategy": "skip_locked",
   "name": "default",
@@ -541,4 +542,4 @@ agentddl_profile = """
   "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
 }
 """
-agentddl_profile_sha256 = '3761f595f4fed67fb7107abfcb5031e199d6606aa799cde1b85ef233d2b77aca'
+agentddl_profile_sha256 = '13852aec4f9c464217918708f66629c97ce18c2bde768da4e03836e23b70d318'

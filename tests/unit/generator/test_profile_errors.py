@@ -33,6 +33,20 @@ CASES = {
         ":4:21: retention.events: expected a duration like 30d, 12h, 15m or 60s, got '30 days'",
     ),
     "duplicate-key": (GOOD + "name: other\n", ":5:1: duplicate key 'name'"),
+    "impossible-date": (
+        GOOD + "extra: 2020-02-30\n",
+        ":5:8: invalid YAML: '2020-02-30' is not a valid !!timestamp (day is out of range for month)",
+    ),
+    "bad-tagged-int": (
+        GOOD.replace("version: 16", "version: !!int abc"),
+        ":3:19: invalid YAML: 'abc' is not",
+    ),
+    "unknown-tag": (
+        GOOD + "name2: !!python/name:os.system x\n",
+        ":5:8: invalid YAML: could not determine a constructor for the tag",
+    ),
+    "alias-inside-itself": (GOOD + "loop: &x [*x]\n", ":1:1: invalid YAML: nested too deeply"),
+    "nested-too-deeply": (GOOD + "deep: " + "[" * 5000 + "]" * 5000 + "\n", ":1:1: invalid YAML: nested too"),
     "renamed-key": (
         GOOD + "lock: lease\n",
         ":5:1: lock: unknown key (renamed: use 'lock_strategy')",
@@ -56,6 +70,30 @@ def test_bad_profile_is_located_and_writes_nothing(
     assert f"{profile}{expected}" in err, err
     assert "Traceback" not in err
     assert not out.exists()
+
+
+BYTES_CASES = {
+    "not-utf8": (b"profile: 1\nname: \xc3\xa9\xff\n", ":2:8: not UTF-8 text (byte 0xff)"),
+    "binary": (
+        b"profile: 1\nname: \x00\x01",
+        ":2:7: invalid YAML: special characters are not allowed (#x0000)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BYTES_CASES))
+def test_profile_that_is_not_text_is_located(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, expected = BYTES_CASES[case]
+    profile = tmp_path / "bad.yaml"
+    profile.write_bytes(data)
+
+    code = main(["generate", str(profile), "--out", str(tmp_path / "out")])
+
+    err = capsys.readouterr().err
+    assert (code, err) == (2, f"agentddl: {profile}{expected}\n")
+    assert not (tmp_path / "out").exists()
 
 
 def test_good_profile_generates(tmp_path: Path) -> None:

@@ -131,6 +131,7 @@ def test_usage_errors_exit_2_before_any_database(
     ("dsn", "message"),
     [
         ("notadsn", 'agentddl: invalid DSN: missing "=" after "notadsn"'),  # was a traceback, exit 1
+        ("postgresql://127.0.0.1:1/\udcff", "agentddl: invalid DSN: not UTF-8 text"),  # argv's bytes 0xff
         ("postgresql://nobody@127.0.0.1:1/none", "agentddl: cannot connect to PostgreSQL at 127.0.0.1:1/"),
     ],
 )

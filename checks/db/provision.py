@@ -32,7 +32,9 @@ def _start_embedded(
         raise
 
 
-def _start(version: int | None, prefer: int | None, durable: bool, preload: tuple[str, ...]) -> PostgresServer:
+def _start(
+    version: int | None, prefer: int | None, durable: bool, preload: tuple[str, ...]
+) -> PostgresServer:
     server = _start_embedded(version, prefer, durable, preload)
     if server is not None:
         return server

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from agentddl.checks.cli import options
+from agentddl.checks.cli.inputs import read_text
 from agentddl.checks.cli.progress import progress
 
 if TYPE_CHECKING:
@@ -149,11 +150,4 @@ def parse_histories(values: list[str]) -> tuple[int, ...]:
 
 
 def _read(path: Path | None) -> str | None:
-    from agentddl.generator.errors import AgentDDLError
-
-    if path is None:
-        return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
+    return None if path is None else read_text(path)

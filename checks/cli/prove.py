@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from agentddl.checks.cli import options
+from agentddl.checks.cli.inputs import read_text
 from agentddl.checks.cli.progress import progress
 
 if TYPE_CHECKING:
@@ -146,13 +147,4 @@ def _strategies(names: list[str]) -> list[LockStrategy]:
 
 
 def _read(path: Path | None) -> str | None:
-    from agentddl.generator.errors import AgentDDLError
-
-    if path is None:
-        return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
-    except UnicodeDecodeError as error:
-        raise AgentDDLError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    return None if path is None else read_text(path)

@@ -110,6 +110,7 @@ def test_a_given_redis_keeps_what_is_not_provess(
     """--redis: the loss hot_flush stages deletes prove's own keys only; the JSON report."""
     monkeypatch.delenv("AGENTDDL_DSN", raising=False)
     client = redis_client(redis_url)
+    client.flushdb()  # the session's Redis: other tests' killed workers leave keys until their TTL
     client.set("someone:else", "kept")
     profile = tmp_path / "hot.yaml"
     profile.write_text("profile: 1\nname: hot\nhot_state: {store: redis}\n")

@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-retention bench-lease-check property-profiles lint-eval clean
+.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-audit-reach bench-hot-state bench-hotpath bench-retention bench-lease-check property-profiles lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,25 @@ bench-prove: reinstall postgres
 # node and estimated cost, on 16 (the default profile's engine) and 18.
 bench-audit: reinstall postgres
 	$(BIN)/python tests/benchmarks/audit_bench.py --rows 1000000 --versions 16,18
+
+# `agentddl audit --dsn` on three schemas agentddl did not generate (a job queue, a
+# checkpoint store, a workflow store) at 1,000,000 rows each: precision and recall against
+# the ground truth of tests/integration/audit/test_reach.py, and the audit time.
+bench-audit-reach: reinstall postgres
+	$(BIN)/python tests/benchmarks/audit_reach.py --rows 1000000 --versions 15,18
+
+# WAL bytes per heartbeat of a heartbeat-heavy workload (20 runs, a progress report every
+# second of a 60 s lease), hot_state.store none vs redis; fails unless redis writes >= 5x less.
+bench-hot-state: reinstall postgres
+	$(BIN)/python tests/benchmarks/hot_state_wal.py --runs 20 --rounds 120
+
+# `agentddl bench` figures: the default profile's hot paths as ratios to the durable-commit
+# floor on a durable embedded PostgreSQL 15 (8 clients, 10 s segments), at 10^4..10^6 rows
+# of history, twice (the machine is shared: ranges). Quick look: BENCH_HOTPATH="--duration 2
+# --history 10000 --repeat 1". Every run's JSON: build/bench-hotpath.json.
+BENCH_HOTPATH ?= --pg-version 15 --clients 8 --duration 10 --history 10000,100000,1000000 --repeat 2
+bench-hotpath: reinstall postgres
+	$(BIN)/python tests/benchmarks/bench_hotpath.py $(BENCH_HOTPATH)
 
 # Partition maintenance under `agentddl trace --load` at 1,000,000 events: how long claims
 # and step writes wait on it (quiet, and while a report's transaction stays open), for the

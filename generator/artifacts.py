@@ -6,6 +6,7 @@ from agentddl.generator.model import derive
 from agentddl.generator.profile import Profile
 from agentddl.generator.render.alembic import REVISION_FILE, render_revision
 from agentddl.generator.render.ddl import render_schema_sql
+from agentddl.generator.render.hot import render_hot_files
 from agentddl.generator.render.plan import render_plan
 from agentddl.generator.render.queries import render_queries
 
@@ -18,5 +19,6 @@ def render_artifacts(profile: Profile) -> dict[str, str]:
         f"versions/{REVISION_FILE}": render_revision(model),
         "queries.sql": render_queries(model),
         "PLAN.md": render_plan(model),
+        **render_hot_files(model),
     }
     return dict(sorted(files.items()))

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 
 class AgentDDLError(Exception):
-    """A user-facing failure: bad input, unreachable server, drift. Never a bug."""
+    """A user-facing failure: bad input, unreachable server, drift. Never a bug.
+
+    The message is one line; `details` are lines the CLI prints after it, indented (e.g.
+    the steps of a plan a refused change needs instead)."""
 
     exit_code = 2
+    details: tuple[str, ...] = ()
 
 
 class ProfileError(AgentDDLError):

@@ -105,3 +105,13 @@ def scratch_dsn(pg_server: PostgresServer) -> Iterator[str]:
     """A fresh empty database on pg_server, dropped after the test."""
     with pg_server.scratch_database() as dsn:
         yield dsn
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real Redis (Debian's redis-server, throwaway, no persistence) for the session:
+    the hot projection's guarantees are Lua scripts and TTLs, which no fake runs."""
+    from agentddl.checks.db.redis_server import open_redis
+
+    with open_redis() as server:
+        yield server.url

@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 
+from agentddl.checks.audit.candidate import Suggestion
 from agentddl.checks.audit.examples import read_samples
 from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.hygiene import CatalogCheck, hygiene_findings
@@ -17,7 +18,8 @@ from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult, Planner, example_params
 from agentddl.checks.audit.result import AuditResult
-from agentddl.checks.audit.suggest import Suggestion, suggest
+from agentddl.checks.audit.sampling import Sampler
+from agentddl.checks.audit.suggest import suggest
 from agentddl.checks.audit.workload import Impact, redundant_indexes
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.progress import Progress, silent
@@ -48,7 +50,7 @@ def audit_database(
     started = time.perf_counter()
     version = conn.info.server_version // 10000
     catalog = read_catalog(conn, model.schema)
-    params = example_params(conn, model, paths, read_samples(conn, model))
+    params = example_params(conn, model, paths, read_samples(conn, model), Sampler(conn, catalog))
     planner = Planner(model, version, options.limits, params)
     progress(f"planning: {len(paths)} access paths" + (" (EXPLAIN ANALYZE)" if options.analyze else ""))
     results = planner.plan_all(conn, paths, analyze=options.analyze, catalog=catalog)

@@ -35,6 +35,10 @@ class ExplainRequest:
 class ExplainError(Exception):
     """The server refused to plan (or run) the statement."""
 
+    def __init__(self, message: str, sqlstate: str | None = None) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
 
 def explain(conn: psycopg.Connection[Any], request: ExplainRequest) -> dict[str, Any]:
     """The JSON plan document (EXPLAIN's single top-level object)."""
@@ -52,7 +56,7 @@ def explain(conn: psycopg.Connection[Any], request: ExplainRequest) -> dict[str,
             cursor.execute(f"EXPLAIN ({options}) {request.sql}", None if request.generic else request.params)
             row = cursor.fetchone()
     except psycopg.Error as error:
-        raise ExplainError(error_line(error)) from error
+        raise ExplainError(error_line(error), error.sqlstate) from error
     assert row is not None
     document = row[0]
     return dict(document[0] if isinstance(document, list) else document)
@@ -64,5 +68,5 @@ def _set_role(conn: psycopg.Connection[Any], role: str) -> None:
     try:
         with conn.transaction():  # a savepoint: a refused SET ROLE leaves the rest usable
             conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(role)))
-    except psycopg.errors.InsufficientPrivilege:
-        return
+    except (psycopg.errors.InsufficientPrivilege, psycopg.errors.UndefinedObject):
+        return  # not a member, or (a clone on another server) no such role

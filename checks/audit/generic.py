@@ -16,7 +16,8 @@ import psycopg
 
 from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
 from agentddl.checks.audit.judge import PLAN_ERRORS, Thresholds, judge
-from agentddl.checks.audit.paths import AuditPath, numbered
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.placeholders import numbered
 from agentddl.checks.audit.plan import Catalog, summarize
 from agentddl.checks.audit.rules.generic_plan_not_served import GenericPlanNotServed
 from agentddl.checks.core.findings import Finding

@@ -11,15 +11,18 @@ index keyed on a JSON blob.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 
+from agentddl.checks.audit.fkactions import ForeignKey, covering
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.audit.rules.index_on_json_blob import IndexOnJsonBlob
 from agentddl.checks.audit.rules.low_cardinality_index import LowCardinalityIndex
 from agentddl.checks.audit.rules.unused_index import UnusedIndex
+from agentddl.checks.audit.usage import Usage, megabytes
 from agentddl.checks.core.findings import Finding
 from agentddl.generator.model import SchemaModel
 
@@ -42,18 +45,21 @@ WHERE n.nspname = %(schema)s AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NO
 
 def hygiene_findings(
     conn: psycopg.Connection[Any],
-    model: SchemaModel,
+    model: SchemaModel | None,
     catalog: Catalog,
     results: Iterable[PathResult],
     fk_indexes: frozenset[str],
     catalog_checks: Sequence[CatalogCheck] = (),
+    in_place: bool = False,
 ) -> list[Finding]:
     """The catalog checks' findings plus the workload rules. fk_indexes: indexes some
-    foreign key's lookup needs (in use even when no query plan shows them)."""
-    schema = model.schema
+    foreign key's lookup needs (in use even when no query plan shows them). In place
+    unused indexes are the caller's: a clone's what-if, else unused_in_place."""
+    schema = catalog.schema
     found = [finding for check in catalog_checks for finding in check(conn, schema)]
     used = {i for r in results if r.plan for i in r.plan.indexes} | fk_indexes
-    found += _unused(catalog, used, _declared_in_use(model))
+    if not in_place and model is not None:
+        found += _unused(catalog, used, _declared_in_use(model))
     stats = {
         (t, c): (float(n), typ) for t, c, n, typ in conn.execute(_COLUMNS, {"schema": schema}).fetchall()
     }
@@ -86,6 +92,68 @@ def _unused(catalog: Catalog, used: set[str], declared: dict[str, bool]) -> list
         and index not in catalog.unique
         and (not declared[index] if index in declared else index not in used)
     ]
+
+
+@dataclass(frozen=True)
+class InPlaceFacts:
+    usage: Usage
+    fks: tuple[ForeignKey, ...]
+    large_rows: float
+
+
+def unused_in_place(catalog: Catalog, used: set[str], facts: InPlaceFacts) -> list[Finding]:
+    """Without a clone to ask: ADA111 for each index of a large table that enforces
+    nothing and no audited path reads (see unused_finding)."""
+    return [
+        unused_finding(catalog, index, facts)
+        for index in sorted(catalog.index_table)
+        if index not in used
+        and index not in catalog.constraint_indexes
+        and index not in catalog.unique
+        and catalog.rows.get(catalog.index_table[index], 0.0) >= facts.large_rows
+    ]
+
+
+def unused_finding(catalog: Catalog, index: str, facts: InPlaceFacts) -> Finding:
+    """ADA111 for an index no audited path reads: a warning when production's counter
+    agrees (0 scans), an info when it does not (a statement outside the workload reads
+    it) or when the index is the only one a foreign key's lookups can use (what dropping
+    it would cost is said)."""
+    table = catalog.index_table[index]
+    usage = facts.usage.of(index)
+    counted = f"pg_stat_user_indexes counts {usage.scans:,} scans since {facts.usage.since}"
+    size = megabytes(usage.bytes)
+    covers = [
+        fk
+        for fk in facts.fks
+        if covering(fk, index, catalog)
+        and not any(covering(fk, other, catalog) for other in catalog.index_table if other != index)
+    ]
+    if covers:
+        fk = covers[0]
+        return UnusedIndex.finding(
+            f"No audited path reads {index} ({size}; {counted}), but it is the only index foreign key "
+            f"{fk.name} can use: without it every DELETE or key UPDATE of a {catalog.qualified(fk.parent)} "
+            f"row scans {catalog.qualified(table)} (~{catalog.rows.get(table, 0.0):,.0f} rows) for "
+            f"referencing rows ({fk.on_delete}).",
+            "keep it while parent rows are deleted or re-keyed; drop it only together with the foreign key",
+            severity="info",
+            object=catalog.qualified(index),
+        )
+    if usage.scans > 0:
+        return UnusedIndex.finding(
+            f"No audited path reads {index} ({size}), yet {counted}: a statement outside the audited "
+            "workload uses it.",
+            "add that statement to the workload (--queries, --from-stats) to judge the index",
+            severity="info",
+            object=catalog.qualified(index),
+        )
+    return UnusedIndex.finding(
+        f"No audited path reads {index} and {counted}: its {size} are written on every change "
+        f"to {catalog.qualified(table)} for no read.",
+        f"DROP INDEX CONCURRENTLY {catalog.qualified(index)}",
+        object=catalog.qualified(index),
+    )
 
 
 def _low_cardinality(catalog: Catalog, stats: dict[tuple[str, str], tuple[float, str]]) -> list[Finding]:

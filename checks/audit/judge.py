@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog, PlanSummary, Scan
@@ -21,6 +21,7 @@ from agentddl.checks.audit.rules.full_index_scan import FullIndexScan
 from agentddl.checks.audit.rules.no_partition_pruning import NoPartitionPruning
 from agentddl.checks.audit.rules.seq_scan_on_large_table import SeqScanOnLargeTable
 from agentddl.checks.audit.rules.skip_scan import SkipScan
+from agentddl.checks.audit.rules.slow_trigger import SlowTrigger
 from agentddl.checks.audit.rules.sort_not_served_by_index import SortNotServedByIndex
 from agentddl.checks.audit.rules.unselective_index_scan import UnselectiveIndexScan
 from agentddl.checks.core.findings import Finding
@@ -43,11 +44,57 @@ def judge(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Threshol
     findings += _first_per_table(f for s in plan.scans if (f := _unselective(path, s, catalog, limits)))
     findings += _sorts(path, plan, catalog, limits)
     findings += _pruning(path, plan, catalog)
-    big = [s for s in plan.scans if s.executed and catalog.rows.get(s.index or "", 0.0) >= limits.large_rows]
+    big = [
+        s
+        for s in plan.scans
+        if s.executed and catalog.rows.get(s.index or "", 0.0) >= limits.large_rows and not read_little(s)
+    ]
     findings += _first_per_table(_skip_scan(path, s) for s in big if s.skip_scan)  # small partial: fine
     findings += _first_per_table(_full_index(path, s, catalog, limits) for s in big if s.full_index)
+    findings += _slow_triggers(path, plan)
     declared = _declared(path, plan, catalog, limits)
     return findings + ([declared] if declared else [])
+
+
+SLOW_TRIGGER_MS = 10.0
+SLOW_TRIGGER_SHARE = 0.5
+
+
+def _slow_triggers(path: AuditPath, plan: PlanSummary) -> list[Finding]:
+    """ADA116: a trigger (a foreign key's action too) that took most of a write's time."""
+    total = plan.actual_ms or 0.0
+    return [
+        SlowTrigger.finding(
+            f"{path.name} spends {t.ms:,.1f} ms of {total:,.1f} ms in "
+            + (f"the action of foreign key {t.constraint}" if t.constraint else f"trigger {t.name}")
+            + f" on {t.relation} ({t.calls:,} call{'s' if t.calls != 1 else ''}): "
+            "the plan does not show that work.",
+            "index what the trigger looks up (for a foreign key: the referencing columns)",
+            object=path.name,
+        )
+        for t in plan.triggers
+        if t.ms >= SLOW_TRIGGER_MS and t.ms >= SLOW_TRIGGER_SHARE * total
+    ]
+
+
+WHOLE_INDEX_SHARE = 0.10  # an index scan that touched fewer of its pages did not read it whole
+FEW_BUFFERS = 8  # an early stop: a descent (root, branch, leaf) and a few heap pages
+
+
+def read_little(scan: Scan) -> bool:
+    """Under ANALYZE, a scan whose leading column is free yet touched only a few pages
+    (a LIMIT met at the first entries): its node's shape says "whole index", its
+    measured work says otherwise. Judged on what it did, not on its shape."""
+    if scan.buffers is None:
+        return False
+    return scan.buffers < max(FEW_BUFFERS, WHOLE_INDEX_SHARE * scan.index_pages)
+
+
+def measured(scan: Scan) -> str:
+    """`; measured: read N rows, returned M, T ms` where ANALYZE ran it ('' otherwise)."""
+    if scan.read is None or scan.returned is None or scan.ms is None:
+        return ""
+    return f" (measured: read {scan.read:,.0f} rows, returned {scan.returned:,.0f}, {scan.ms:,.1f} ms)"
 
 
 def _first_per_table(findings: Iterable[Finding]) -> list[Finding]:
@@ -74,6 +121,7 @@ def _seq_scans(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thr
     findings = []
     for table, scans in by_table.items():
         size = sum(catalog.rows.get(s.relation, 0.0) for s in scans)
+        actual = measured(_summed(scans))
         where = (
             f" ({len(scans)} of {catalog.partitions[table]} partitions)"
             if table in catalog.partitions
@@ -82,12 +130,25 @@ def _seq_scans(path: AuditPath, plan: PlanSummary, catalog: Catalog, limits: Thr
         findings.append(
             SeqScanOnLargeTable.finding(
                 f"{path.name} reads {catalog.schema}.{table}{where}, {size:,.0f} rows, by sequential "
-                f"scan to find ~{sum(s.rows for s in scans):,.0f}: its cost grows with the table.",
+                f"scan to find ~{sum(s.rows for s in scans):,.0f}{actual}: its cost grows with the table.",
                 "add an index leading with the path's equality columns (see the suggestion)",
                 object=path.name,
             )
         )
     return findings
+
+
+def _summed(scans: list[Scan]) -> Scan:
+    """One table's scans (its partitions) as one, for the measured figures."""
+    first = scans[0]
+    if len(scans) == 1 or any(s.read is None for s in scans):
+        return first
+    return replace(
+        first,
+        read=sum(s.read or 0.0 for s in scans),
+        returned=sum(s.returned or 0.0 for s in scans),
+        ms=sum(s.ms or 0.0 for s in scans),
+    )
 
 
 def _unselective(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding | None:
@@ -101,7 +162,7 @@ def _unselective(path: AuditPath, scan: Scan, catalog: Catalog, limits: Threshol
         return None
     return UnselectiveIndexScan.finding(
         f"{path.name} reads ~{fetched:,.0f} index entries of {catalog.schema}.{scan.table} to keep "
-        f"~{scan.rows:,.0f}: the index matches only a prefix of the path's predicate.",
+        f"~{scan.rows:,.0f}{measured(scan)}: the index matches only a prefix of the path's predicate.",
         "extend the index with the columns the filter checks (equality first)",
         object=path.name,
     )
@@ -183,8 +244,8 @@ def _skip_scan(path: AuditPath, scan: Scan) -> Finding:
 
 def _full_index(path: AuditPath, scan: Scan, catalog: Catalog, limits: Thresholds) -> Finding:
     return FullIndexScan.finding(
-        f"{path.name} reads all of {scan.index} on {catalog.schema}.{scan.table}: its condition leaves "
-        "the leading column free, so before PostgreSQL 18 every entry is checked.",
+        f"{path.name} reads all of {scan.index} on {catalog.schema}.{scan.table}{measured(scan)}: its "
+        "condition leaves the leading column free, so before PostgreSQL 18 every entry is checked.",
         "lead an index with the path's equality columns",
         object=path.name,
     )

@@ -10,14 +10,24 @@ index has a path that needs it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from agentddl.checks.audit.writes import write_facts
 from agentddl.checks.db.runtime import load_queries, production_role
 from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
 from agentddl.generator.model.blocks import quote
 
-Kind = str  # read | write | claim | maintenance | health | constraint | user
+Kind = str  # read | write | claim | maintenance | health | constraint | user | stats
+
+
+@dataclass(frozen=True)
+class CallStats:
+    """What pg_stat_statements counted for a statement (--from-stats)."""
+
+    calls: int
+    total_ms: float
+    mean_ms: float
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -28,18 +38,17 @@ class AuditPath:
     table: str | None  # the table the path is about (None: unknown)
     declared: str | None  # the index that should serve it (None: no expectation)
     kind: Kind
-    origin: str  # "queries.sql", "fk", or "file.sql:LINE"
+    origin: str  # "queries.sql", "fk" (the model's), "foreign key" (in place), "file.sql:LINE", ...
     role: str | None = None  # production role it runs as
     examples: dict[str, object] = field(default_factory=dict)  # given values (user files)
     example_exprs: dict[str, str] = field(default_factory=dict)  # SQL expressions (user files)
     example_at: dict[str, str] = field(default_factory=dict)  # param -> "file:line:column"
     plannable: bool = True  # False: catalog work (no plan to judge)
-
-
-def numbered(statement: str) -> str:
-    """%(name)s placeholders as $1, $2, ... (one number per distinct name)."""
-    names: dict[str, int] = {}
-    return re.sub(r"%\((\w+)\)s", lambda m: f"${names.setdefault(m.group(1), len(names) + 1)}", statement)
+    writes: bool = False  # an INSERT, UPDATE, DELETE or MERGE (or a CTE that is one)
+    written: str | None = None  # in place: the write as given, when `sql` is its read part
+    stats: CallStats | None = None  # pg_stat_statements' counters (--from-stats)
+    deletes: tuple[str, ...] = ()  # tables it deletes rows from (their FKs' actions fire)
+    updates: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (table, columns it SETs)
 
 
 def model_paths(model: SchemaModel) -> list[AuditPath]:
@@ -48,6 +57,7 @@ def model_paths(model: SchemaModel) -> list[AuditPath]:
     paths = []
     for access in model.access_paths:
         query = getattr(queries, access.name)
+        facts = write_facts(query.sql)
         paths.append(
             AuditPath(
                 name=access.name,
@@ -59,6 +69,9 @@ def model_paths(model: SchemaModel) -> list[AuditPath]:
                 origin="queries.sql",
                 role=production_role(model.profile, access.name),
                 plannable=access.index is not None,
+                writes=facts.writes,
+                deletes=facts.deletes,
+                updates=facts.updates,
             )
         )
     return paths + fk_paths(model)
@@ -105,6 +118,7 @@ def _lookup(
         declared=index,
         kind="constraint",
         origin="fk",
+        writes=side == "check",  # FOR KEY SHARE locks the rows it finds
     )
 
 

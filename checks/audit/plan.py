@@ -37,9 +37,17 @@ class Catalog:
     partial: frozenset[str] = frozenset()  # root indexes with a WHERE predicate
     methods: dict[str, str] = field(default_factory=dict)  # root index -> access method (btree, gin, ...)
     leaves: dict[str, tuple[str, ...]] = field(default_factory=dict)  # partitioned table -> leaf tables
+    columns: dict[str, tuple[str, ...]] = field(default_factory=dict)  # table -> its columns
+    types: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, column) -> type name
+    index_defs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # root index -> key definitions
+    predicates: dict[str, str] = field(default_factory=dict)  # root index -> its WHERE ('' when none)
+    pages: dict[str, float] = field(default_factory=dict)  # table or index -> pages (partitions summed)
 
     def root(self, name: str) -> str:
         return self.parent.get(name, name)
+
+    def qualified(self, name: str) -> str:
+        return f"{self.schema}.{name}"
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,24 @@ class Scan:
     full_index: bool = False  # before 18: the leading column is free, every entry is read
     fetched: float | None = None  # index entries read before the filter, where the plan tells
     size: float = 0.0  # rows of the relation scanned (a partition's own), from the catalog
+    # under ANALYZE, over all loops: rows it returned, rows it read (returned + removed by
+    # its filter), its time in ms, the shared buffers it touched (None: not executed)
+    index_pages: float = 0.0  # pages of the index scanned (a partition's own), from the catalog
+    returned: float | None = None
+    read: float | None = None
+    ms: float | None = None
+    buffers: int | None = None
+
+
+@dataclass(frozen=True)
+class TriggerTime:
+    """A trigger's time under EXPLAIN ANALYZE of a write (foreign keys' actions too)."""
+
+    name: str
+    relation: str
+    constraint: str | None  # the foreign key an RI trigger enforces
+    ms: float
+    calls: int
 
 
 @dataclass(frozen=True)
@@ -81,6 +107,7 @@ class PlanSummary:
     actual_ms: float | None = None  # execution time under ANALYZE
     buffers: int | None = None  # shared blocks hit + read under ANALYZE
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    triggers: tuple[TriggerTime, ...] = ()  # under ANALYZE of a write
 
     @property
     def indexes(self) -> frozenset[str]:
@@ -124,6 +151,16 @@ def summarize(document: dict[str, Any], catalog: Catalog, version: int) -> PlanS
         actual_ms=document.get("Execution Time"),
         buffers=_buffers(root),
         raw=document,
+        triggers=tuple(
+            TriggerTime(
+                t.get("Trigger Name", ""),
+                catalog.root(t.get("Relation", "")),
+                t.get("Constraint Name"),
+                float(t.get("Time", 0.0)),
+                int(t.get("Calls", 0)),
+            )
+            for t in document.get("Triggers", ())
+        ),
     )
 
 
@@ -156,7 +193,27 @@ def _scan(node: dict[str, Any], catalog: Catalog, version: int) -> Scan:
         full_index=version < 18 and _leading_free(node, index, catalog),
         fetched=_fetched(node, catalog),
         size=catalog.rows.get(relation or table, 0.0),
+        index_pages=catalog.pages.get(node.get("Index Name", ""), 0.0),
+        **_actual(node),
     )
+
+
+def _actual(node: dict[str, Any]) -> dict[str, Any]:
+    """What ANALYZE measured on a scan node, over all its loops (EXPLAIN reports rows
+    and time per loop)."""
+    if "Actual Loops" not in node:
+        return {}
+    loops = float(node["Actual Loops"])
+    returned = float(node.get("Actual Rows", 0.0)) * loops
+    removed = float(node.get("Rows Removed by Filter", 0.0)) * loops
+    removed += float(node.get("Rows Removed by Index Recheck", 0.0)) * loops
+    blocks = node.get("Shared Hit Blocks")
+    return {
+        "returned": returned,
+        "read": returned + removed,
+        "ms": float(node.get("Actual Total Time", 0.0)) * loops,
+        "buffers": int(blocks) + int(node.get("Shared Read Blocks", 0)) if blocks is not None else None,
+    }
 
 
 def _fetched(node: dict[str, Any], catalog: Catalog) -> float | None:

@@ -1,4 +1,14 @@
-"""Plan every access path with its example values and judge it: one PathResult each."""
+"""Plan every access path with its parameter values and judge it: one PathResult each.
+
+How a path is planned, said in its result's `method`:
+- `EXPLAIN ANALYZE`: executed (a scratch database's writes and every read; in place,
+  reads only, and writes with --analyze-writes), in a transaction that is rolled back;
+- `EXPLAIN`: planned only (re-plans, --no-analyze; a read that would write, a volatile
+  function the read-only session refuses; a statement that ran past statement_timeout);
+- `EXPLAIN (GENERIC_PLAN)`: PostgreSQL 16+, for a path with a parameter that has no
+  example and no column to sample a value from;
+- `... of its read part`: in place, the SELECT that finds the rows a write changes.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +23,21 @@ from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.generic import generic_plan_findings
 from agentddl.checks.audit.judge import Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.placeholders import numbered
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
 from agentddl.checks.audit.rules.path_not_plannable import PathNotPlannable
+from agentddl.checks.audit.sampling import Sampler
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db import database_error
+from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
+
+# Running a statement under ANALYZE failed; its plan is still read (EXPLAIN alone)
+PLAN_ONLY_AFTER = {
+    "25006": "it would write",  # read_only_sql_transaction
+    "57014": "it ran past statement_timeout",  # query_canceled
+}
+MODEL_ORIGINS = ("queries.sql", "fk")  # the profile's paths: their values are the model's samples
 
 
 @dataclass(frozen=True)
@@ -26,6 +46,7 @@ class PathResult:
     plan: PlanSummary | None  # None: not plannable (catalog work) or the server refused
     findings: tuple[Finding, ...] = ()
     params: dict[str, object] = field(default_factory=dict)
+    method: str = ""  # how the plan was read (see the module docstring)
 
     @property
     def passed(self) -> bool:
@@ -36,10 +57,21 @@ class PathResult:
 class Planner:
     """What planning every path needs, fixed for one audit."""
 
-    model: SchemaModel
+    model: SchemaModel | None  # None: a database agentddl did not generate (in place)
     version: int  # the server's major
     limits: Thresholds
-    params: dict[str, dict[str, object]]  # path name -> example values
+    params: dict[str, dict[str, object]]  # path name -> parameter values
+    schema_name: str = ""  # the audited schema, when there is no model
+    # --analyze-writes: the read-write session a write runs in (rolled back)
+    writer: psycopg.Connection[Any] | None = field(default=None, compare=False)
+
+    @property
+    def schema(self) -> str:
+        return self.model.schema if self.model is not None else self.schema_name
+
+    @property
+    def tenant_column(self) -> str | None:
+        return self.model.profile.tenancy.column if self.model is not None else None
 
     def plan_all(
         self,
@@ -49,7 +81,7 @@ class Planner:
         analyze: bool,
         catalog: Catalog | None = None,
     ) -> list[PathResult]:
-        catalog = catalog or read_catalog(conn, self.model.schema)
+        catalog = catalog or read_catalog(conn, self.schema)
         return [self.plan_one(conn, p, catalog, analyze=analyze) for p in paths]
 
     def plan_one(
@@ -58,41 +90,99 @@ class Planner:
         params = self.params.get(path.name, {})
         if not path.plannable:
             return PathResult(path, None, (), params)
-        tenant = self.model.profile.tenancy.column
-        request = ExplainRequest(path.sql, params, path.role, params.get(tenant or ""), analyze)
+        missing = [p for p in path.params if p not in params]
+        if missing and self.version < 16:
+            return PathResult(path, None, (self._no_value(path, missing[0]),), params)
         try:
-            summary = summarize(explain(conn, request), catalog, self.version)
+            summary, method = self._explain(conn, path, params, catalog, analyze and not missing)
         except ExplainError as error:
-            failed = PathNotPlannable.finding(
-                f"{path.name}{f' ({path.origin})' if path.kind == 'user' else ''} could not be "
-                f"planned with its example values: {error}",
-                "fix the query or its -- example: values",
-                object=path.name,
-            )
-            return PathResult(path, None, (failed,), params)
+            return PathResult(path, None, (self._refused(path, error),), params)
+        if missing:
+            method = "EXPLAIN (GENERIC_PLAN)"
+        if path.written is not None:
+            method += f" of its read part (the {path.written.split()[0].upper()} is not run)"
         findings = judge(path, summary, catalog, self.limits)
-        if analyze and not any(f.is_error for f in findings):  # the full audit, not a re-plan
-            tenant_value = params.get(tenant or "")
+        if summary.actual_ms is not None and not any(f.is_error for f in findings):  # not a re-plan
+            tenant_value = params.get(self.tenant_column or "")
             findings += generic_plan_findings(conn, path, catalog, self.version, self.limits, tenant_value)
-        return PathResult(path, summary, tuple(findings), params)
+        return PathResult(path, summary, tuple(findings), params, method)
+
+    def _explain(
+        self,
+        conn: psycopg.Connection[Any],
+        path: AuditPath,
+        params: dict[str, object],
+        catalog: Catalog,
+        analyze: bool,
+    ) -> tuple[PlanSummary, str]:
+        tenant = params.get(self.tenant_column or "")
+        generic = any(p not in params for p in path.params)
+        sql = numbered(path.sql) if generic else path.sql
+        request = ExplainRequest(sql, {} if generic else params, path.role, tenant, analyze, generic)
+        if path.writes and path.written is None and self.writer is not None:
+            conn = self.writer  # --analyze-writes: run it, rolled back
+        try:
+            document = explain(conn, request)
+        except ExplainError as error:
+            ran_write = conn is self.writer
+            if not analyze or (error.sqlstate not in PLAN_ONLY_AFTER and not ran_write):
+                raise
+            # a read that would write (a volatile function) or ran past statement_timeout,
+            # a write that failed when run (its sampled row still referenced): planned only
+            why = PLAN_ONLY_AFTER.get(error.sqlstate or "") or f"running it failed: {error}"
+            request = ExplainRequest(sql, params, path.role, tenant, analyze=False)
+            return summarize(explain(conn, request), catalog, self.version), f"EXPLAIN ({why})"
+        return summarize(document, catalog, self.version), "EXPLAIN ANALYZE" if analyze else "EXPLAIN"
+
+    def _refused(self, path: AuditPath, error: ExplainError) -> Finding:
+        where = f" ({path.origin})" if path.kind in ("user", "stats") else ""
+        return PathNotPlannable.finding(
+            f"{path.name}{where} could not be planned with its example values: {error}",
+            "fix the query or its -- example: values",
+            object=path.name,
+        )
+
+    def _no_value(self, path: AuditPath, param: str) -> Finding:
+        return PathNotPlannable.finding(
+            f"{path.name} ({path.origin}) has no value for :{param}: it is compared with no column to "
+            f"sample one from, and PostgreSQL {self.version} has no generic plan to read (16+).",
+            f"add '-- example: {param} = ...' to the query",
+            object=path.name,
+        )
 
 
 def example_params(
-    conn: psycopg.Connection[Any], model: SchemaModel, paths: list[AuditPath], samples: Samples
+    conn: psycopg.Connection[Any],
+    model: SchemaModel | None,
+    paths: list[AuditPath],
+    samples: Samples | None,
+    sampler: Sampler | None = None,
 ) -> dict[str, dict[str, object]]:
-    """Each path's parameter values: sampled for generated queries and FK lookups, the
-    file's `-- example:` values for users' queries (expressions evaluated here)."""
-    tenant = model.profile.tenancy.column
+    """Each path's parameter values: for generated queries and FK lookups the model's
+    samples, for users' queries their `-- example:` values (expressions evaluated here),
+    and for any parameter still without one a value sampled from its column."""
+    tenant = model.profile.tenancy.column if model is not None else None
     found: dict[str, dict[str, object]] = {}
     for path in paths:
-        if path.kind != "user":
+        if path.origin in MODEL_ORIGINS and samples is not None:
             found[path.name] = samples.for_query(path.name, path.params, tenant, path.table)
             continue
-        found[path.name] = {
-            p: samples.values[v[1:]] if v.startswith("@") else _evaluate(conn, path, p, v)
-            for p, v in path.example_exprs.items()
-        }
+        given = {p: _given(conn, path, p, v, samples) for p, v in path.example_exprs.items()}
+        found[path.name] = given | (sampler.values(path, given) if sampler is not None else {})
     return found
+
+
+def _given(
+    conn: psycopg.Connection[Any], path: AuditPath, param: str, value: str, samples: Samples | None
+) -> object:
+    if not value.startswith("@"):
+        return _evaluate(conn, path, param, value)
+    if samples is None or value[1:] not in samples.values:
+        raise AgentDDLError(
+            f"{path.example_at.get(param, path.origin)}: {value} is a sample of an agentddl schema "
+            "(--profile): give a value or a SQL expression"
+        )
+    return samples.values[value[1:]]
 
 
 def _evaluate(conn: psycopg.Connection[Any], path: AuditPath, param: str, expression: str) -> object:
@@ -100,7 +190,8 @@ def _evaluate(conn: psycopg.Connection[Any], path: AuditPath, param: str, expres
     checked to be one expression; the user's own SQL, like the query itself)."""
     try:
         with conn.transaction(force_rollback=True):
-            row = conn.execute(f"SELECT ({expression})".encode()).fetchone()
+            # the comment keeps it out of --from-stats' workload
+            row = conn.execute(f"/* agentddl */ SELECT ({expression})".encode()).fetchone()
     except psycopg.Error as error:
         raise database_error(
             error, f"{path.example_at.get(param, path.origin)}: example {param} = {expression}"

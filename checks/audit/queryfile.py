@@ -1,22 +1,26 @@
-"""Users' own named-query files: aiosql `-- name:` blocks with example parameters.
+"""Users' own named-query files: aiosql `-- name:` blocks, example values optional.
 
     -- name: runs_of_kind(tenant_id, kind)
     -- Runs of one kind, newest first.
     -- index: runs_kind_idx                      (optional: the index you expect)
-    -- example: tenant_id = @hot_tenant          (a value sampled from the seeded data)
-    -- example: kind = 'research'                (a SQL expression the server evaluates)
+    -- example: tenant_id = @hot_tenant          (optional: a value sampled from agentddl's schema)
+    -- example: kind = 'research'                (optional: a SQL expression the server evaluates)
     SELECT ... WHERE r.tenant_id = :tenant_id AND r.kind = :kind
     ORDER BY r.created_at DESC LIMIT 20;
 
-Every block is one SELECT, INSERT, UPDATE, DELETE or MERGE: the audit runs it under
-EXPLAIN ANALYZE in a transaction it rolls back, and a second statement, DDL or
+    -- name: fetch_job                           (no parameter list: aiosql's other form)
+    SELECT ... WHERE j.queue = :queue ...
+
+Every block is one SELECT, INSERT, UPDATE, DELETE or MERGE: on a scratch database the
+audit runs it under EXPLAIN ANALYZE in a transaction it rolls back; in place (--dsn) it
+plans the read part of a write and runs only reads. A second statement, DDL or
 transaction control (a COMMIT would end that transaction) is refused at load.
 
-Every parameter needs an `-- example:` line. A value is `@name` (one of SAMPLE_NAMES,
-read from the seeded database: the biggest tenant, a running run, ...) or one SQL
-expression (`now() - interval '1 hour'`, `(SELECT max(event_id) FROM agent.events)`),
-evaluated inside the audit's rolled-back transaction. Mistakes are reported as
-file:line:column.
+A parameter without an `-- example:` line gets a value sampled from the data the
+audit runs on (`sampling`). An example is `@name` (one of SAMPLE_NAMES, read from an
+agentddl schema: the biggest tenant, a running run, ...) or one SQL expression
+(`now() - interval '1 hour'`, `(SELECT max(event_id) FROM agent.events)`), evaluated
+inside a rolled-back transaction. Mistakes are reported as file:line:column.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ import pglast
 from pglast import ast
 
 from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.placeholders import placeholder_names, psycopg_style
 from agentddl.checks.audit.shape import nodes
+from agentddl.checks.audit.writes import write_facts
 from agentddl.generator.errors import AgentDDLError
 
 SAMPLE_NAMES = (
@@ -47,7 +53,10 @@ SAMPLE_NAMES = (
     "window_start",
     "window_end",
 )
-_NAME = re.compile(r"^--\s*name:\s*([A-Za-z_][\w-]*)")
+_NAME = re.compile(r"^--\s*name:")
+# aiosql's spec: a name, an optional parameter list, an optional operation suffix
+_NAME_SPEC = re.compile(r"^([A-Za-z_][\w-]*)\s*(?:\(([^()]*)\))?\s*(?:<!|\*!|[$^!#])?\s*$")
+_PARAM_LIST = re.compile(r"^\s*(?:[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)?\s*$")
 _EXAMPLE = re.compile(r"^(--\s*example:\s*)(.*)$")
 _INDEX = re.compile(r"^--\s*index:\s*([A-Za-z_]\w*)")
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.+?)\s*$")
@@ -62,6 +71,7 @@ class _Block:
     text: str  # the `-- name:` line itself
     index: str | None
     examples: dict[str, tuple[str, int, int]]  # param -> (value, line, column of the param)
+    declared: tuple[str, ...] | None = None  # the parameter list, when the block has one
 
 
 def load_query_file(path: Path) -> list[AuditPath]:
@@ -81,27 +91,65 @@ def load_query_file(path: Path) -> list[AuditPath]:
         _check_statement(path, block, lines[block.line : end])
         for block, end in zip(blocks, ends, strict=True)
     ]
-    aiosql_log = logging.getLogger("aiosql")
-    level = aiosql_log.level
-    aiosql_log.setLevel(logging.ERROR)  # its "may not be a select" hint: checked above
-    try:
-        queries = aiosql.from_str(text, "psycopg")
-    except Exception as error:  # aiosql raises its own SQLParseException and others
-        raise AgentDDLError(f"{path}: {error}") from error
-    finally:
-        aiosql_log.setLevel(level)
+    for block, end in zip(blocks, ends, strict=True):
+        _check_declared(path, block, lines[block.line : end])
+    queries = _aiosql(path, text, blocks, ends, lines)
     return [
         _path(path, block, getattr(queries, block.name.replace("-", "_")), table)
         for block, table in zip(blocks, tables, strict=True)
     ]
 
 
+def _aiosql(path: Path, text: str, blocks: list[_Block], ends: list[int], lines: list[str]) -> object:
+    """aiosql's reading of the file (`:name` -> `%(name)s`); a block it refuses is
+    reported at the block's line in our words, never as aiosql's message."""
+    aiosql_log = logging.getLogger("aiosql")
+    level = aiosql_log.level
+    aiosql_log.setLevel(logging.ERROR)  # its "may not be a select" hint: checked above
+    try:
+        return aiosql.from_str(text, "psycopg", mandatory_parameters=False)
+    except Exception as error:  # aiosql raises its own SQLParseException and others
+        for block, end in zip(blocks, ends, strict=True):
+            try:
+                aiosql.from_str("\n".join(lines[block.line - 1 : end]), "psycopg", mandatory_parameters=False)
+            except Exception:
+                reason = str(error).split(" at <unknown>")[0]
+                raise AgentDDLError(
+                    f"{path}:{block.line}:1: query {block.name!r}: aiosql cannot read this block ({reason})"
+                ) from error
+        raise AgentDDLError(f"{path}:1:1: not an aiosql query file: {error}") from error
+    finally:
+        aiosql_log.setLevel(level)
+
+
+def _name_block(path: Path, line: str, number: int, blocks: list[_Block]) -> _Block:
+    """The `-- name:` line read as aiosql does: `name`, `name(a, b)`, with an optional
+    operation suffix (`!`, `<!`, `*!`, `^`, `$`, `#`)."""
+    spec_at = line.index(":", line.index("name")) + 1
+    spec = line[spec_at:].strip()
+    column = spec_at + len(line[spec_at:]) - len(line[spec_at:].lstrip()) + 1
+    match = _NAME_SPEC.match(spec)
+    if match is None:
+        raise AgentDDLError(
+            f"{path}:{number}:{column}: expected '-- name: NAME' or '-- name: NAME(PARAM, ...)' "
+            f"(an identifier, then an optional parameter list), got {spec!r}"
+        )
+    name, params = match.group(1), match.group(2)
+    if params is not None and not _PARAM_LIST.match(params):
+        at = column + spec.index("(") + 1
+        raise AgentDDLError(f"{path}:{number}:{at}: query {name!r}: expected parameters NAME, NAME, ...")
+    if any(b.name.replace("-", "_") == name.replace("-", "_") for b in blocks):
+        raise AgentDDLError(f"{path}:{number}:{column}: a second query named {name!r}")
+    declared = tuple(p.strip() for p in params.split(",") if p.strip()) if params is not None else None
+    return _Block(name, number, line, None, {}, declared)
+
+
 def _blocks(path: Path, text: str) -> list[_Block]:
     blocks: list[_Block] = []
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
-        if match := _NAME.match(stripped):
-            blocks.append(_Block(match.group(1), number, line, None, {}))
+        if _NAME.match(stripped):
+            blocks.append(_name_block(path, line, number, blocks))
         elif blocks and (match := _INDEX.match(stripped)):
             blocks[-1].index = match.group(1)
         elif match := _EXAMPLE.match(stripped):
@@ -139,6 +187,19 @@ def _check_statement(path: Path, block: _Block, body: list[str]) -> str | None:
             )
     found = next((n for n in nodes(statements) if isinstance(n, ast.RangeVar)), None)
     return str(found.relname) if found is not None else None
+
+
+def _check_declared(path: Path, block: _Block, body: list[str]) -> None:
+    """With a parameter list, every :name the SQL uses is in it (aiosql's rule)."""
+    if block.declared is None:
+        return
+    sql_lines = [line for line in body if not line.lstrip().startswith("--")]
+    for param in dict.fromkeys(_AIOSQL_PARAM.findall("\n".join(sql_lines))):
+        if param not in block.declared:
+            raise AgentDDLError(
+                f"{path}:{block.line}:1: query {block.name!r} uses :{param}, which its parameter "
+                f"list ({', '.join(block.declared)}) does not declare"
+            )
 
 
 def _error_offset(error: pglast.parser.ParseError, end: int) -> int:
@@ -191,18 +252,15 @@ def _check_expression(path: Path, value: str, line: int, column: int) -> None:
 
 
 def _path(path: Path, block: _Block, query: object, table: str | None) -> AuditPath:
-    statement: str = query.sql  # type: ignore[attr-defined]
-    params = tuple(getattr(query, "parameters", None) or dict.fromkeys(re.findall(r"%\((\w+)\)s", statement)))
-    for param in params:
-        if param not in block.examples:
-            at = block.text.find(param, block.text.index(block.name) + len(block.name))
-            raise AgentDDLError(
-                f"{path}:{block.line}:{at + 1 if at >= 0 else 1}: query {block.name!r} has no "
-                f"'-- example: {param} = ...' line"
-            )
+    statement = psycopg_style(query.sql)  # type: ignore[attr-defined]
+    used = placeholder_names(statement)
+    params = tuple(p for p in (block.declared or ()) if p in used) + tuple(
+        p for p in used if p not in (block.declared or ())
+    )
     for param, (_, line, column) in block.examples.items():
         if param not in params:
             raise AgentDDLError(f"{path}:{line}:{column}: query {block.name!r} has no parameter {param!r}")
+    facts = write_facts(statement)
     return AuditPath(
         name=block.name,
         sql=statement,
@@ -213,4 +271,7 @@ def _path(path: Path, block: _Block, query: object, table: str | None) -> AuditP
         origin=f"{path}:{block.line}",
         example_exprs={p: v for p, (v, _, _) in block.examples.items()},
         example_at={p: f"{path}:{line}:{column}" for p, (_, line, column) in block.examples.items()},
+        writes=facts.writes,
+        deletes=facts.deletes,
+        updates=facts.updates,
     )

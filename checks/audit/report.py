@@ -5,12 +5,17 @@ its path table for text and its pull-request comment for markdown. Every format
 JSON keys (stable): the shared {"tool": "audit", "findings", "summary"} plus
     "server_version", "passed", "seconds", "hypopg" (suggestions were verified with
     hypothetical indexes), "seed" (rows per table, rows_per_second, seconds; absent when
-    the caller seeded the database), "paths": [{"name", "origin", "kind", "table",
-    "declared", "passed", "node", "cost", "rows", "indexes", "actual_ms", "buffers",
-    "findings"}],
+    the caller seeded the database), "in_place" (audit --dsn: {"target", "schema",
+    "redundancy", "suggestions", "note"}: what judged the what-if questions; absent on a
+    scratch database), "paths": [{"name", "origin", "kind", "table", "declared",
+    "passed", "node", "cost", "rows", "indexes", "actual_ms", "buffers", "findings",
+    "method" (how it was planned), "written" (in place: the write whose read part was
+    planned, else null), "calls", "total_ms", "mean_ms" (pg_stat_statements, else null)}],
     "suggestions": [{"path", "table", "ddl", "reason", "verified", "cost_before",
-    "cost_after", "node_after", "remaining"}] (verified: the planner uses the hypothetical
-    index and the plan then passes; remaining: the plan error left when it is used)
+    "cost_after", "node_after", "remaining", "method", "ms_before", "ms_after"}]
+    (verified: the planner uses the index and the plan then passes, and where it was
+    built in a clone the query ran faster; remaining: the plan error left when it is used;
+    method: hypopg, clone or both; ms_*: the clone's timings)
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agentddl.checks.audit.candidate import Suggestion
 from agentddl.checks.audit.planning import PathResult
-from agentddl.checks.audit.suggest import Suggestion
 from agentddl.checks.core.report import Report
 
 if TYPE_CHECKING:
@@ -50,6 +55,8 @@ def details(result: AuditResult) -> dict[str, Any]:
         "seconds": round(result.seconds, 3),
         "hypopg": result.hypopg,
     }
+    if result.in_place is not None:
+        found["in_place"] = asdict(result.in_place)
     if result.seed is not None:
         found["seed"] = {
             "rows": result.seed.rows,
@@ -77,14 +84,21 @@ def _path_dict(r: PathResult) -> dict[str, Any]:
         "actual_ms": plan.actual_ms if plan else None,
         "buffers": plan.buffers if plan else None,
         "findings": [f.code for f in r.findings],
+        "method": r.method or None,
+        "written": r.path.written,
+        "calls": r.path.stats.calls if r.path.stats else None,
+        "total_ms": round(r.path.stats.total_ms, 3) if r.path.stats else None,
+        "mean_ms": round(r.path.stats.mean_ms, 3) if r.path.stats else None,
     }
 
 
 def text_body(result: AuditResult, console: Console) -> None:
     """Every path's verdict, plan node and cost, then the suggested indexes."""
-    table = Table(title=f"access paths on PostgreSQL {result.server_version}")
-    for column in ("path", "result", "plan node", "est. cost", "ms"):
-        table.add_column(column, justify="right" if column in ("est. cost", "ms") else "left")
+    table = Table(title=_title(result))
+    stats = any(r.path.stats for r in result.paths)
+    columns = ("path", "result", "plan node", "est. cost", "ms") + (("calls", "mean ms") if stats else ())
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("path", "result", "plan node") else "right")
     for r in result.paths:
         state = "[green]pass[/]" if r.passed else "[red]FAIL[/]"
         if r.plan is None and r.passed:
@@ -92,8 +106,13 @@ def text_body(result: AuditResult, console: Console) -> None:
         node = escape(r.plan.main_node(r.path.table)) if r.plan else "-"
         cost = f"{r.plan.cost:,.1f}" if r.plan else "-"
         ms = f"{r.plan.actual_ms:.2f}" if r.plan and r.plan.actual_ms is not None else "-"
-        table.add_row(escape(r.path.name), state, node, cost, ms)
+        row = [escape(r.path.name), state, node, cost, ms]
+        if stats:
+            row += [f"{r.path.stats.calls:,}", f"{r.path.stats.mean_ms:,.2f}"] if r.path.stats else ["-", "-"]
+        table.add_row(*row)
     console.print(table)
+    if result.in_place is not None:
+        console.print(escape(_whatif_line(result)))
     for s in result.suggestions:
         console.print(
             f"[bold]suggestion[/] for {escape(s.path)}: {escape(s.ddl)}\n  {escape(s.reason)}"
@@ -101,8 +120,28 @@ def text_body(result: AuditResult, console: Console) -> None:
         )
 
 
+def _title(result: AuditResult) -> str:
+    where = result.in_place
+    if where is None:
+        return f"access paths on PostgreSQL {result.server_version}"
+    return (
+        f"access paths of {where.target} (schema {where.schema}), PostgreSQL {result.server_version}, "
+        "in place (read-only)"
+    )
+
+
+def _whatif_line(result: AuditResult) -> str:
+    where = result.in_place
+    assert where is not None
+    redundancy = f"judged in {where.redundancy}" if where.redundancy else "not judged"
+    line = f"what-if: redundancy for the workload {redundancy}; suggestions verified by {where.suggestions}"
+    return line + (f" ({where.note})" if where.note else "")
+
+
 def verdict(s: Suggestion) -> str:
-    """What hypopg said about a suggestion (or that it could not be asked)."""
+    """What judged a suggestion: hypopg, a build in a clone, both (or nothing)."""
+    if s.method and "clone" in s.method:
+        return _clone_verdict(s)
     if s.verified is None:
         return "not verified (no hypopg on this server): reasoned from the predicate and order columns"
     if s.remaining:
@@ -118,10 +157,26 @@ def verdict(s: Suggestion) -> str:
     return f"hypopg: the planner would not use it (cost {s.cost_before:,.1f} -> {s.cost_after:,.1f})"
 
 
+def _clone_verdict(s: Suggestion) -> str:
+    timed = (
+        f"{s.ms_before:,.2f} ms -> {s.ms_after:,.2f} ms"
+        if s.ms_before is not None and s.ms_after is not None
+        else ""
+    )
+    hypo = "hypopg: the planner uses it; " if s.method.startswith("hypopg") else ""
+    if s.verified:
+        return f"{hypo}built in the scratch clone: used, the query ran {timed}"
+    if s.verified is None:
+        return f"built in the scratch clone, not timed ({timed or 'the query could not run there'})"
+    return f"built in the scratch clone: not used or not faster ({timed})"
+
+
 def markdown_body(result: AuditResult) -> str:
     """The pull-request comment's own part: verdict, seeding, failing paths, suggestions;
     the passing paths folded away in a <details> block (the findings table follows)."""
     lines = [f"PostgreSQL {result.server_version}: {_headline(result)}", ""]
+    if result.in_place is not None:
+        lines += [f"{_title(result)}. {_whatif_line(result)}.", ""]
     if result.seed is not None:
         rows = result.seed.rows
         lines += [

@@ -5,15 +5,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentddl.checks.audit.candidate import Suggestion
 from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.audit.report import audit_report
 from agentddl.checks.audit.rules import all_rules
-from agentddl.checks.audit.suggest import Suggestion
 from agentddl.checks.audit.workload import Impact
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report
 from agentddl.checks.core.rules import Rule
 from agentddl.checks.db.seed import SeedStats
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """An audit of a database in place (`audit --dsn`): what was audited, and what
+    judged the what-if questions."""
+
+    target: str  # host:port/dbname
+    schema: str
+    redundancy: str  # what judged "redundant for the workload" ('' not judged)
+    suggestions: str  # what verified the suggested indexes
+    note: str = ""  # why a what-if method was missing
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,7 @@ class AuditResult:
     seed: SeedStats | None = None  # the scratch database's seeding (None: seeded by the caller)
     hypopg: bool = False  # suggestions were verified with hypothetical indexes
     catalog_rules: tuple[type[Rule], ...] = ()  # the rules of the injected catalog checks
+    in_place: InPlace | None = None  # None: a scratch database the audit (or its caller) seeded
 
     @property
     def findings(self) -> list[Finding]:

@@ -1,10 +1,9 @@
-"""`run(request)`: an audit from start to end, on a scratch database.
+"""`run(request)`: an audit from start to end.
 
-The scratch database lives on the chosen server (`server`, else the `dsn` database's
-server, else an embedded one of `pg_version`) and gets the profile's schema (or, with
-`existing`, a copy of the schema already in the `dsn` database), seeded to volume. The
-user's own tables are never written: seeding only touches the scratch copy, which is
-dropped on every exit path.
+With `dsn`, that database is audited in place (`inplace`): its own data, statistics
+and workload, read-only. Without, the profile's schema goes into a scratch database on
+the chosen server (`server`, else an embedded one of `pg_version`), seeded to volume
+and audited there; the scratch database is dropped on every exit path.
 """
 
 from __future__ import annotations
@@ -18,7 +17,8 @@ import psycopg
 
 from agentddl.checks.audit.baseline import DEFAULT_GROWTH, compare, read_baseline, write_baseline
 from agentddl.checks.audit.database import AuditOptions, audit_database
-from agentddl.checks.audit.existing import copy_schema
+from agentddl.checks.audit.fromstats import DEFAULT_TOP
+from agentddl.checks.audit.inplace import DEFAULT_SAMPLE, InPlaceRequest, audit_in_place
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.result import AuditResult
@@ -35,17 +35,22 @@ DEFAULT_EVENTS = 1_000_000
 
 @dataclass(frozen=True)
 class AuditRequest:
-    model: SchemaModel
-    server: str | None = None  # a server for the scratch database (needs CREATEDB)
-    dsn: str | None = None  # the user's database: `existing` copies its schema
+    model: SchemaModel | None  # the profile's schema and paths (None: in place, no profile)
+    server: str | None = None  # a server for scratch databases (needs CREATEDB)
+    dsn: str | None = None  # the user's database, audited in place
     pg_version: int | None = None  # the embedded server's major, when neither is given
-    existing: bool = False  # audit the schema in `dsn` (a copy), not the profile's
+    existing: bool = False  # deprecated: --dsn audits in place (kept as a no-op alias)
     query_files: tuple[Path, ...] = ()  # users' named-query files, audited too
     events: int = DEFAULT_EVENTS  # events to seed (other tables in proportion)
     options: AuditOptions = field(default_factory=AuditOptions)
     baseline: Path | None = None  # plan baseline: written if missing, else compared
     update_baseline: bool = False
     cost_growth: float = DEFAULT_GROWTH
+    schema: str | None = None  # in place: the schema to audit (default: the only one with tables)
+    from_stats: bool = False  # in place: pg_stat_statements' top statements are the workload too
+    stats_top: int = DEFAULT_TOP
+    sample_rows: int = DEFAULT_SAMPLE  # in place: rows per table in the what-if clone (0: none)
+    analyze_writes: bool = False  # in place: run writes under EXPLAIN ANALYZE, rolled back
 
 
 def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
@@ -53,18 +58,42 @@ def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
     scratch database and judged; compared with the baseline when one is given."""
     if request.existing and not request.dsn:
         raise AgentDDLError("--existing needs --dsn (or AGENTDDL_DSN): the database whose schema to audit")
-    paths = audit_paths(request.model, request.query_files)
     # a corrupt baseline is a usage error found now, not after minutes of seeding
     compare_to = _baseline_to_compare(request)
+    if request.dsn:
+        if request.pg_version is not None:
+            raise AgentDDLError("--pg-version starts an embedded server: not with --dsn (audited in place)")
+        return _with_baseline(audit_in_place(_in_place(request), progress), request, compare_to)
+    for asked, option in ((request.from_stats, "--from-stats"), (request.analyze_writes, "--analyze-writes")):
+        if asked:
+            raise AgentDDLError(f"{option} is for a database audited in place: add --dsn")
+    if request.model is None:
+        raise AgentDDLError("audit needs a profile to seed a scratch database, or --dsn to audit in place")
+    paths = audit_paths(request.model, request.query_files)
     engine = request.model.profile.engine.version
     given = request.server or request.dsn
     progress(f"connecting to {describe_dsn(given)}" if given else "starting an embedded PostgreSQL")
     with (
-        scratch_server(request.server, request.dsn, request.pg_version, prefer=engine) as server,
+        scratch_server(request.server, None, request.pg_version, prefer=engine) as server,
         server.scratch_database() as scratch,
     ):
         result = _audit_scratch(server, scratch, request, paths, progress)
     return _with_baseline(result, request, compare_to)
+
+
+def _in_place(request: AuditRequest) -> InPlaceRequest:
+    return InPlaceRequest(
+        dsn=request.dsn or "",
+        model=request.model,
+        schema=request.schema,
+        query_files=request.query_files,
+        from_stats=request.from_stats,
+        stats_top=request.stats_top,
+        server=request.server,
+        sample_rows=request.sample_rows,
+        analyze_writes=request.analyze_writes,
+        options=request.options,
+    )
 
 
 def audit_paths(model: SchemaModel, query_files: tuple[Path, ...]) -> list[AuditPath]:
@@ -82,12 +111,9 @@ def _audit_scratch(
     progress: Progress,
 ) -> AuditResult:
     model = request.model
-    if request.existing:
-        progress(f"copying schema {model.schema} from {describe_dsn(request.dsn or '')}")
-        copy_schema(server, request.dsn or "", scratch, model.schema)
-    else:
-        progress(f"installing the profile's schema on PostgreSQL {server.version}")
-        _install(server, scratch, model)
+    assert model is not None
+    progress(f"installing the profile's schema on PostgreSQL {server.version}")
+    _install(server, scratch, model)
     progress(f"seeding: {request.events:,} events")
     stats = seed_model(scratch, model, request.events, progress=_seed_progress(progress))
     options = replace(request.options, hypopg=server.has_extension("hypopg"))

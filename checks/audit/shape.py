@@ -10,7 +10,13 @@ sort column last without DESC; this keeps the order the query reads.
 
 A function of the table's columns (`lower(email) = $1`) is keyed as that expression,
 and a LIKE (a prefix pattern) as the column with text_pattern_ops, which serves
-`LIKE 'abc%'` under any collation.
+`LIKE 'abc%'` under any collation. Containment and key tests (`metadata @> $1`,
+`tags && $1`, `doc ? 'k'`) are what a GIN index serves, not a B-tree: they are kept
+apart (`gin`), and the suggestion picks the operator class by the column's type.
+
+A column is this table's only when it is named through the table's alias (or bare)
+in the query level that reads the table: a subquery's output (`latest_at` of
+`(SELECT max(created_at) AS latest_at ...)`) is not a column of the table it reads.
 """
 
 from __future__ import annotations
@@ -24,11 +30,12 @@ import pglast
 from pglast import ast, enums
 from pglast.stream import RawStream
 
-from agentddl.checks.audit.paths import numbered
+from agentddl.checks.audit.placeholders import numbered
 
 RANGE_OPS = ("<", "<=", ">", ">=")
 COMMUTED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "=", "~~": "~~"}
 LIKE_OPS = ("~~",)  # LIKE; ILIKE (~~*) needs a trigram index, not a B-tree
+GIN_OPS = ("@>", "?", "?|", "?&", "&&")  # containment, key existence, overlap
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class IndexShape:
     order: list[KeyPart] = field(default_factory=list)
     range: list[KeyPart] = field(default_factory=list)
     partial: list[str] = field(default_factory=list)  # predicates on constants, alias stripped
+    gin: list[KeyPart] = field(default_factory=list)  # containment/key tests: KeyPart(column, operator)
     # an OR whose every arm constrains the table: no one key serves it, one index per
     # arm does (the planner combines them in a BitmapOr); each arm carries the AND's rest
     arms: list[IndexShape] = field(default_factory=list)
@@ -79,7 +87,7 @@ def index_shapes(statement: str, table: str) -> list[IndexShape]:
         if isinstance(node, ast.SelectStmt | ast.UpdateStmt | ast.DeleteStmt):
             for alias in _aliases_of(node, table):
                 shape = _shape_of(node, alias)
-                if shape.key or shape.arms:
+                if shape.key or shape.arms or shape.gin:
                     shapes.append(shape)
     return shapes
 
@@ -117,15 +125,26 @@ def nodes(node: Any) -> Iterator[Any]:
 
 
 def _aliases_of(statement: Any, table: str) -> list[str]:
+    """The names `table` goes by in this query level's own FROM (joins included; a
+    subquery or function in FROM is a level of its own)."""
     sources = list(getattr(statement, "fromClause", None) or ())
+    sources += list(getattr(statement, "usingClause", None) or ())
     if isinstance(getattr(statement, "relation", None), ast.RangeVar):
         sources.append(statement.relation)
     return [
         str(rv.alias.aliasname if rv.alias else rv.relname)
         for source in sources
-        for rv in nodes(source)
-        if isinstance(rv, ast.RangeVar) and rv.relname == table
+        for rv in _level_range_vars(source)
+        if rv.relname == table
     ]
+
+
+def _level_range_vars(source: Any) -> list[Any]:
+    if isinstance(source, ast.RangeVar):
+        return [source]
+    if isinstance(source, ast.JoinExpr):
+        return _level_range_vars(source.larg) + _level_range_vars(source.rarg)
+    return []
 
 
 def _inner_join_quals(statement: Any, alias: str) -> Iterator[Any]:
@@ -181,7 +200,9 @@ def _read_comparison(term: ast.A_Expr, alias: str, shape: IndexShape) -> None:
     if target is None or _target(right, alias) is not None:
         return  # not about this table, or comparing two of its own columns
     constant = _constant(right)
-    if (term.kind == enums.A_Expr_Kind.AEXPR_IN or op == "=") and constant:
+    if op in GIN_OPS and not target.startswith("("):
+        shape.gin.append(KeyPart(target, op))
+    elif (term.kind == enums.A_Expr_Kind.AEXPR_IN or op == "=") and constant:
         shape.partial.append(_strip(term, alias))
     elif op == "=":
         shape.equality.append(KeyPart(target))

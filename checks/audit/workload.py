@@ -23,6 +23,9 @@ from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.progress import Progress, silent
 
 COST_SLACK = 1.10  # a plan 10% costlier (plus one page) without the index counts as "as good"
+# In a sample clone, a lookup through an equivalent index (a prefix's wider twin) can
+# plan at 9 or at 24: both a few pages. "As good" there allows a few page reads more.
+CLONE_EXTRA_COST = 30.0
 
 
 @dataclass(frozen=True)
@@ -43,21 +46,86 @@ def drop_impact(
 ) -> Impact:
     """Plan every path without `index` (dropped in a rolled-back transaction)."""
     with conn.transaction(force_rollback=True):
-        _drop(conn, planner.model.schema, index, catalog)
-        without = read_catalog(conn, planner.model.schema)
+        _drop(conn, planner.schema, index, catalog)
+        without = read_catalog(conn, planner.schema)
         after = planner.plan_all(conn, paths, analyze=False, catalog=without)
+    return _compared(index, before, after)
+
+
+def _compared(
+    index: str, before: dict[str, PathResult], after: list[PathResult], extra: float = 1.0
+) -> Impact:
     lost, costlier = [], []
     for result in after:
         earlier = before[result.path.name]
         if _errors(result) - _errors(earlier):
             lost.append(result.path.name)
-        elif result.plan and earlier.plan and result.plan.cost > earlier.plan.cost * COST_SLACK + 1:
+        elif result.plan and earlier.plan and result.plan.cost > earlier.plan.cost * COST_SLACK + extra:
             costlier.append(result.path.name)
     return Impact(index, tuple(lost), tuple(costlier), {r.path.name: r for r in after})
 
 
 def _errors(result: PathResult) -> set[str]:
     return {f.code for f in result.findings if f.is_error}
+
+
+def greedy_redundant(
+    conn: psycopg.Connection[Any],
+    planner: Planner,
+    paths: list[AuditPath],
+    catalog: Catalog,
+    candidates: list[str],
+    progress: Progress = silent,
+) -> tuple[list[str], list[Impact]]:
+    """In place, in a scratch clone: the candidates the workload can do without. Each is
+    dropped on top of the earlier ones that left every path as good (one rolled-back
+    transaction), so of two indexes that serve the same paths one goes, never both:
+    the first in `candidates` order (the caller puts the narrower first)."""
+    before = {r.path.name: r for r in planner.plan_all(conn, paths, analyze=False, catalog=catalog)}
+    droppable, impacts = [], []
+    with conn.transaction(force_rollback=True):
+        for n, index in enumerate(candidates, 1):
+            progress(f"workload: without {index} ({n}/{len(candidates)})")
+            impact = _without(conn, planner, paths, index, before, catalog)
+            if impact is None:
+                continue
+            impacts.append(impact)
+            if not impact.lost and not impact.costlier:
+                droppable.append(index)
+    return droppable, impacts
+
+
+def redundant_finding(catalog: Catalog, index: str, judged_in: str) -> Finding:
+    """ADA110 for an index the greedy drop found the workload does without."""
+    return RedundantForWorkload.finding(
+        f"Without {index} every audited path plans as well (judged in {judged_in}: the index dropped "
+        "in a rolled-back transaction, every path re-planned): it only costs writes and space.",
+        f"DROP INDEX CONCURRENTLY {catalog.qualified(index)}",
+        object=catalog.qualified(index),
+    )
+
+
+def _without(
+    conn: psycopg.Connection[Any],
+    planner: Planner,
+    paths: list[AuditPath],
+    index: str,
+    before: dict[str, PathResult],
+    catalog: Catalog,
+) -> Impact | None:
+    """Drop `index` in a savepoint and re-plan: kept dropped when nothing got worse,
+    rolled back otherwise. None when the drop is refused."""
+    impact: Impact | None = None
+    try:
+        with conn.transaction() as savepoint:
+            _drop(conn, planner.schema, index, catalog)
+            after = planner.plan_all(conn, paths, analyze=False, catalog=read_catalog(conn, planner.schema))
+            impact = _compared(index, before, after, CLONE_EXTRA_COST)
+            if impact.lost or impact.costlier:
+                raise psycopg.Rollback(savepoint)
+    except psycopg.Error:
+        return None
+    return impact
 
 
 def _drop(conn: psycopg.Connection[Any], schema: str, index: str, catalog: Catalog) -> None:

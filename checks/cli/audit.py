@@ -1,4 +1,5 @@
-"""`agentddl audit`: every access path served by an index at realistic volume (EXPLAIN)."""
+"""`agentddl audit`: every access path served by an index (EXPLAIN): a database in place
+(`--dsn`), or the profile's schema seeded to volume on a scratch database."""
 
 from __future__ import annotations
 
@@ -14,6 +15,12 @@ from agentddl.checks.cli.progress import progress
 EXAMPLES = """
 Examples:
 
+  agentddl audit --dsn postgresql://me@db/app --queries hot_paths.sql          # in place, read-only
+
+  agentddl audit --dsn postgresql://me@db/app --from-stats --top 30            # pg_stat_statements' workload
+
+  agentddl audit --dsn postgresql://me@db/app --schema billing --queries q.sql --sample 0
+
   agentddl audit                                  # default profile, embedded server, 1,000,000 events
 
   agentddl audit --profile schemas/default.yaml --rows 200000 --queries my_queries.sql
@@ -22,16 +29,20 @@ Examples:
 
   agentddl audit --pg-version 18 --rows 200000    # on an embedded PostgreSQL 18
 
-  agentddl audit --server postgresql://me@db/postgres    # the scratch database on your server
+With --dsn the database is audited in place, on its own data and statistics: a
+read-only session (statement_timeout, lock_timeout) that takes no lock stronger than
+ACCESS SHARE and writes nothing. Its workload: --queries files, --from-stats (the top
+statements of pg_stat_statements), --profile's paths. Writes are planned by their read
+part (--analyze-writes runs them under EXPLAIN ANALYZE, rolled back). What-if questions
+(is an index redundant for the workload, does a suggested index help) go to hypopg when
+the database has it, and to a scratch clone with --sample rows per table, on --server
+or an embedded server of the database's major, never on --dsn's server.
 
-  agentddl audit --dsn postgresql://me@db/app --existing --profile schemas/default.yaml
-
-The schema goes into a scratch database (on --server; else on --dsn's server; else on
-an embedded server of --pg-version, default the profile's engine when installed); with
---existing it is a schema-only copy of the one in --dsn's database, which is never
-written. It is seeded to --rows events and the related rows, analyzed, and every access
-path is planned. Exit codes: 0 every path served and no error finding, 1 a path not
-served (or a baseline regression), 2 usage or connection error.
+Without --dsn the profile's schema goes into a scratch database (on --server, else an
+embedded server of --pg-version, default the profile's engine when installed), seeded to
+--rows events and the related rows, analyzed, and every access path is planned. Exit
+codes: 0 every path served and no error finding, 1 a path not served (or a baseline
+regression), 2 usage or connection error.
 """
 
 
@@ -41,14 +52,31 @@ def audit(
     dsn: Dsn = None,
     pg_version: PgVersion = None,
     existing: Annotated[
-        bool,
-        typer.Option("--existing", help="Audit the schema already in --dsn's database (a copy is seeded)."),
+        bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn audits in place.")
     ] = False,
     queries: Annotated[
         list[Path] | None, typer.Option("--queries", help="Your own named-query file (repeatable).")
     ] = None,
+    from_stats: Annotated[
+        bool,
+        typer.Option("--from-stats", help="With --dsn: pg_stat_statements' top statements are audited too."),
+    ] = False,
+    top: Annotated[
+        int, typer.Option("--top", min=1, help="With --from-stats: how many statements (by total time).")
+    ] = 20,
+    schema: Annotated[
+        str | None, typer.Option("--schema", help="With --dsn: the schema to audit (default: the only one).")
+    ] = None,
+    sample: Annotated[
+        int,
+        typer.Option("--sample", min=0, help="With --dsn: rows per table in the what-if clone (0: none)."),
+    ] = 100_000,
+    analyze_writes: Annotated[
+        bool,
+        typer.Option("--analyze-writes", help="With --dsn: run writes under EXPLAIN ANALYZE (rolled back)."),
+    ] = False,
     rows: Annotated[
-        int, typer.Option("--rows", min=1, help="Events to seed (other tables in proportion).")
+        int, typer.Option("--rows", min=1, help="Without --dsn: events to seed (other tables in proportion).")
     ] = 1_000_000,
     output_format: Format = OutputFormat.text,
     baseline: Annotated[
@@ -60,7 +88,7 @@ def audit(
     ] = 2.0,
     no_analyze: Annotated[bool, typer.Option("--no-analyze", help="Plan only (no EXPLAIN ANALYZE).")] = False,
 ) -> None:
-    """Prove every access path is served by an index at realistic volume (EXPLAIN)."""
+    """Prove every access path is served by an index: a database in place, or a profile at volume."""
     from agentddl.checks import audit as audit_family
     from agentddl.checks import verify
     from agentddl.checks.core.report import render
@@ -69,7 +97,12 @@ def audit(
     from agentddl.generator.model import derive
     from agentddl.generator.profile import load_default_profile, load_profile
 
-    model = derive(load_profile(profile) if profile is not None else load_default_profile())
+    if existing:
+        print("agentddl: --existing is deprecated: --dsn audits that database in place", file=sys.stderr)
+    # --dsn alone audits that database as it is; a profile adds its paths
+    model = derive(load_profile(profile)) if profile is not None else None
+    if model is None and not dsn:
+        model = derive(load_default_profile())
     options = audit_family.AuditOptions(
         analyze=not no_analyze,
         catalog_checks=(verify.index_findings,),  # verify's ADV101-104, in the audit's report
@@ -87,6 +120,11 @@ def audit(
         baseline=baseline,
         update_baseline=update_baseline,
         cost_growth=cost_growth,
+        schema=schema,
+        from_stats=from_stats,
+        stats_top=top,
+        sample_rows=sample,
+        analyze_writes=analyze_writes,
     )
     with progress() as report_progress:
         result = audit_family.run(request, report_progress)

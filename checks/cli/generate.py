@@ -1,4 +1,5 @@
-"""`agentddl generate`: profile -> schema.sql, the next Alembic revision, queries.sql, PLAN.md."""
+"""`agentddl generate`: profile -> schema.sql, the next Alembic revision, queries.sql, PLAN.md
+(and redis/, the hot projection's keys, scripts and module, with hot_state.store: redis)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agentddl.checks.cli.inputs import read_text
 from agentddl.checks.cli.options import Server
 
 if TYPE_CHECKING:
@@ -71,7 +73,8 @@ def generate(
     dsn: LiveDsn = None,
     server: Server = None,
 ) -> None:
-    """Render the schema, its next Alembic revision, the named queries and the rollout plan."""
+    """Render the schema, its next Alembic revision, the named queries and the rollout plan
+    (and redis/ when the profile keeps its hot state in Redis)."""
     from agentddl.generator.output import write_files
     from agentddl.generator.profile import load_profile
     from agentddl.generator.revision.next import Request, check_generation, plan_generation
@@ -82,7 +85,7 @@ def generate(
         raise AgentDDLError("--server holds the fresh install --dsn is compared with: give --dsn too")
     started = time.perf_counter()
     loaded = load_profile(profile)  # every mistake in it is located, before the raw text is read
-    text = _read(profile)
+    text = read_text(profile)
     request = Request(
         profile=loaded,
         out=out,
@@ -104,15 +107,6 @@ def generate(
     write_files(changed, out)
     elapsed = (time.perf_counter() - started) * 1000
     typer.echo(_summary(generation, changed, out, elapsed))
-
-
-def _read(path: Path) -> str:
-    from agentddl.generator.errors import ProfileError
-
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ProfileError(str(path), 1, 1, f"cannot read profile: {error.strerror}") from None
 
 
 def _same(path: Path, text: str) -> bool:

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove")
+COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove", "bench")
 
 app = typer.Typer(
     name="agentddl",
@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         result = app(args=argv, prog_name="agentddl", standalone_mode=False)
     except AgentDDLError as error:
         print(f"agentddl: {_one_line(str(error))}", file=sys.stderr)
+        for line in error.details:
+            print(f"  {_one_line(line)}", file=sys.stderr)
         return error.exit_code
     except typer.Exit as done:
         return done.exit_code

@@ -9,6 +9,8 @@
   embedded server, the major it starts.
 - `--profile`: the agentddl profile (YAML).
 - `--format`: text, json, sarif, github or markdown, for every command that reports findings.
+- `--redis`: the Redis of a profile's hot projection (`hot_state.store: redis`). Default: a
+  throwaway redis-server the command starts. Also $AGENTDDL_REDIS.
 
 CLI modules import only this, typer and the standard library at import time, so
 `agentddl --help` stays fast; the work is imported inside the command.
@@ -24,6 +26,7 @@ import typer
 
 DSN_ENV = "AGENTDDL_DSN"
 SERVER_ENV = "AGENTDDL_SERVER"
+REDIS_ENV = "AGENTDDL_REDIS"
 
 
 class OutputFormat(enum.StrEnum):
@@ -65,3 +68,13 @@ PgVersion = Annotated[
 ]
 Profile = Annotated[Path | None, typer.Option("--profile", "-p", help="agentddl profile (YAML).")]
 Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+Redis = Annotated[
+    str | None,
+    typer.Option(
+        "--redis",
+        envvar=REDIS_ENV,
+        show_envvar=True,
+        help="Redis of the hot projection (hot_state.store: redis), redis://host:port/db; "
+        "default: a throwaway redis-server.",
+    ),
+]

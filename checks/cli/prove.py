@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from agentddl.checks.cli import options
+from agentddl.checks.cli.inputs import read_text
 from agentddl.checks.cli.progress import progress
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ Examples:
 refuses a database with live runs, active attempts or undelivered messages. --server
 installs the profile's schema into a scratch database there (needs CREATEDB); with
 neither, an embedded server of --pg-version (default: the profile's engine version).
+A profile with hot_state.store: redis also proves the hot projection in Redis (--redis, else
+a throwaway redis-server): the hot_* scenarios run after the others.
 Exit codes: 0 every scenario held, 1 a scenario broke, 2 usage or connection error.
 """
 EXISTING_NOTE = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
@@ -51,6 +54,7 @@ def prove_command(
     dsn: options.Dsn = None,
     server: options.Server = None,
     pg_version: options.PgVersion = None,
+    redis: options.Redis = None,
     workers: Annotated[int, typer.Option("--workers", help="Worker processes.")] = 8,
     runs: Annotated[int, typer.Option("--runs", help="Queued runs the claim race drains.")] = 2000,
     strategy: Annotated[
@@ -75,7 +79,7 @@ def prove_command(
     if existing:
         print(EXISTING_NOTE, file=sys.stderr)
     arguments = Arguments(
-        profile, dsn, server, pg_version, workers, runs, strategy or [], scenario or [], lease_seconds
+        profile, dsn, server, pg_version, workers, runs, strategy or [], scenario or [], lease_seconds, redis
     )
     raise typer.Exit(run(arguments, queries, seed, output_format.value, sys.stdout))
 
@@ -91,6 +95,7 @@ class Arguments:
     strategies: list[str]
     scenarios: list[str]
     lease_seconds: int
+    redis: str | None = None
 
 
 def run(args: Arguments, queries: Path | None, seed: int, output_format: str, out: TextIO) -> int:
@@ -124,6 +129,7 @@ def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
         pg_version=args.pg_version,
         strategies=tuple(_strategies(args.strategies)),
         queries_text=_read(queries),
+        redis=args.redis,
     )
 
 
@@ -141,13 +147,4 @@ def _strategies(names: list[str]) -> list[LockStrategy]:
 
 
 def _read(path: Path | None) -> str | None:
-    from agentddl.generator.errors import AgentDDLError
-
-    if path is None:
-        return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise AgentDDLError(f"{path}: cannot read: {error.strerror}") from error
-    except UnicodeDecodeError as error:
-        raise AgentDDLError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    return None if path is None else read_text(path)

@@ -11,7 +11,11 @@
   `seed`: synthetic rows at volume.
 - `dump`: the newest pg_dump and a read-only schema dump; `clone`, `sample`: a user's
   database copied into a scratch one (schema, FK-consistent rows, statistics);
-  `schema_read`: a live schema as SQL with table sizes, for the linter.
+  `schema_read`: a live schema as SQL with table sizes, for the linter;
+  `catalog_clone`: one schema rebuilt from its catalog (no pg_dump, any server 14-18)
+  with a sample of rows, where audit asks its what-if questions.
+- `redis_server`: a real Redis for the hot projection (given, or a throwaway
+  redis-server); `hot_runtime`: the generated redis/hot_state.py, loaded.
 """
 
 from agentddl.checks.db.connect import DatabaseError, connect, database_error, describe_dsn, error_line

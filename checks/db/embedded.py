@@ -35,6 +35,9 @@ SERVER_SETTINGS = {
     "max_connections": "200",
     "shared_preload_libraries": "",
 }
+# A durable server (e.g. for `agentddl bench`'s durable-commit floor): what a production
+# server does at COMMIT, on a disk file system (fsync on tmpfs costs nothing).
+DURABLE_SETTINGS = {"fsync": "on", "full_page_writes": "on", "synchronous_commit": "on"}
 
 
 def server_user() -> pwd.struct_passwd | None:
@@ -86,6 +89,12 @@ def scratch_parent() -> Path:
     return Path(tempfile.gettempdir())
 
 
+def durable_parent() -> Path:
+    """Where a durable cluster's temp dir goes: $AGENTDDL_PG_TMPDIR, else the usual temp
+    dir (never /dev/shm: a commit's fsync must reach a disk to cost what it costs)."""
+    return Path(os.environ.get("AGENTDDL_PG_TMPDIR") or tempfile.gettempdir())
+
+
 def remove_stale_dirs(min_age_seconds: float = 600) -> None:
     """Temp dirs left by a process that was killed before it could clean up (SIGKILL).
 
@@ -109,13 +118,21 @@ def _tail(path: Path, lines: int = 20) -> str:
 
 
 class EmbeddedCluster:
-    """One initdb'd data dir in a temp dir and the postmaster serving it on 127.0.0.1."""
+    """One initdb'd data dir in a temp dir and the postmaster serving it on 127.0.0.1.
 
-    def __init__(self, bin_dir: Path, major: int) -> None:
-        self.bin_dir, self.major = bin_dir, major
+    durable: fsync, full_page_writes and synchronous_commit on, the data dir on disk;
+    otherwise (scratch data) all three off, in RAM where there is room. settings: more
+    server settings, over those (e.g. shared_preload_libraries for a benchmark's probes)."""
+
+    def __init__(
+        self, bin_dir: Path, major: int, durable: bool = False, settings: dict[str, str] | None = None
+    ) -> None:
+        self.bin_dir, self.major, self.durable = bin_dir, major, durable
+        self.settings = dict(settings or {})
         self.user = server_user()
         remove_stale_dirs()
-        self.root = Path(tempfile.mkdtemp(prefix=f"agentddl-pg{major}-", dir=scratch_parent()))
+        parent = durable_parent() if durable else scratch_parent()
+        self.root = Path(tempfile.mkdtemp(prefix=f"agentddl-pg{major}-", dir=parent))
         self.log_path = self.root / "postgres.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
@@ -169,6 +186,8 @@ class EmbeddedCluster:
         self.port = _free_port()
         settings = {
             **SERVER_SETTINGS,
+            **(DURABLE_SETTINGS if self.durable else {}),
+            **self.settings,
             "port": str(self.port),
             "unix_socket_directories": str(self.root),
         }

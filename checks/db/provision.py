@@ -12,7 +12,9 @@ from agentddl.checks.db.server import PostgresServer
 from agentddl.generator.errors import AgentDDLError
 
 
-def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer | None:
+def _start_embedded(
+    version: int | None, prefer: int | None, durable: bool, preload: tuple[str, ...] = ()
+) -> PostgresServer | None:
     """A cluster from local binaries: exactly `version`, else `prefer` when installed,
     else the newest installed."""
     installations = find_installations()  # runs `postgres --version` per bin dir: once
@@ -20,7 +22,8 @@ def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer |
         version = prefer if prefer in installations else max(installations)
     if version is None or version not in installations:
         return None
-    cluster = EmbeddedCluster(installations[version], version)
+    settings = {"shared_preload_libraries": ",".join(preload)} if preload else None
+    cluster = EmbeddedCluster(installations[version], version, durable=durable, settings=settings)
     cluster.start()
     try:
         return PostgresServer(cluster.admin_dsn, stop=cluster.stop)
@@ -29,11 +32,13 @@ def _start_embedded(version: int | None, prefer: int | None) -> PostgresServer |
         raise
 
 
-def _start(version: int | None, prefer: int | None) -> PostgresServer:
-    server = _start_embedded(version, prefer)
+def _start(
+    version: int | None, prefer: int | None, durable: bool, preload: tuple[str, ...]
+) -> PostgresServer:
+    server = _start_embedded(version, prefer, durable, preload)
     if server is not None:
         return server
-    if docker_engine_answers():
+    if docker_engine_answers() and not preload:
         dsn, stop = start_container(version)
         try:
             return PostgresServer(dsn, stop=stop)
@@ -49,16 +54,24 @@ def _start(version: int | None, prefer: int | None) -> PostgresServer:
 
 @contextlib.contextmanager
 def open_server(
-    dsn: str | None = None, version: int | None = None, prefer: int | None = None
+    dsn: str | None = None,
+    version: int | None = None,
+    prefer: int | None = None,
+    durable: bool = False,
+    preload: tuple[str, ...] = (),
 ) -> Iterator[PostgresServer]:
     """dsn: use that server (any database on it) and never stop it.
 
     Otherwise start an embedded server from the newest local installation (exactly
     `version` when given; `prefer` when that major is installed, e.g. a profile's engine
     version), else a testcontainers PostgreSQL when a Docker engine answers, else fail
-    with how to get one. A server started here is stopped on exit.
+    with how to get one. A server started here is stopped on exit. durable: an embedded
+    server commits as production does (fsync, full_page_writes, synchronous_commit on,
+    data on disk) instead of the fast scratch settings; a container's are durable anyway.
+    preload: libraries an embedded server loads at start (shared_preload_libraries, e.g.
+    pg_stat_statements); no container is started for it.
     """
-    server = PostgresServer(dsn) if dsn else _start(version, prefer)
+    server = PostgresServer(dsn) if dsn else _start(version, prefer, durable, preload)
     try:
         yield server
     finally:
@@ -66,12 +79,17 @@ def open_server(
 
 
 def scratch_server(
-    server: str | None, dsn: str | None, pg_version: int | None, prefer: int | None = None
+    server: str | None,
+    dsn: str | None,
+    pg_version: int | None,
+    prefer: int | None = None,
+    durable: bool = False,
 ) -> contextlib.AbstractContextManager[PostgresServer]:
     """The server a command creates scratch databases on: --server, else --dsn's server,
     else an embedded one (exactly --pg-version when given, else `prefer` when installed).
-    --pg-version names the embedded server to start: it cannot be combined with a server."""
+    --pg-version names the embedded server to start: it cannot be combined with a server.
+    durable: an embedded server started here commits durably (see open_server)."""
     given = server or dsn
     if given and pg_version is not None:
         raise AgentDDLError("--pg-version starts an embedded server: not with --server or --dsn")
-    return open_server(given, version=pg_version, prefer=prefer)
+    return open_server(given, version=pg_version, prefer=prefer, durable=durable)

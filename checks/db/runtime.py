@@ -12,7 +12,7 @@ The live checks (prove, trace, audit) and the integration tests share this one c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import aiosql
@@ -78,27 +78,44 @@ class Runtime:
         self.tenant = tenant
         self.queries = queries if queries is not None else load_queries(model)
         self.names = frozenset(p.name for p in model.access_paths)
+        self.pinned: str | None = None  # the role this connection was pinned to (pin())
 
     def on(self, connection: psycopg.Connection[dict[str, Any]], tenant: Any | None = None) -> Runtime:
         """The same queries on another connection (and tenant: None keeps this one's)."""
         return Runtime(self.model, connection, self.tenant if tenant is None else tenant, self.queries)
 
+    def pin(self, kind: Role = "app") -> Runtime:
+        """Make the connection one role's session for good, as a production worker's pooled
+        connection is: the role (and the tenant) are set once and committed here, and
+        call() no longer sets and resets them around every query, so what is measured on
+        it is the queries alone. A query of another role is then a ValueError."""
+        conn, role = self.connection, self.profile.role(kind)
+        conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+        if self.tenant is not None:
+            conn.execute("SELECT set_config(%s, %s, false)", [TENANT_SETTING, str(self.tenant)])
+        if not conn.autocommit:
+            conn.commit()
+        self.pinned = role
+        return self
+
     def call(self, name: str, **params: Any) -> Any:
         """Run query `name` as its production role, its tenant named; many rows come back
-        as a list. A failed statement rolls a non-autocommit transaction back."""
+        as a list. A failed statement rolls a non-autocommit transaction back. A pinned
+        session (pin()) keeps its role and tenant and runs the query alone."""
         if name not in self.names:
             raise KeyError(f"queries.sql has no query named {name!r}")
         conn = self.connection
+        if self.pinned is not None:
+            role = production_role(self.profile, name)
+            if role != self.pinned:
+                raise ValueError(f"{name} runs as {role}, not as this session's pinned role {self.pinned}")
+            return self._rolled_back_on_error(self._run, name, params)
         if name in COMMITTING and self._builtin_maintenance:
             return self._call_committing(name, params)
         if conn.autocommit:
             with conn.transaction():
                 return self._call_in_transaction(name, params)
-        try:
-            return self._call_in_transaction(name, params)
-        finally:
-            if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
-                conn.rollback()
+        return self._rolled_back_on_error(self._call_in_transaction, name, params)
 
     @property
     def _builtin_maintenance(self) -> bool:
@@ -133,6 +150,16 @@ class Runtime:
         finally:
             if not conn.closed and role is not None:
                 conn.execute("RESET ROLE")
+
+    def _rolled_back_on_error(
+        self, run: Callable[[str, dict[str, Any]], Any], name: str, params: dict[str, Any]
+    ) -> Any:
+        conn = self.connection
+        try:
+            return run(name, params)
+        finally:
+            if not conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
+                conn.rollback()
 
     def _run(self, name: str, params: dict[str, Any]) -> Any:
         result = getattr(self.queries, name)(self.connection, **params)

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from agentddl.checks.core.report import Report
 from agentddl.checks.diff.live import LIVE
+from agentddl.checks.diff.rules import all_rules
 from agentddl.generator.render.plan.changes import changes_section
 
 if TYPE_CHECKING:
@@ -32,7 +33,8 @@ def diff_report(result: DiffResult) -> Report:
     )
     return Report(
         tool="diff",
-        findings=(),
+        findings=result.findings(),
+        rules=all_rules(),
         about={"from": result.old, "to": result.new},
         details={
             "changes": list(delta.changes),

@@ -7,6 +7,7 @@ from functools import cache
 
 from agentddl.checks.audit.rules import all_rules as audit_rules
 from agentddl.checks.core.rules import Rule
+from agentddl.checks.diff.rules import all_rules as diff_rules
 from agentddl.checks.lint.rules import all_rules as lint_rules
 from agentddl.checks.prove.rules import all_rules as prove_rules
 from agentddl.checks.trace.rules import all_rules as trace_rules
@@ -18,13 +19,21 @@ FAMILY_TITLES = {
     "trace": "Trace (`agentddl trace`): what a migration really did on a server",
     "audit": "Audit (`agentddl audit`): every access path served by an index",
     "prove": "Prove (`agentddl prove`): the guarantees under concurrency and crashes",
+    "diff": "Diff (`agentddl diff`, `agentddl generate`): a profile change made online, or refused",
 }
 
 
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class of every family, by code."""
-    found: list[type[Rule]] = [*lint_rules(), *verify_rules(), *trace_rules(), *audit_rules(), *prove_rules()]
+    found: list[type[Rule]] = [
+        *lint_rules(),
+        *verify_rules(),
+        *trace_rules(),
+        *audit_rules(),
+        *prove_rules(),
+        *diff_rules(),
+    ]
     return tuple(sorted(found, key=lambda rule: rule.code))
 
 

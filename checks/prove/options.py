@@ -63,3 +63,5 @@ class ProveRequest:
     pg_version: int | None = None
     strategies: tuple[LockStrategy, ...] = ()  # one schema variant each; none: the profile's own
     queries_text: str | None = None  # a queries.sql to run instead of the rendered one
+    redis: str | None = None  # hot_state.store: redis: this Redis (redis://...); None: a throwaway one
+    hot_state_text: str | None = None  # a redis/hot_state.py to run instead of the rendered one

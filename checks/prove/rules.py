@@ -661,14 +661,16 @@ RULES: tuple[type[ProveRule], ...] = (
     TenantIsolation,
     OneWinnerPerVersion,
 )
-BY_SCENARIO = {rule.scenario: rule for rule in RULES}
 
 
 def all_rules() -> list[type[ProveRule]]:
-    """Every prove rule, by code."""
-    return list(RULES)
+    """Every prove rule, by code: the hot projection's (hot_rules) after these."""
+    from agentddl.checks.prove.hot_rules import HOT_RULES  # it imports ProveRule from here
+
+    return [*RULES, *HOT_RULES]
 
 
 def finding_of(result: ScenarioResult) -> Finding | None:
     """The error finding of a broken scenario; None when it held."""
-    return None if result.held else BY_SCENARIO[result.name].broken(result)
+    by_scenario = {rule.scenario: rule for rule in all_rules()}
+    return None if result.held else by_scenario[result.name].broken(result)

@@ -12,11 +12,13 @@ import psycopg
 from agentddl.checks.core.progress import Progress, silent
 from agentddl.checks.db import database_error, describe_dsn
 from agentddl.checks.db.runtime import load_queries
+from agentddl.checks.prove.hot import HotCoordinator, default_scenarios, hot_server, hot_setup, validate_hot
+from agentddl.checks.prove.hot_setup import HotSetup
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveOptions, ProveRequest
 from agentddl.checks.prove.pool import Pool
 from agentddl.checks.prove.result import ProveResult, ScenarioResult
-from agentddl.checks.prove.scenarios import SCENARIOS
+from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS
 from agentddl.checks.prove.scenarios.base import ScenarioContext
 from agentddl.checks.prove.target import prove_target
 from agentddl.checks.prove.worker import WorkerSetup
@@ -39,13 +41,14 @@ def run(request: ProveRequest, *, pool: Pool | None = None, progress: Progress =
     results: list[ScenarioResult] = []
     workers = _Workers(pool, options.workers, progress)
     try:
-        with prove_target(request, progress) as target:
+        with prove_target(request, progress) as target, hot_server(request, progress) as redis:
             version = target.version
             for strategy in chosen:
                 model = derive(request.profile.model_copy(update={"lock_strategy": strategy}))
+                hot = hot_setup(redis, model, request)
                 with target.database(model) as database:
                     results += prove_model(
-                        database, model, options, workers.pool(), request.queries_text, progress
+                        database, model, options, workers.pool(), request.queries_text, progress, hot
                     )
     finally:
         workers.close()
@@ -67,9 +70,11 @@ def _validate(request: ProveRequest, pool: Pool | None) -> None:
         raise AgentDDLError(f"--workers {options.workers}: races need at least 2 workers")
     if options.runs < 1 or options.lease_seconds < 1:
         raise AgentDDLError("--runs and --lease-seconds must be at least 1")
-    unknown = sorted(set(options.scenarios) - set(SCENARIOS))
+    unknown = sorted(set(options.scenarios) - {*SCENARIOS, *HOT_SCENARIOS})
     if unknown:
-        raise AgentDDLError(f"unknown scenario {unknown[0]!r}; expected one of {', '.join(SCENARIOS)}")
+        known = ", ".join((*SCENARIOS, *HOT_SCENARIOS))
+        raise AgentDDLError(f"unknown scenario {unknown[0]!r}; expected one of {known}")
+    validate_hot(request)
     if request.dsn is not None and (request.server is not None or request.pg_version is not None):
         raise AgentDDLError(
             "--dsn proves the schema already in that database; --server and --pg-version choose "
@@ -109,33 +114,43 @@ def prove_model(
     pool: Pool,
     queries_text: str | None = None,
     progress: Progress = silent,
+    hot: HotSetup | None = None,
 ) -> list[ScenarioResult]:
-    """Every selected scenario against the schema `model` describes, in database `dsn`.
-    A statement of the coordinator's that the server refuses (a schema that is not the
-    profile's) is a one-line DatabaseError."""
+    """Every selected scenario against the schema `model` describes, in database `dsn`
+    (and, with `hot`, its hot projection in that Redis). A statement of the coordinator's
+    that the server refuses (a schema that is not the profile's) is a one-line
+    DatabaseError."""
     text = render_queries(model) if queries_text is None else queries_text
     _parse(model, text)
     try:
-        return _scenarios(dsn, model, options, pool, text, progress)
+        return _scenarios(dsn, model, options, pool, text, progress, hot)
     except psycopg.Error as error:
         strategy = model.profile.lock_strategy.value
         raise database_error(error, f"proving {strategy} in {describe_dsn(dsn)}") from error
 
 
 def _scenarios(
-    dsn: str, model: SchemaModel, options: ProveOptions, pool: Pool, text: str, progress: Progress
+    dsn: str,
+    model: SchemaModel,
+    options: ProveOptions,
+    pool: Pool,
+    text: str,
+    progress: Progress,
+    hot: HotSetup | None,
 ) -> list[ScenarioResult]:
     results = []
     strategy = model.profile.lock_strategy.value
+    coordinator = HotCoordinator(hot, model) if hot else None
     with tempfile.TemporaryDirectory(prefix="agentddl-prove-") as journal_dir:
         observer = Observer(dsn, model)
         try:
-            pool.configure(WorkerSetup(dsn, model, text, journal_dir, options.lease_seconds, options.seed))
+            setup = WorkerSetup(dsn, model, text, journal_dir, options.lease_seconds, options.seed, hot)
+            pool.configure(setup)
             # under row-level security each worker serves one tenant: every tenant needs a worker
             tenants = observer.create_tenants(min(TENANTS, options.workers))
-            for name in options.scenarios or SCENARIOS:
+            for name in options.scenarios or default_scenarios(model):
                 progress(f"{strategy} {name}: running")
-                ctx = ScenarioContext(name, model, pool, observer, options, journal_dir, tenants)
+                ctx = ScenarioContext(name, model, pool, observer, options, journal_dir, tenants, coordinator)
                 result = importlib.import_module(f"agentddl.checks.prove.scenarios.{name}").run(ctx)
                 observer.retire(name)
                 results.append(result)
@@ -144,6 +159,8 @@ def _scenarios(
             pool.release()
             observer.cleanup()
             observer.close()
+            if coordinator is not None:
+                coordinator.close()
     return results
 
 

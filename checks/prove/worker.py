@@ -24,6 +24,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from agentddl.checks.db.runtime import Runtime, load_queries
+from agentddl.checks.prove.hot_setup import HotSetup
 from agentddl.checks.prove.journal import Journal
 from agentddl.checks.prove.sessions import open_session
 from agentddl.generator.errors import AgentDDLError
@@ -42,6 +43,7 @@ class WorkerSetup:
     journal_dir: str
     lease_seconds: int
     seed: int
+    hot: HotSetup | None = None  # the hot projection in Redis (hot_state.store: redis)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class WorkerContext:
         self.lease_seconds = setup.lease_seconds
         self.conn = self._connect()
         self._runtimes: dict[Any, Runtime] = {}
+        self.hot_state: dict[Any, Any] | None = None  # checks/prove/hot.py: module, client, HotStates
 
     def _connect(self) -> psycopg.Connection[Row]:
         return open_session(
@@ -135,9 +138,9 @@ def serve(slot: int, pipe: Connection, stop: Event, go: Event) -> None:
     """The worker process's main loop until the coordinator sends None: a WorkerSetup
     (connect to that database with those queries; acknowledged), a Task (run it; its
     result or failure goes back), or ("release",) (disconnect)."""
-    from agentddl.checks.prove.scenarios import SCENARIOS
+    from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS
 
-    for name in SCENARIOS:  # all now: nothing is read from disk once the work starts
+    for name in (*SCENARIOS, *HOT_SCENARIOS):  # all now: nothing is read from disk once the work starts
         importlib.import_module(f"agentddl.checks.prove.scenarios.{name}")
     worker: WorkerContext | None = None
     while True:

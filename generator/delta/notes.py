@@ -80,6 +80,11 @@ def _note(key: str, before: Any, after: Any, new: SchemaModel) -> str | None:
                 "(the new limit already guards rows written after its NOT VALID step)."
             )
         return None
+    if section == "hot_state":
+        return (
+            f"No schema change for {key}: deploy the regenerated redis/ (hot_state.py, the Lua "
+            "scripts) with the workers; PostgreSQL stays the record either way (PLAN.md, hot state)."
+        )
     if key == "payload.compression":
         return "After: values written from now on use the new compression; stored values keep theirs."
     return None  # name, volume: their effects are in the steps and partition notes

@@ -152,9 +152,8 @@ class RefusedChange(AgentDDLError):
 
     def __init__(self, refusal: Refusal, where: str = "") -> None:
         self.refusal = refusal
-        plan = "\n".join(f"  {n}. {line}" for n, line in enumerate(refusal.plan, start=1))
+        self.details = tuple(f"{n}. {line}" for n, line in enumerate(refusal.plan, start=1))
         head = f"{where}: " if where else ""
         super().__init__(
-            f"{head}{refusal.change}: cannot be changed online: {refusal.reason}; nothing written. "
-            f"Plan:\n{plan}"
+            f"{head}{refusal.change}: cannot be changed online: {refusal.reason}; nothing written. Plan:"
         )

@@ -32,6 +32,7 @@ def contradictions(profile: Profile) -> Iterator[Contradiction]:
     yield from _history_outlives_runs(profile)
     yield from _runs_outlive_history(profile)
     yield from _partitions(profile)
+    yield from _hot_state(profile)
 
 
 def _lease(profile: Profile) -> Iterator[Contradiction]:
@@ -114,3 +115,17 @@ def _partitions(profile: Profile) -> Iterator[Contradiction]:
                 "query PostgreSQL cannot prune while planning; keep it shorter or lower the volume",
                 drivers,
             )
+
+
+def _hot_state(profile: Profile) -> Iterator[Contradiction]:
+    """A holder writes to Redis at least every third of the lease (with each durable
+    renewal): a running TTL of a lease or more never expires under a live holder."""
+    hot, lease = profile.hot_state, profile.lease
+    if hot.store == "redis" and hot.running_ttl < lease.duration:
+        yield Contradiction(
+            ("hot_state", "running_ttl"),
+            f"{format_duration(hot.running_ttl)} is shorter than lease.duration "
+            f"({format_duration(lease.duration)}): a live run's projection would expire under its "
+            "holder; make it at least the lease",
+            (("lease", "duration"),),
+        )

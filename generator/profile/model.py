@@ -211,6 +211,26 @@ class Payload(_Section):
     outbox_limit: ByteSize = size_field("64kB", description="Maximum size of one outbox message.")
 
 
+class HotState(_Section):
+    """Where the hot projection of running runs lives (seed 004): current step, progress
+    and heartbeats. PostgreSQL stays the durable record either way."""
+
+    store: Literal["redis", "none"] = Field(
+        "none",
+        description="redis: heartbeats and progress go to Redis (generate writes redis/: key layout, "
+        "Lua scripts, a redis-py module) and PostgreSQL is written on state changes and a lease "
+        "renewal every third of the lease; none: everything in PostgreSQL.",
+    )
+    running_ttl: Duration = duration_field(
+        "24h",
+        description="TTL of a running run's Redis keys, renewed by every heartbeat; a dead worker's "
+        "projection is gone this long after its last one. At least lease.duration.",
+    )
+    terminal_ttl: Duration = duration_field(
+        "1h", description="TTL of a finished or cancelled run's projection and cancel flag in Redis."
+    )
+
+
 class Roles(_Section):
     owner: Identifier | None = Field(None, description="Owner role; default <schema>_owner.")
     app: Identifier | None = Field(None, description="Workers' role; default <schema>_app.")
@@ -233,6 +253,7 @@ class Profile(_Section):
     outbox: Outbox = Outbox()
     payload: Payload = Payload()
     roles: Roles = Roles()
+    hot_state: HotState = HotState()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

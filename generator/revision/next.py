@@ -20,6 +20,7 @@ from agentddl.generator.profile.load import locate_key
 from agentddl.generator.render.alembic import render_revision
 from agentddl.generator.render.ddl import render_schema_sql
 from agentddl.generator.render.delta_revision import render_delta_revision
+from agentddl.generator.render.hot import render_hot_files
 from agentddl.generator.render.plan import render_plan
 from agentddl.generator.render.plan.changes import changes_section
 from agentddl.generator.render.queries import render_queries
@@ -58,7 +59,11 @@ def plan_generation(request: Request) -> Generation:
     files = (
         {}
         if request.revision_only
-        else {"schema.sql": render_schema_sql(model), "queries.sql": render_queries(model)}
+        else {
+            "schema.sql": render_schema_sql(model),
+            "queries.sql": render_queries(model),
+            **render_hot_files(model),
+        }
     )
     if not chain.generated:
         revision_path, text = _first_revision(request, chain)

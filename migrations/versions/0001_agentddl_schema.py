@@ -669,6 +669,7 @@ def downgrade() -> None:
 agentddl_profile = """
 {
   "engine": {"version": 16},
+  "hot_state": {"running_ttl": "1d", "store": "none", "terminal_ttl": "1h"},
   "lease": {"duration": "1m", "max_attempts": 5},
   "lock_strategy": "skip_locked",
   "name": "default",
@@ -682,4 +683,4 @@ agentddl_profile = """
   "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
 }
 """
-agentddl_profile_sha256 = '147732d39413c38a0b5c10bfa2e1ebe406493bdf8ccc9449dc956cb15e34e309'
+agentddl_profile_sha256 = 'af85b7175d04fe3deec651d3b4e91d206ab653e27ddb85a30f862cecb8fb4442'

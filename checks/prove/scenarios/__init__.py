@@ -14,3 +14,11 @@ SCENARIOS = (
     "tenant_isolation",
     "version_races",
 )
+
+# With hot_state.store: redis, after the others: the hot projection's guarantees in Redis.
+HOT_SCENARIOS = (
+    "hot_stale_writer",
+    "hot_expiry",
+    "hot_flush",
+    "hot_tenant_read",
+)

@@ -28,6 +28,7 @@ class ScenarioContext:
     options: ProveOptions
     journal_dir: str
     tenants: list[Any]  # [None] when single-tenant
+    hot: Any = None  # checks/prove/hot.py's HotCoordinator (hot_state.store: redis)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(f"{self.options.seed}-{self.name}")

@@ -11,6 +11,7 @@ from agentddl.generator.profile.units import format_duration, format_size
 from agentddl.generator.render.plan import figures as fig
 from agentddl.generator.render.plan import markdown as md
 from agentddl.generator.render.plan.erd_notes import ddl_notes
+from agentddl.generator.render.plan.hot_state import hot_state_section
 from agentddl.generator.render.plan.locks import concurrency_section
 from agentddl.generator.render.plan.risks import risks_section
 from agentddl.generator.render.plan.schedule import schedule_section
@@ -28,8 +29,13 @@ def render_plan(model: SchemaModel, changes: str | None = None) -> str:
         schedule_section(model),
         risks_section(model),
         *((changes,) if changes else ()),
+        *_present(hot_state_section(model, 7 if changes else 6)),
     )
     return "\n\n".join(s.strip() for s in sections) + "\n"
+
+
+def _present(section: str | None) -> tuple[str, ...]:
+    return (section,) if section else ()
 
 
 def header(model: SchemaModel) -> str:

@@ -94,10 +94,22 @@ def heartbeat(c: Ctx) -> Query:
         "No row: the lease is lost (expired, taken over, or the run left 'running');",
         "stop working on the run. Run it in its own short transaction: now() is the",
         "transaction's start.",
+        *_hot_heartbeats(c),
         f"index: {c.path('heartbeat').index}",
         "returns: the new lease_expires_at, or nothing",
     )
     return Query("heartbeat", "$", doc, sql, params=tuple([*_fenced_params(c), "lease_seconds integer"]))
+
+
+def _hot_heartbeats(c: Ctx) -> tuple[str, ...]:
+    """With the hot projection in Redis this is the durable lease only (redis/hot_state.py)."""
+    if c.model.profile.hot_state.store != "redis":
+        return ()
+    return (
+        "hot_state.store is redis: heartbeats and progress go to Redis; run this only",
+        "every third of the lease (redis/hot_state.py's Holder does), the durable lease",
+        "that lets a crashed worker's run be taken over by time alone.",
+    )
 
 
 def _end_attempt(c: Ctx, attempt_set: str, run_set: str, run_checks: tuple[str, ...] = ()) -> str:

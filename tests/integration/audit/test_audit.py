@@ -310,44 +310,60 @@ def test_markdown_of_failing_user_queries(on_15: Seeded) -> None:
     assert "#### Suggested indexes" in text and "hypopg: the planner uses it" in text
 
 
-def test_cli_existing_audits_a_copy_and_never_writes_the_users_tables(
+ROWS_OF_RUNS_AND_EVENTS = "SELECT (SELECT count(*) FROM agent.runs), (SELECT count(*) FROM agent.events)"
+
+
+def test_cli_dsn_audits_the_users_database_in_place_with_the_profiles_paths(
     pg_servers: Any, capsys: Any, tmp_path: Path
 ) -> None:
-    """On 15: Debian's server ships the pg_dump --existing copies the schema with (the npm
-    builds of 14/16-18 have no pg_dump)."""
+    """--dsn with --profile: the profile's paths planned on the user's own rows (no
+    scratch copy, no seeding), read-only; the user's tables keep their rows."""
     server = pg_servers.get(15)
     profile = tmp_path / "p15.yaml"
     profile.write_text(ROOT_PROFILE.read_text().replace("engine: {version: 16}", "engine: {version: 15}"))
     users = server.create_database()
     try:
+        model = derive(with_version(DEFAULT, 15))
         with psycopg.connect(users, autocommit=True) as conn:
-            install_schema(conn, derive(with_version(DEFAULT, 15)))
-        args = ["audit", "--dsn", users, "--existing", "--profile", str(profile), "--rows", "5000"]
-        code = main([*args, "--no-analyze", "--format", "json"])
-        assert code == 0, capsys.readouterr().err
-        assert json.loads(capsys.readouterr().out)["seed"]["rows"]["events"] == 5000
+            install_schema(conn, model)
+        seed_model(users, model, 5000)
         with psycopg.connect(users) as conn:
-            assert conn.execute("SELECT count(*) FROM agent.runs").fetchone() == (0,)
-            assert conn.execute("SELECT count(*) FROM agent.events").fetchone() == (0,)
+            counts = conn.execute(ROWS_OF_RUNS_AND_EVENTS)
+            before = counts.fetchone()
+        args = ["audit", "--dsn", users, "--profile", str(profile), "--server", server.admin_dsn]
+        code = main([*args, "--sample", "0", "--format", "json"])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        report = json.loads(out.out)
+        assert "seed" not in report and report["in_place"]["schema"] == "agent"
+        claim = next(p for p in report["paths"] if p["name"] == "claim_run")
+        assert claim["written"] is not None and "read part" in claim["method"]  # the UPDATE is not run
+        with psycopg.connect(users) as conn:
+            counts = conn.execute(ROWS_OF_RUNS_AND_EVENTS)
+            assert counts.fetchone() == before
     finally:
         server.drop_database(users)
 
 
-def test_cli_existing_copies_pg_partmans_registration(pg_servers: Any, capsys: Any) -> None:
-    """partman on Debian's 15: part_config is data in the partman schema, which pg_dump
-    --schema-only of agent leaves behind; seeding the copy failed ('schema "partman"
-    does not exist'). The user's database keeps its rows and no seeded ones."""
+def test_cli_existing_is_a_deprecated_alias(pg_servers: Any, capsys: Any) -> None:
+    """partman on Debian's 15: --existing (which copied the schema and re-seeded it) now
+    says it is deprecated and audits the database in place: pg_partman's registration
+    and the user's rows are only read."""
     server = pg_servers.get(15)
     users = server.create_database()
     try:
+        model = derive(example_profiles()["partman"])
         with psycopg.connect(users, autocommit=True) as conn:
-            install_schema(conn, derive(example_profiles()["partman"]))
+            install_schema(conn, model)
+        seed_model(users, model, 3000)
         profile = ROOT_PROFILE.parent / "examples" / "partman.yaml"
-        args = ["audit", "--dsn", users, "--existing", "--profile", str(profile), "--rows", "3000"]
-        assert main([*args, "--no-analyze", "--format", "json"]) == 0, capsys.readouterr().err
-        assert json.loads(capsys.readouterr().out)["seed"]["rows"]["events"] == 3000
+        args = ["audit", "--dsn", users, "--existing", "--profile", str(profile), "--sample", "0"]
+        assert main([*args, "--format", "json"]) == 0, capsys.readouterr().err
+        out = capsys.readouterr()
+        assert "agentddl: --existing is deprecated: --dsn audits that database in place" in out.err
+        assert json.loads(out.out)["in_place"]["schema"] == "agent"
         with psycopg.connect(users) as conn:
-            assert conn.execute("SELECT count(*) FROM agent.events").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM agent.events").fetchone() == (3000,)
             assert conn.execute("SELECT count(*) FROM partman.part_config").fetchone() == (2,)
     finally:
         server.drop_database(users)
@@ -355,9 +371,9 @@ def test_cli_existing_copies_pg_partmans_registration(pg_servers: Any, capsys: A
 
 def test_cli_usage_errors_exit_2(capsys: Any, tmp_path: Path, monkeypatch: Any) -> None:
     bad = tmp_path / "q.sql"
-    bad.write_text("-- name: q(tenant_id)\nSELECT 1 FROM agent.runs WHERE tenant_id = :tenant_id;\n")
+    bad.write_text("-- name: q(tenant_id\nSELECT 1 FROM agent.runs WHERE tenant_id = :tenant_id;\n")
     assert main(["audit", "--queries", str(bad), "--rows", "10"]) == 2
-    assert f"{bad}:1:12: query 'q' has no '-- example: tenant_id = ...' line" in capsys.readouterr().err
+    assert f"{bad}:1:10: expected '-- name: NAME' or '-- name: NAME(PARAM, ...)'" in capsys.readouterr().err
     # refused at load, before any server starts: COMMIT would end the rolled-back
     # transaction the audit runs each query in
     bad.write_text("-- name: q()\nSELECT 1 FROM agent.runs;\nCOMMIT;\nDROP TABLE agent.events;\n")

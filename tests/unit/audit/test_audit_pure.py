@@ -49,9 +49,13 @@ def test_query_file_paths_carry_examples_and_declared_index(tmp_path: Path) -> N
     ("text", "where"),
     [
         (
-            "-- name: q(k)\nSELECT 1 FROM agent.runs WHERE kind = :k;\n",
-            "1:12: query 'q' has no '-- example: k",
+            "-- name: q(k)\nSELECT 1 FROM agent.runs WHERE kind = :j;\n",
+            "1:1: query 'q' uses :j, which its parameter list (k) does not declare",
         ),
+        # aiosql's own refusals, in our words at the block's position
+        ("-- name: q(k\nSELECT 1;\n", "1:10: expected '-- name: NAME' or '-- name: NAME(PARAM, ...)'"),
+        ("-- name: q(k l)\nSELECT 1;\n", "1:12: query 'q': expected parameters NAME, NAME"),
+        ("-- name: q\nSELECT 1;\n-- name: q\nSELECT 2;\n", "3:10: a second query named 'q'"),
         ("-- name: q(k)\n-- example: k 'x'\nSELECT :k;\n", "2:13: expected '-- example: PARAM = VALUE'"),
         ("-- name: q(k)\n-- example: k = @nobody\nSELECT :k;\n", "2:17: unknown sample '@nobody'"),
         ("-- name: q(k)\n-- example: k = 1; DROP TABLE x\nSELECT :k;\n", "2:17: example value"),

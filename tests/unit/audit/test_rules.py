@@ -21,7 +21,7 @@ AUDIT_SOURCES = [*sorted((ROOT / "checks" / "audit").glob("*.py")), ROOT / "chec
 
 def test_rules_have_unique_codes_and_names_and_every_section() -> None:
     rules = all_rules()
-    assert len({r.code for r in rules}) == len({r.name for r in rules}) == len(rules) == 16
+    assert len({r.code for r in rules}) == len({r.name for r in rules}) == len(rules) == 18
     for rule in rules:
         assert re.fullmatch(r"ADA1[0-2]\d", rule.code) and re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
         assert rule.family == "audit" and rule.severity in ("error", "warning", "info")

@@ -13,7 +13,7 @@ from agentddl.checks.core.report import FORMATS, render
 from agentddl.checks.core.rules import missing_sections
 from agentddl.checks.prove.result import ProveResult, verdict
 from agentddl.checks.prove.rules import all_rules, finding_of
-from agentddl.checks.prove.scenarios import SCENARIOS
+from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS
 from agentddl.checks.prove.scenarios.claim_race import MUST_BE_ZERO as CLAIM_GUARDS
 from agentddl.checks.prove.scenarios.version_races import MUST_BE_ZERO as VERSION_GUARDS
 
@@ -30,8 +30,8 @@ def held_and_broken() -> ProveResult:
 
 def test_every_scenario_is_one_error_rule_with_a_documented_guarantee() -> None:
     rules = all_rules()
-    assert [r.scenario for r in rules] == list(SCENARIOS)
-    assert sorted(r.code for r in rules) == [f"ADP10{n}" for n in range(1, 10)]
+    assert [r.scenario for r in rules] == [*SCENARIOS, *HOT_SCENARIOS]
+    assert [r.code for r in rules] == [f"ADP10{n}" for n in range(1, 10)] + [f"ADP11{n}" for n in range(4)]
     assert len({r.name for r in rules}) == len(rules)
     for rule in rules:
         assert rule.family == "prove" and rule.severity == "error"
@@ -115,7 +115,8 @@ def test_every_format_renders_and_a_held_run_exits_0(fmt: str) -> None:
     assert "ADP107" in broken.getvalue()
     if fmt == "sarif":
         (run,) = json.loads(broken.getvalue())["runs"]
-        assert sorted(r["id"] for r in run["tool"]["driver"]["rules"]) == [f"ADP10{n}" for n in range(1, 10)]
+        ids = [f"ADP10{n}" for n in range(1, 10)] + [f"ADP11{n}" for n in range(4)]
+        assert [r["id"] for r in run["tool"]["driver"]["rules"]] == ids
         location = run["results"][0]["locations"][0]["logicalLocations"][0]
         assert location["fullyQualifiedName"] == "lease/version_races"
     if fmt == "markdown":

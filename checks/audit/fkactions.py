@@ -1,0 +1,146 @@
+"""Foreign keys' actions as part of the workload: what a DELETE or key UPDATE fires.
+
+Deleting a parent row, or changing its referenced key, makes PostgreSQL find the
+referencing rows of every foreign key that points at it (`ON DELETE CASCADE`, `SET
+NULL`, `SET DEFAULT`, `NO ACTION`, `RESTRICT` alike): one lookup of the child by the
+key's columns per parent row, inside the statement. Each such lookup is planned as
+`SELECT 1 FROM child WHERE (key columns) = (values)` with values sampled from the
+child; when the workload fires it and it reads a large child unindexed, the statement
+that fires it fails (ADA115), with what the lookup costs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import psycopg
+
+from agentddl.checks.audit.judge import PLAN_ERRORS, measured
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.plan import Catalog
+from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.audit.rules.fk_action_not_served import FkActionNotServed
+from agentddl.checks.core.findings import Finding
+from agentddl.checks.db.indexes import predicate_only_requires_not_null
+from agentddl.checks.db.sql import not_extension_member
+from agentddl.generator.model.blocks import quote
+
+_ACTIONS = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
+_FOREIGN_KEYS = f"""
+SELECT con.conname, c.relname AS child, p.relname AS parent,
+    ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
+          JOIN pg_attribute AS a ON a.attrelid = con.conrelid AND a.attnum = k.attnum ORDER BY k.ord),
+    ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY AS k (attnum, ord)
+          JOIN pg_attribute AS a ON a.attrelid = con.confrelid AND a.attnum = k.attnum ORDER BY k.ord),
+    con.confdeltype, con.confupdtype
+FROM pg_constraint AS con
+JOIN pg_class AS c ON c.oid = con.conrelid
+JOIN pg_class AS p ON p.oid = con.confrelid
+JOIN pg_namespace AS n ON n.oid = c.relnamespace
+JOIN pg_namespace AS pn ON pn.oid = p.relnamespace
+WHERE con.contype = 'f' AND con.conparentid = 0 AND n.nspname = %(schema)s AND pn.nspname = %(schema)s
+  AND {not_extension_member("c")}
+ORDER BY 1
+"""
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    name: str
+    table: str  # the referencing (child) table
+    columns: tuple[str, ...]
+    parent: str
+    parent_columns: tuple[str, ...]
+    on_delete: str  # CASCADE, SET NULL, ...
+    on_update: str
+
+    @property
+    def lookup_name(self) -> str:
+        return f"{self.name} (lookup)"
+
+
+def read_foreign_keys(conn: psycopg.Connection[Any], schema: str) -> list[ForeignKey]:
+    rows = conn.execute(_FOREIGN_KEYS, {"schema": schema}).fetchall()
+    return [
+        ForeignKey(name, child, tuple(cols), parent, tuple(pcols), _ACTIONS[d], _ACTIONS[u])
+        for name, child, parent, cols, pcols, d, u in rows
+    ]
+
+
+def lookup_path(schema: str, fk: ForeignKey) -> AuditPath:
+    """The referencing rows' lookup a parent's DELETE or key UPDATE makes."""
+    where = " AND ".join(f"x.{quote(c)} = %({_param(n)})s" for n, c in enumerate(fk.columns))
+    statement = f"SELECT 1 FROM {quote(schema)}.{quote(fk.table)} AS x WHERE {where}"
+    return AuditPath(
+        name=fk.lookup_name,
+        sql=statement,
+        params=tuple(_param(n) for n in range(len(fk.columns))),
+        table=fk.table,
+        declared=None,
+        kind="constraint",
+        origin="foreign key",  # not the model's "fk" paths: values sampled from its columns
+    )
+
+
+def _param(n: int) -> str:
+    return f"key{n + 1}"
+
+
+def fired(path: AuditPath, fks: list[ForeignKey]) -> list[tuple[ForeignKey, str]]:
+    """(foreign key, "ON DELETE x" / "ON UPDATE x") for each action the path fires."""
+    found = [(fk, f"ON DELETE {fk.on_delete}") for fk in fks if fk.parent in path.deletes]
+    for table, columns in path.updates:
+        found += [
+            (fk, f"ON UPDATE {fk.on_update}")
+            for fk in fks
+            if fk.parent == table and set(columns) & set(fk.parent_columns)
+        ]
+    return found
+
+
+def with_fk_actions(results: list[PathResult], fks: list[ForeignKey], schema: str) -> list[PathResult]:
+    """Each firing path with an ADA115 per fired lookup that has a plan error."""
+    lookups = {r.path.name: r for r in results if r.path.kind == "constraint"}
+    judged = []
+    for result in results:
+        extra = [
+            _finding(result.path, fk, action, lookup, schema)
+            for fk, action in fired(result.path, fks)
+            if (lookup := lookups.get(fk.lookup_name)) is not None and _fails(lookup)
+        ]
+        judged.append(replace(result, findings=result.findings + tuple(extra)) if extra else result)
+    return judged
+
+
+def _fails(lookup: PathResult) -> bool:
+    return any(f.code in PLAN_ERRORS for f in lookup.findings)
+
+
+def _finding(path: AuditPath, fk: ForeignKey, action: str, lookup: PathResult, schema: str) -> Finding:
+    assert lookup.plan is not None
+    scans = [s for s in lookup.plan.scans if s.table == fk.table] or list(lookup.plan.scans)
+    how = lookup.plan.main_node(fk.table)
+    size = sum(s.size for s in scans)
+    cost = measured(scans[0]) if scans else ""
+    verb = "deletes from" if action.startswith("ON DELETE") else "changes the key of"
+    columns = ", ".join(fk.columns)
+    return FkActionNotServed.finding(
+        f"{path.name} {verb} {schema}.{fk.parent}, which fires {fk.name} ({action}): for each row "
+        f"PostgreSQL finds the {schema}.{fk.table} rows by ({columns}), a {how} of ~{size:,.0f} "
+        f"rows{cost}.",
+        f"CREATE INDEX CONCURRENTLY ON {quote(schema)}.{quote(fk.table)} ({columns})",
+        object=path.name,
+    )
+
+
+def covering(fk: ForeignKey, index: str, catalog: Catalog) -> bool:
+    """A B-tree of the child leading with the key's columns (any order), whole or partial
+    on `col IS NOT NULL` only: the lookup can use it."""
+    key = catalog.index_columns.get(index, ())[: len(fk.columns)]
+    return (
+        catalog.index_table.get(index) == fk.table
+        and catalog.methods.get(index, "btree") == "btree"
+        and set(key) == set(fk.columns)
+        and predicate_only_requires_not_null(catalog.predicates.get(index, ""), fk.columns)
+    )

@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-prove bench-audit bench-audit-reach bench-hot-state bench-hotpath bench-retention bench-lease-check property-profiles lint-eval clean
+.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-delta bench-prove bench-audit bench-audit-reach bench-hot-state bench-hotpath bench-retention bench-lease-check property-profiles lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,12 @@ bench-trace: reinstall postgres
 bench-trace-clone: reinstall postgres
 	$(BIN)/python tests/benchmarks/trace_clone_bench.py --events 1000000 --pg-version 16
 	$(BIN)/python tests/benchmarks/trace_clone_bench.py --events 1000000 --pg-version 18
+
+# `agentddl trace --load` on the delta revision from the default profile to one changing ten
+# keys at once (lock strategy, RLS, retention, volume tier, payload limits, lease), at
+# 1,000,000 events: per step, the longest workload wait and its lock; fails above 200 ms.
+bench-delta: reinstall postgres
+	$(BIN)/python tests/benchmarks/delta_trace_bench.py --events 1000000 --pg-version 16
 
 # `agentddl prove` at default scale (8 worker processes, 2,000 runs) for each lock
 # strategy: run time, claim-race throughput, totals (a quick look: PROVE_BENCH="--workers 2 --runs 20").

@@ -92,6 +92,7 @@ class StepFigure:
     statements: int = 0
     worst_wait_ms: float = 0.0
     duration_ms: float = 0.0
+    worst_at: str = ""  # the kind of statement the worst wait was charged to
     lock_mode: str | None = None  # the strongest lock mode of its statements
     lock_strength: int = -1
     locked: set[str] = field(default_factory=set)  # the relations it took lock_mode on
@@ -228,7 +229,8 @@ def _per_step(result: TraceResult, markers: dict[int, int], source: str) -> list
         if step is None:
             raise SystemExit(f"line {statement.line}: no step of the revision: {statement.sql[:80]}")
         step.statements += 1
-        step.worst_wait_ms = max(step.worst_wait_ms, statement.blocked_ms or 0.0)
+        if (statement.blocked_ms or 0.0) > step.worst_wait_ms:
+            step.worst_wait_ms, step.worst_at = statement.blocked_ms or 0.0, _kind(statement.sql)
         step.duration_ms += statement.duration_ms
         _take_lock(step, statement)
     return [steps[n] for n in sorted(steps)]
@@ -259,18 +261,27 @@ def _lock_text(step: StepFigure) -> str:
         else:
             others.append(name)
     tables = [n for n in others if n in partitions]  # partitioned tables locked themselves
-    named = tables or [f"{n} partitions of {table}" for table, n in partitions.items()] or others[:1]
+    # Only partitions: locked one at a time by bare statements, seen by sampling (a
+    # quick build can be missed), so no count.
+    named = tables or [f"partitions of {table}" for table in partitions] or others[:1]
     extra = [f"+{partitions[table]} partitions" for table in tables]
     rest = len(others) - len(tables) - (0 if tables or partitions else 1)
     extra += [f"+{rest} other"] if rest else []
     return f"{step.lock_mode} on {', '.join(named)}" + (f" ({', '.join(extra)})" if extra else "")
 
 
+def _kind(sql: str) -> str:
+    """'ALTER INDEX', 'CREATE INDEX', 'DO' (a locked() block): what a statement is."""
+    words = [w for w in sql.split() if w.upper() not in ("CONCURRENTLY", "UNIQUE")]
+    return " ".join(words[:1] if words[:1] == ["DO"] else words[:2])
+
+
 def _print(figures: list[StepFigure], result: TraceResult, limit_ms: float) -> None:
-    print(f"\n{'#':>3}  {'worst wait':>10}  {'run':>9}  {'stmts':>5}  lock  /  step")
+    print(f"\n{'#':>3}  {'worst wait':>10}  {'at':<12}  {'run':>9}  {'stmts':>5}  lock  /  step")
     for f in figures:
         print(
-            f"{f.number:>3}  {f.worst_wait_ms:>7.0f} ms  {f.duration_ms:>6.0f} ms  {f.statements:>5}  "
+            f"{f.number:>3}  {f.worst_wait_ms:>7.0f} ms  {f.worst_at:<12}  {f.duration_ms:>6.0f} ms  "
+            f"{f.statements:>5}  "
             f"{_lock_text(f)}  /  {f.title[:90]}"
         )
     worst = max(figures, key=lambda f: f.worst_wait_ms)

@@ -64,6 +64,10 @@ def walk(
         up = tool_markers.up_section(text)  # goose / dbmate / sql-migrate: the up part
         # psql's own syntax (meta-commands, COPY data, :variables) is not SQL.
         text, wrapped = psql_script.as_sql(up.text), up.in_transaction
+    if "\x00" in text:  # the parser reads up to a NUL as C does; PostgreSQL refuses it
+        why = "it contains a NUL byte, which PostgreSQL never accepts in SQL"
+        migration.syntax_error = SyntaxProblem(why, text.index("\x00"))
+        return migration
     try:
         raw_statements = pglast.parse_sql(text)
     except pglast.parser.ParseError as error:

@@ -34,8 +34,11 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     half = max(1, len(ctx.slots) // 2)
     stale, fresh = ctx.slots[:half], ctx.slots[half:]
     held = _phase(ctx, stale, "hold", tenant, until=lambda: ctx.observer.live_queued(NAME) == 0)
-    taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=lambda: _taken(ctx) >= count)
-    a_claims = [c for result in held.all_results() for c in result["claims"]]
+    taken = _phase(
+        ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=lambda: _taken(ctx, fresh) >= count
+    )
+    # A's latest claim of each run (a claim takes over an expired lease, A's own included)
+    a_claims = list({str(c["run_id"]): c for result in held.all_results() for c in result["claims"]}.values())
     b_claims = {str(c["run_id"]): c for result in taken.all_results() for c in result["claims"]}
     pairs = [(a, b_claims[str(a["run_id"])]) for a in a_claims if str(a["run_id"]) in b_claims]
     writes = ctx.dispatch({s: ctx.task("stale_writes", pairs=_share(pairs, stale, s)) for s in stale})
@@ -87,8 +90,11 @@ def _phase(
     return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch)
 
 
-def _taken(ctx: ScenarioContext) -> int:
-    return sum(1 for a in ctx.observer.attempts(NAME) if a["status"] == "active" and a["attempt_no"] > 1)
+def _taken(ctx: ScenarioContext, fresh: list[int]) -> int:
+    """Runs whose live attempt is B's (A's claim may also take over A's own lapsed lease)."""
+    workers = {f"worker-{slot}" for slot in fresh}
+    live = [a for a in ctx.observer.attempts(NAME) if a["status"] == "active"]
+    return sum(1 for attempt in live if attempt["worker_id"] in workers)
 
 
 def _share(items: list[Any], slots: list[int], slot: int) -> list[Any]:

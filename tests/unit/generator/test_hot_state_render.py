@@ -38,7 +38,7 @@ def hot_profile(text: str = HOT) -> Profile:
         ),
         (
             "profile: 1\nname: x\nlease: {duration: 2m}\nhot_state:\n  store: redis\n  running_ttl: 90s\n",
-            "hot.yaml:5:3: hot_state: running_ttl (90s) is shorter than lease.duration (2m)",
+            "hot.yaml:6:16: hot_state.running_ttl: 90s is shorter than lease.duration (2m)",
         ),
         (
             "profile: 1\nname: x\nhot_state: {store: redis, ttl: 1h}\n",

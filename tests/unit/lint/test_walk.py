@@ -22,6 +22,14 @@ def test_syntax_error_has_offset_and_no_statements() -> None:
     assert migration.steps == []
 
 
+def test_a_nul_byte_is_a_syntax_error_where_it_stands() -> None:
+    """The parser stops at a NUL as C does: what follows it must not pass unread."""
+    migration = walk("SELECT 1;\nSELECT \x00; DROP TABLE runs;", "m.sql", 16, "psql")
+    assert migration.syntax_error is not None and "NUL" in migration.syntax_error.message
+    assert migration.source.position(migration.syntax_error.offset) == (2, 8)
+    assert migration.steps == []
+
+
 def test_psql_autocommits_outside_explicit_blocks() -> None:
     text = "SELECT 1; BEGIN; SELECT 2; SELECT 3; COMMIT; SELECT 4;"
     statements = [s for s, _ in walk(text, "m.sql", 16, "psql").steps]

@@ -167,6 +167,9 @@ def _check_statement(path: Path, block: _Block, body: list[str]) -> str | None:
     suggestions): the parser's first relation, so `extract(epoch FROM now() - x)` is not
     a table."""
     text = "\n".join(body)
+    if "\x00" in text:  # the parser would stop at it; PostgreSQL refuses it
+        where = _position(path, block.line + 1, text, text.index("\x00"))
+        raise AgentDDLError(f"{where}: query {block.name!r} contains a NUL byte")
     plain = _AIOSQL_PARAM.sub(lambda m: "$1".ljust(len(m.group(0))), text)
     try:
         statements = pglast.parse_sql(plain)

@@ -74,6 +74,7 @@ def test_query_file_paths_carry_examples_and_declared_index(tmp_path: Path) -> N
         ("-- name: q()\nSELECT * INTO agent.copy FROM agent.runs;\n", "2:1: query 'q' is SelectStmt"),
         ("-- name: q()\n-- only a comment\n-- name: r()\nSELECT 1;\n", "1:1: query 'q' has no SQL"),
         ("-- name: q(k)\n-- example: k = 1 2\nSELECT :k;\n", "2:19: example value is not"),
+        ("-- name: q()\nSELECT 1 \x00; DROP TABLE agent.runs;\n", "2:10: query 'q' contains a NUL byte"),
     ],
 )
 def test_query_file_mistakes_name_file_line_column(tmp_path: Path, text: str, where: str) -> None:

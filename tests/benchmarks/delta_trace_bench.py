@@ -154,6 +154,7 @@ def _trace_delta(
 
 
 def _changed(profile: Profile, settings: dict[str, Any]) -> Profile:
+    """`profile` with dotted settings changed (as profile_changes.changed in the tests)."""
     data = profile.model_dump(mode="json", by_alias=True)
     for dotted, value in settings.items():
         *sections, key = dotted.split(".")

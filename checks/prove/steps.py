@@ -11,6 +11,7 @@ transaction, after a step's writes but before COMMIT, after a COMMIT.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -220,3 +221,34 @@ def drain(
         outcome = work_run(w, claim, steps, message, crash_step)
         counts[outcome] = counts.get(outcome, 0) + 1
     return counts
+
+
+def finish_each(
+    w: WorkerContext, claims: list[Row], finish: Callable[[WorkerContext, Row], bool]
+) -> dict[str, Any]:
+    """The rightful holders go on with each claim; whether each run came out intact, journaled."""
+    for claim in claims:
+        try:
+            intact = finish(w, claim)
+        except psycopg.Error as error:
+            failed(w, "finish", error)
+            intact = False
+        w.journal.write("finished", run=str(claim["run_id"]), intact=intact)
+    return {}
+
+
+def step_two_intact(w: WorkerContext, claim: Row, event_seq: int, operation_key: str) -> bool:
+    """The holder writes step 2 (event `event_seq`, checkpoint 2) and its operation's result,
+    then reads back: the latest checkpoint is its own and the events run 1..event_seq."""
+    rt = w.runtime(tenant_of(w, claim))
+    scope = w.scope(tenant_of(w, claim))
+    wrote = write_step(w, claim, 2, event_seq)
+    recorded = record_operation(w, claim, operation_key, {"by": claim["fencing_token"]})
+    w.conn.commit()
+    run = {"run_id": claim["run_id"], "run_created_at": claim["run_created_at"]}
+    latest = rt.call("latest_checkpoint", **scope, **run)
+    history = rt.call("run_events", **scope, **run, after_seq=0, limit=10)
+    w.conn.commit()
+    mine = latest is not None and latest["seq"] == 2 and latest["payload"].get("by") == claim["fencing_token"]
+    ordered = [e["seq"] for e in history] == list(range(1, event_seq + 1))
+    return bool(wrote and recorded and mine and ordered)

@@ -176,35 +176,10 @@ def _forged_writes(w: WorkerContext, t: Row) -> list[tuple[str, Any]]:
 
 def work_finish(w: WorkerContext, claims: list[Row]) -> dict[str, Any]:
     """The holders go on: step 2, their operation's result, read-backs, completion."""
-    for claim in claims:
-        try:
-            intact = _finish(w, claim)
-        except psycopg.Error as error:
-            steps.failed(w, "finish", error)
-            intact = False
-        w.journal.write("finished", run=str(claim["run_id"]), intact=intact)
-    return {}
+    return steps.finish_each(w, claims, _finish)
 
 
 def _finish(w: WorkerContext, claim: Row) -> bool:
-    rt = w.runtime(steps.tenant_of(w, claim))
-    scope = w.scope(steps.tenant_of(w, claim))
     event_seq = (claim["last_event_seq"] or 0) + 2
-    wrote = steps.write_step(w, claim, 2, event_seq)
-    recorded = steps.record_operation(w, claim, _key(claim), {"by": claim["fencing_token"]})
-    w.conn.commit()
-    latest = rt.call(
-        "latest_checkpoint", **scope, run_id=claim["run_id"], run_created_at=claim["run_created_at"]
-    )
-    history = rt.call(
-        "run_events",
-        **scope,
-        run_id=claim["run_id"],
-        run_created_at=claim["run_created_at"],
-        after_seq=0,
-        limit=10,
-    )
-    w.conn.commit()
-    mine = latest is not None and latest["seq"] == 2 and latest["payload"].get("by") == claim["fencing_token"]
-    ordered = [e["seq"] for e in history] == list(range(1, event_seq + 1))
-    return bool(wrote and recorded and mine and ordered and steps.complete(w, claim))
+    intact = steps.step_two_intact(w, claim, event_seq, _key(claim))
+    return bool(intact and steps.complete(w, claim))

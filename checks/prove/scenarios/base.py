@@ -91,6 +91,14 @@ class ScenarioContext:
 FOREVER = timedelta(days=36500)
 
 
+def held_by(ctx: ScenarioContext, scenario: str, slots: list[int]) -> int:
+    """Runs whose live attempt belongs to one of `slots`' workers: takeovers by those workers
+    only (a claim takes over any lapsed lease, a stalled worker's own included)."""
+    workers = {f"worker-{slot}" for slot in slots}
+    live = [a for a in ctx.observer.attempts(scenario) if a["status"] == "active"]
+    return sum(1 for attempt in live if attempt["worker_id"] in workers)
+
+
 def overlapping_attempts(attempts: list[dict[str, Any]]) -> int:
     """Runs that had two live attempts at one time, from the attempts' history: one started
     before the previous one ended (an attempt still active has not ended). An expired

@@ -19,7 +19,7 @@ from typing import Any
 from agentddl.checks.prove import hot, steps
 from agentddl.checks.prove.pool import Dispatch, Watch
 from agentddl.checks.prove.result import ScenarioResult
-from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
+from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, held_by
 from agentddl.checks.prove.worker import Row, WorkerContext
 
 NAME = "hot_stale_writer"
@@ -34,9 +34,11 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     half = max(1, len(ctx.slots) // 2)
     stale, fresh = ctx.slots[:half], ctx.slots[half:]
     held = _phase(ctx, stale, "hold", tenant, until=lambda: ctx.observer.live_queued(NAME) == 0)
-    taken = _phase(
-        ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=lambda: _taken(ctx, fresh) >= count
-    )
+
+    def b_holds_all() -> bool:
+        return held_by(ctx, NAME, fresh) >= count
+
+    taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=b_holds_all)
     # A's latest claim of each run (a claim takes over an expired lease, A's own included)
     a_claims = list({str(c["run_id"]): c for result in held.all_results() for c in result["claims"]}.values())
     b_claims = {str(c["run_id"]): c for result in taken.all_results() for c in result["claims"]}
@@ -88,13 +90,6 @@ def _phase(
         finished=until, progress=lambda: ctx.observer.progress(NAME), stall_seconds=ctx.options.stall_seconds
     )
     return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch)
-
-
-def _taken(ctx: ScenarioContext, fresh: list[int]) -> int:
-    """Runs whose live attempt is B's (A's claim may also take over A's own lapsed lease)."""
-    workers = {f"worker-{slot}" for slot in fresh}
-    live = [a for a in ctx.observer.attempts(NAME) if a["status"] == "active"]
-    return sum(1 for attempt in live if attempt["worker_id"] in workers)
 
 
 def _share(items: list[Any], slots: list[int], slot: int) -> list[Any]:

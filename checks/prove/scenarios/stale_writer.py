@@ -23,7 +23,7 @@ from psycopg.types.json import Jsonb
 from agentddl.checks.prove import steps
 from agentddl.checks.prove.pool import Dispatch, Watch
 from agentddl.checks.prove.result import ScenarioResult
-from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
+from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, held_by
 from agentddl.checks.prove.worker import Row, WorkerContext
 
 NAME = "stale_writer"
@@ -38,7 +38,11 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     half = max(1, len(ctx.slots) // 2)
     stale, fresh = ctx.slots[:half], ctx.slots[half:]
     held = _phase(ctx, stale, "hold", tenant, until=lambda: ctx.observer.live_queued(NAME) == 0)
-    taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=lambda: _taken(ctx) >= count)
+
+    def b_holds_all() -> bool:
+        return held_by(ctx, NAME, fresh) >= count
+
+    taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=b_holds_all)
     a_claims = [c for result in held.all_results() for c in result["claims"]]
     b_claims = [c for result in taken.all_results() for c in result["claims"]]
     writes = ctx.dispatch({s: ctx.task("stale_writes", claims=_share(a_claims, stale, s)) for s in stale})
@@ -84,10 +88,6 @@ def _phase(
         finished=until, progress=lambda: ctx.observer.progress(NAME), stall_seconds=ctx.options.stall_seconds
     )
     return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch)
-
-
-def _taken(ctx: ScenarioContext) -> int:
-    return sum(1 for a in ctx.observer.attempts(NAME) if a["status"] == "active" and a["attempt_no"] > 1)
 
 
 def _share(claims: list[Row], slots: list[int], slot: int) -> list[Row]:

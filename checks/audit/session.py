@@ -13,8 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
 from agentddl.checks.audit.baseline import DEFAULT_GROWTH, compare, read_baseline, write_baseline
 from agentddl.checks.audit.database import AuditOptions, audit_database
 from agentddl.checks.audit.fromstats import DEFAULT_TOP
@@ -23,8 +21,8 @@ from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.result import AuditResult
 from agentddl.checks.core.progress import Progress, silent
-from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
-from agentddl.checks.db.install import install_schema
+from agentddl.checks.db import PostgresServer, connect, describe_dsn
+from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.db.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
@@ -113,7 +111,7 @@ def _audit_scratch(
     model = request.model
     assert model is not None
     progress(f"installing the profile's schema on PostgreSQL {server.version}")
-    _install(server, scratch, model)
+    install_profile(scratch, model, server.version)
     progress(f"seeding: {request.events:,} events")
     stats = seed_model(scratch, model, request.events, progress=_seed_progress(progress))
     options = replace(request.options, hypopg=server.has_extension("hypopg"))
@@ -132,19 +130,6 @@ def _seed_progress(progress: Progress) -> Callable[[str, int], None]:
             progress(f"seeding {table}: {rows:,} rows")
 
     return report
-
-
-def _install(server: PostgresServer, scratch: str, model: SchemaModel) -> None:
-    """The profile's schema.sql; a server that refuses it (older than the profile's
-    engine, an extension it lacks) is a usage error, said in one line."""
-    try:
-        with connect(scratch) as conn:
-            install_schema(conn, model)
-    except psycopg.Error as error:
-        target = model.profile.engine.version
-        older = f" (the profile targets {target})" if server.version < target else ""
-        refused = f"PostgreSQL {server.version}{older} refused the profile's schema"
-        raise database_error(error, refused) from error
 
 
 def _baseline_to_compare(request: AuditRequest) -> dict[str, Any] | None:

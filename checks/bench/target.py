@@ -19,8 +19,8 @@ import psycopg
 
 from agentddl.checks.bench.options import BenchRequest
 from agentddl.checks.core.progress import Progress
-from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
-from agentddl.checks.db.install import install_schema
+from agentddl.checks.db import PostgresServer, connect, describe_dsn
+from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.db.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
@@ -73,11 +73,7 @@ class Scratch(Target):
         label = f"history {history or 0:,}"
         self.progress(f"{label}: installing the schema into a scratch database on {self.where}")
         with self.server.scratch_database() as scratch:
-            try:
-                with connect(scratch) as conn:
-                    install_schema(conn, model)
-            except psycopg.Error as error:
-                raise database_error(error, f"installing the schema into {describe_dsn(scratch)}") from error
+            install_profile(scratch, model, self.version)
             rows = {table.name: 0 for table in model.tables}
             if history:
                 stats = seed_model(

@@ -15,7 +15,7 @@ from agentddl.checks.db.catalog import Difference as CatalogDifference
 from agentddl.checks.db.catalog import Snapshot, diff, read_snapshot
 from agentddl.checks.db.connect import connect, describe_dsn
 from agentddl.checks.db.declared import model_roles
-from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.generator.delta import Delta
 from agentddl.generator.delta.compute import steps_for
@@ -49,8 +49,7 @@ def live_delta(profile: Profile, dsn: str, server: str | None) -> Delta:
         scratch_server(server, dsn, None, prefer=profile.engine.version) as found,
         found.scratch_database() as ref,
     ):
-        with connect(ref) as connection:
-            install_schema(connection, model)
+        install_profile(ref, model, found.version)
         wanted = _read(ref, model)
     differences = diff(wanted, actual, _COMPARED)
     objects = [d for d in differences if d.kind != "privileges"]

@@ -22,8 +22,8 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.core.progress import Progress
-from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
-from agentddl.checks.db.install import install_schema
+from agentddl.checks.db import PostgresServer, connect, describe_dsn
+from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveRequest
@@ -91,11 +91,7 @@ class Scratch(Target):
         strategy = model.profile.lock_strategy.value
         self.progress(f"{strategy}: installing the schema into a scratch database on {self.where}")
         with self.server.scratch_database() as scratch:
-            try:
-                with connect(scratch) as conn:
-                    install_schema(conn, model)
-            except psycopg.Error as error:
-                raise database_error(error, f"installing the schema into {describe_dsn(scratch)}") from error
+            install_profile(scratch, model, self.version)
             yield scratch
 
 

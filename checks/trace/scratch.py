@@ -15,7 +15,7 @@ import psycopg
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import DatabaseError, PostgresServer, connect, database_error, error_line
 from agentddl.checks.db.clone import CloneSource, clone_into
-from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.seed.load import Progress as SeedProgress
 from agentddl.checks.db.seed.load import seed_model
 from agentddl.checks.trace.execute import run_statement
@@ -63,16 +63,9 @@ def _seeding(progress: Progress | None) -> SeedProgress | None:
 
 
 def _install(dsn: str, model: SchemaModel | None, schema_files: list[Path], version: int) -> None:
+    if model is not None:
+        install_profile(dsn, model, version)
     with connect(dsn) as conn:
-        if model is not None:
-            try:
-                install_schema(conn, model)
-            except psycopg.Error as error:
-                raise DatabaseError(
-                    f"the {model.profile.name!r} profile's schema (engine.version "
-                    f"{model.profile.engine.version}) does not install on PostgreSQL {version}: "
-                    f"{error_line(error)}"
-                ) from None
         for migration in load_migrations(schema_files, version):
             for statement in migration.statements:
                 _run_setup(conn, statement)

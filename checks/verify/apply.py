@@ -21,9 +21,10 @@ from agentddl.checks.core.report import Report
 from agentddl.checks.db import PostgresServer, alembic_run, connect, describe_dsn
 from agentddl.checks.db.catalog import Snapshot, diff, read_snapshot
 from agentddl.checks.db.declared import compare_with_model, model_roles
+from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.verify.apply_findings import migration_findings, undeclared_findings
-from agentddl.checks.verify.reference import create_scratch, install_profile
+from agentddl.checks.verify.reference import create_scratch
 from agentddl.checks.verify.rules import all_rules
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, derive

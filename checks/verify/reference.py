@@ -15,7 +15,7 @@ import psycopg
 from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
 from agentddl.checks.db.catalog import Snapshot, read_snapshot
 from agentddl.checks.db.declared import model_roles
-from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.rows import Connection
 from agentddl.generator.model import SchemaModel
 
@@ -26,17 +26,6 @@ class Reference:
 
     snapshot: Snapshot
     server_version: int
-
-
-def install_profile(dsn: str, model: SchemaModel, server_version: int) -> None:
-    """The model's schema.sql into the empty database at `dsn`; a failure is one line."""
-    with connect(dsn) as connection:
-        try:
-            install_schema(connection, model)
-        except psycopg.Error as error:
-            raise database_error(
-                error, f"the profile's schema does not install on PostgreSQL {server_version}"
-            ) from None
 
 
 def create_scratch(server: PostgresServer, purpose: str) -> str:

@@ -100,7 +100,7 @@ def test_an_install_failure_is_one_line_and_leaves_no_database(capsys: Any, pg_s
     code, out, err = apply(capsys, "-p", str(EXAMPLES / "partman.yaml"), "--server", server.admin_dsn)
     assert (code, out) == (2, "")
     assert err == (
-        "agentddl: the profile's schema does not install on PostgreSQL 18: "
+        "agentddl: PostgreSQL 18 refused the profile's schema: "
         'extension "pg_partman" is not available\n'
     )
     assert databases(server) == before

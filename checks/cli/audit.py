@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from agentddl.checks.cli.options import Dsn, Format, OutputFormat, PgVersion, Profile, Server
+from agentddl.checks.cli.options import Dsn, Format, OutputFormat, PgVersion, Profile, Server, finite_at_least
 from agentddl.checks.cli.progress import progress
 
 EXAMPLES = """
@@ -84,7 +84,12 @@ def audit(
     ] = None,
     update_baseline: Annotated[bool, typer.Option("--update-baseline", help="Rewrite --baseline.")] = False,
     cost_growth: Annotated[
-        float, typer.Option("--cost-growth", min=1.0, help="Fail when a path's cost exceeds baseline x this.")
+        float,
+        typer.Option(
+            "--cost-growth",
+            callback=finite_at_least(1),
+            help="Fail when a path's cost exceeds baseline x this.",
+        ),
     ] = 2.0,
     no_analyze: Annotated[bool, typer.Option("--no-analyze", help="Plan only (no EXPLAIN ANALYZE).")] = False,
 ) -> None:

@@ -55,7 +55,12 @@ def bench_command(
     server: options.Server = None,
     pg_version: options.PgVersion = None,
     clients: Annotated[int, typer.Option("--clients", help="Client processes, one connection each.")] = 8,
-    duration: Annotated[float, typer.Option("--duration", help="Seconds each measured segment runs.")] = 10.0,
+    duration: Annotated[
+        float,
+        typer.Option(
+            "--duration", callback=options.finite_at_least(0.1), help="Seconds each measured segment runs."
+        ),
+    ] = 10.0,
     history: Annotated[
         list[str] | None,
         typer.Option("--history", help="Rows of history (events) to seed; a list: 10000,1000000 (repeat)."),

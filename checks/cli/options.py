@@ -19,6 +19,8 @@ CLI modules import only this, typer and the standard library at import time, so
 from __future__ import annotations
 
 import enum
+import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -78,3 +80,14 @@ Redis = Annotated[
         "default: a throwaway redis-server.",
     ),
 ]
+
+
+def finite_at_least(low: float) -> Callable[[float | None], float | None]:
+    """An option callback: a number of `low` or more (click's ranges let nan and inf through)."""
+
+    def check(value: float | None) -> float | None:
+        if value is not None and not (math.isfinite(value) and value >= low):
+            raise typer.BadParameter(f"expected a number of {low:g} or more, got {value}")
+        return value
+
+    return check

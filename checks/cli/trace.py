@@ -87,10 +87,16 @@ def trace_command(
     load: Annotated[bool, typer.Option("--load", help="Run the profile's queries concurrently.")] = False,
     connections: Annotated[int, typer.Option("--connections", min=1, max=64, help="Workload sessions.")] = 4,
     max_lock_ms: Annotated[
-        float, typer.Option("--max-lock-ms", help="Longest write-blocking lock allowed.")
+        float,
+        typer.Option(
+            "--max-lock-ms", callback=options.finite_at_least(0), help="Longest write-blocking lock allowed."
+        ),
     ] = 1000.0,
     max_blocked_ms: Annotated[
-        float, typer.Option("--max-blocked-ms", help="Longest workload wait allowed.")
+        float,
+        typer.Option(
+            "--max-blocked-ms", callback=options.finite_at_least(0), help="Longest workload wait allowed."
+        ),
     ] = 200.0,
 ) -> None:
     """Typer entry point: the work is agentddl.checks.trace.run."""

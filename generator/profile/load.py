@@ -28,6 +28,9 @@ RENAMED_KEYS = {
 }
 
 
+MAX_NODES = 10_000  # a profile has about a hundred; aliases can multiply them endlessly
+
+
 def load_profile(path: str | Path) -> Profile:
     """Load and validate a profile file; every mistake names file:line:column."""
     path = Path(path)
@@ -119,6 +122,10 @@ def _to_python(
 ) -> Any:
     """Build plain data while remembering where each value and key stood."""
     marks[path] = _mark(node)
+    if len(marks) > MAX_NODES:  # every value has a path of its own, an alias's copies too
+        where = key_marks.get(path[:1], (1, 1))  # the top-level key whose value grew so
+        what = f"{path[0]}: expands" if path else "expands"
+        raise ProfileError(source, *where, f"{what} to more than {MAX_NODES:,} values (aliases of aliases?)")
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:

@@ -329,3 +329,22 @@ def test_lint_reports_unparsable_sql_as_a_finding(sql: str, via_stdin: bool) -> 
         assert (outcome.code, outcome.err) == (1, ""), (argv, outcome)
         names = {finding["name"] for finding in json.loads(outcome.out)["findings"]}
         assert "syntax-error" in names, names
+
+
+FLOAT_OPTIONS = [
+    (command, param.opts[0])
+    for command in cli.COMMANDS
+    for param in command_params(command)
+    if kind_of(param) == "float"
+]
+
+
+@pytest.mark.parametrize(("command", "option"), FLOAT_OPTIONS)
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_a_number_option_refuses_nan_infinity_and_negatives(command: str, option: str, value: str) -> None:
+    """click's ranges let nan and inf through (every comparison with nan is false)."""
+    outcome = run_cli([command, f"{option}={value}"])
+    assert outcome.code == 2 and outcome.out == "", outcome
+    assert outcome.err.startswith(f"agentddl: Invalid value for '{option}': expected a number of "), (
+        outcome.err
+    )

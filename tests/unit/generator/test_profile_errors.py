@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,12 @@ CASES = {
         ":5:8: invalid YAML: could not determine a constructor for the tag",
     ),
     "alias-inside-itself": (GOOD + "loop: &x [*x]\n", ":1:1: invalid YAML: nested too deeply"),
+    "aliases-of-aliases": (
+        GOOD
+        + "a: &a [x, x, x, x, x, x, x, x, x, x]\n"  # each next key: ten of the one before
+        + "".join(f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n" for a, b in pairwise("abcdefgh")),
+        ":8:1: d: expands to more than 10,000 values",
+    ),
     "nested-too-deeply": (GOOD + "deep: " + "[" * 5000 + "]" * 5000 + "\n", ":1:1: invalid YAML: nested too"),
     "renamed-key": (
         GOOD + "lock: lease\n",

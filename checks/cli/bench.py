@@ -58,7 +58,7 @@ def bench_command(
     duration: Annotated[
         float,
         typer.Option(
-            "--duration", callback=options.finite_at_least(0.1), help="Seconds each measured segment runs."
+            "--duration", callback=options.finite_at_least(0), help="Seconds each measured segment runs."
         ),
     ] = 10.0,
     history: Annotated[

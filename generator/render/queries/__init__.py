@@ -39,6 +39,10 @@ def build_queries(model: SchemaModel) -> tuple[Query, ...]:
             *ops_queries(c),
         )
     }
+    if c.distributed:  # Citus: the few queries that differ in kind (generator/render/citus/)
+        from agentddl.generator.render.citus.queries import citus_queries
+
+        built.update({q.name: q for q in citus_queries(c)})
     return tuple(built[path.name] for path in model.access_paths)
 
 
@@ -51,8 +55,7 @@ def render_queries(model: SchemaModel) -> str:
         '--     queries = aiosql.from_path("queries.sql", "psycopg")\n'
         "-- Lease tokens are stored as sha256(token); every write of an attempt's work\n"
         "-- presents it (checked by its hash). Input hashes are sha256 of the caller's\n"
-        "-- canonical input bytes. Run each query in a short transaction.\n"
-        + _tenant_header(model)
+        "-- canonical input bytes. Run each query in a short transaction.\n" + _tenant_header(model)
     )
     return header + "".join(_render(q) for q in build_queries(model))
 

@@ -44,7 +44,7 @@ def test_a_combination_citus_cannot_do_is_refused_at_its_key(case: str) -> None:
 
 
 def test_shard_count_is_bounded() -> None:
-    with pytest.raises(ProfileError, match="distribution.shard_count"):
+    with pytest.raises(ProfileError, match=r"distribution\.shard_count"):
         load_profile_text(HEAD + "distribution: {engine: citus, shard_count: 1}\n", "p.yaml")
 
 

@@ -42,7 +42,7 @@ def build_queries(model: SchemaModel) -> tuple[Query, ...]:
     if c.distributed:  # Citus: the few queries that differ in kind (generator/render/citus/)
         from agentddl.generator.render.citus.queries import citus_queries
 
-        built.update({q.name: q for q in citus_queries(c)})
+        built.update({q.name: q for q in citus_queries(c, built)})
     return tuple(built[path.name] for path in model.access_paths)
 
 

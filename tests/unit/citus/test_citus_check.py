@@ -175,3 +175,13 @@ def test_a_user_query_file_is_checked_with_file_line_and_column(
 def test_citus_without_a_profile_or_folder_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "--citus"]) == 2
     assert capsys.readouterr().err.startswith("agentddl: --citus needs --profile")
+
+
+def test_plan_has_a_scale_out_section_that_states_the_limits_of_the_proof() -> None:
+    plan = render_artifacts(citus_profile())["PLAN.md"]
+    section = plan.split("## 6. Scale-out (Citus)")[1]
+    assert "**32**" in section and "citus_rebalance_start()" in section
+    assert "isolate_tenant_to_new_shard" in section and "**The coordinator.**" in section
+    assert "No Citus server ran here" in section and "Not proven:" in section
+    single = render_artifacts(load_profile_text("profile: 1\nname: one\n", "p.yaml"))["PLAN.md"]
+    assert "Scale-out" not in single

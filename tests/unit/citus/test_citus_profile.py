@@ -3,10 +3,17 @@ refused at load, at file:line:column of the key to change, saying why."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from agentddl.generator.errors import ProfileError
-from agentddl.generator.profile import load_profile_text
+import pytest
+from profiles import ROOT
+
+from agentddl.checks.cli.main import main
+from agentddl.generator.errors import AgentDDLError, ProfileError
+from agentddl.generator.profile import load_profile, load_profile_text
+from agentddl.generator.revision.next import Request, plan_generation
+
+DEFAULT = ROOT / "schemas" / "default.yaml"
 
 HEAD = "profile: 1\nname: scaled\n"
 
@@ -51,3 +58,15 @@ def test_shard_count_is_bounded() -> None:
 def test_citus_with_a_tenant_column_loads() -> None:
     profile = load_profile_text(HEAD + "distribution: {engine: citus, shard_count: 64}\n", "p.yaml")
     assert profile.distribution.engine == "citus" and profile.distribution.shard_count == 64
+
+
+def test_distributing_an_existing_schema_is_refused_with_a_plan(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["generate", str(DEFAULT), "--out", str(out)]) == 0
+    scaled = tmp_path / "scaled.yaml"
+    scaled.write_text(DEFAULT.read_text() + "distribution: {engine: citus}\n")
+    with pytest.raises(AgentDDLError, match=r"distribution\.engine: none -> citus: cannot be changed online"):
+        plan_generation(Request(load_profile(scaled), out))
+    assert sorted(p.name for p in (out / "versions").iterdir() if p.suffix == ".py") == [
+        "0001_agentddl_schema.py"
+    ]

@@ -80,7 +80,7 @@ def modification_problems(
         for call in _calls(where):
             if _volatility(call) == "v":
                 yield Unsupported("volatile-where", _name(call), _location(call))
-        sets = node.targetList if isinstance(node, ast.UpdateStmt) else ()
+        sets = _assignments(node)
         for expr in [*(t.val for t in sets or ()), where]:
             yield from _stable_with_columns(expr)
             yield from _in_case(expr)
@@ -92,6 +92,14 @@ def modification_problems(
 
 def _modifications(statement: Any) -> Iterator[Any]:
     return (n for n in nodes(statement) if isinstance(n, (ast.UpdateStmt, ast.DeleteStmt, ast.InsertStmt)))
+
+
+def _assignments(node: Any) -> Any:
+    """An UPDATE's SET list, or an INSERT's ON CONFLICT DO UPDATE SET list."""
+    if isinstance(node, ast.UpdateStmt):
+        return node.targetList or ()
+    conflict = getattr(node, "onConflictClause", None)
+    return (conflict.targetList or ()) if conflict is not None else ()
 
 
 def _stable_with_columns(expr: Any) -> Iterator[Unsupported]:

@@ -185,3 +185,17 @@ def test_plan_has_a_scale_out_section_that_states_the_limits_of_the_proof() -> N
     assert "No Citus server ran here" in section and "Not proven:" in section
     single = render_artifacts(load_profile_text("profile: 1\nname: one\n", "p.yaml"))["PLAN.md"]
     assert "Scale-out" not in single
+
+
+def test_now_in_case_of_an_upsert_is_found() -> None:
+    ours = Source(
+        "ours.sql",
+        "-- name: touch(tenant_id, key)\n"
+        "INSERT INTO agent.operations AS o (tenant_id, idempotency_key) VALUES (:tenant_id, :key)\n"
+        "ON CONFLICT (tenant_id, idempotency_key) DO UPDATE\n"
+        "SET completed_at = CASE WHEN o.status = 'pending' THEN now() END;\n",
+    )
+    found = [
+        f for f in run(CitusRequest.from_profile(citus_profile(), (ours,))).findings if f.file == "ours.sql"
+    ]
+    assert [(f.code, f.line, f.column) for f in found] == [("ADS105", 4, 56)]  # at now()

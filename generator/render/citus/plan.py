@@ -156,6 +156,10 @@ def _constrained(model: SchemaModel) -> str:
             "pg_partman is refused with Citus: `create_time_partitions` distributes each new "
             "partition with its parent. The builtin `maintain_partitions` stays in `schema.sql` "
             "(plain PostgreSQL) and is not used.",
+            "No SECURITY DEFINER: `maintain_time_partitions` runs as its caller (a member of the owner "
+            "role) on the coordinator, which propagates the partitions' DDL to the shards.",
+            f"PostgreSQL {model.profile.engine.version} needs a Citus release that supports it (Citus's "
+            "changelog: 12.1 for 14-16, 13.0 for 15-17, 14.0 for 16-18).",
         ]
     )
 

@@ -40,8 +40,12 @@ class _Scope:
 
 @dataclass
 class Confinement:
+    """Equalities (symmetric, a union-find) and flows (one way: a CTE's, a sub-select's or a
+    UNION's output takes its values from its sources, tied only when every source is)."""
+
     refs: list[TableRef]
     parents: dict[str, str]
+    sources: dict[str, list[str]]
 
     def find(self, node: str) -> str:
         while self.parents.get(node, node) != node:
@@ -49,15 +53,30 @@ class Confinement:
         return node
 
     def untied(self) -> list[TableRef]:
-        pinned = self.find(PINNED)
-        return [r for r in self.refs if self.find(r.node) != pinned]
+        classes: dict[str, list[str]] = {}
+        for node in {*self.parents, *self.sources}:
+            classes.setdefault(self.find(node), []).append(node)
+        memo: dict[str, bool] = {}
+        return [r for r in self.refs if not self._tied(self.find(r.node), classes, memo)]
+
+    def _tied(self, root: str, classes: dict[str, list[str]], memo: dict[str, bool]) -> bool:
+        if root in memo:
+            return memo[root]
+        memo[root] = False  # a cycle (a recursive CTE) ties nothing by itself
+        tied = root == self.find(PINNED) or any(
+            self.sources.get(member)
+            and all(self._tied(self.find(s), classes, memo) for s in self.sources[member])
+            for member in classes.get(root, [root])
+        )
+        memo[root] = tied
+        return tied
 
 
 def confinement(statement: Any, layout: Layout, column_of: dict[str, str]) -> Confinement:
     """column_of: distributed table -> its distribution column."""
     walker = _Walker(layout, column_of)
     walker.statement(statement, [])
-    return Confinement(walker.refs, walker.parents)
+    return Confinement(walker.refs, walker.parents, walker.sources)
 
 
 class _Walker:
@@ -65,6 +84,7 @@ class _Walker:
         self.layout, self.column_of = layout, column_of
         self.refs: list[TableRef] = []
         self.parents: dict[str, str] = {}
+        self.sources: dict[str, list[str]] = {}  # node -> the nodes its values come from
         self.count = 0
         self.positional: dict[int, list[str | None]] = {}  # query level -> its output columns' nodes
         self.columns = set(column_of.values())
@@ -75,6 +95,11 @@ class _Walker:
         ra, rb = self._find(a), self._find(b)
         if ra != rb:
             self.parents[ra] = rb
+
+    def flow(self, target: str | None, source: str | None) -> None:
+        """`target` takes its values from `source` (and any other source given for it)."""
+        if target is not None:
+            self.sources.setdefault(target, []).append(source or f"untied:{len(self.sources)}")
 
     def _find(self, node: str) -> str:
         while self.parents.get(node, node) != node:
@@ -95,8 +120,8 @@ class _Walker:
             self._cte(cte, scope, scopes)
         if isinstance(node, ast.SelectStmt) and node.op and node.op.name != "SETOP_NONE":
             out = f"set:{scope.ident}"
-            self.union(out, self.statement(node.larg, scopes))
-            self.union(out, self.statement(node.rarg, scopes))
+            self.flow(out, self.statement(node.larg, scopes))
+            self.flow(out, self.statement(node.rarg, scopes))
             return out
         self._ranges(node, scope, scopes)
         for qual in self._quals(node):
@@ -110,14 +135,15 @@ class _Walker:
         at = next((i for i, n in enumerate(names) if n in self.columns), None)
         if at is not None:  # WITH t (a, b, ...): the output column by position
             out = self._at(cte.ctequery, at) or out
-        self.union(scope.ctes[cte.ctename], out)
+        self.flow(scope.ctes[cte.ctename], out)
 
     def _at(self, query: Any, position: int) -> str | None:
         """The node of a query level's output column at `position` (both arms of a UNION)."""
         if isinstance(query, ast.SelectStmt) and query.op and query.op.name != "SETOP_NONE":
-            left, right = self._at(query.larg, position), self._at(query.rarg, position)
-            self.union(left, right)
-            return left or right
+            out = f"at:{id(query)}:{position}"
+            self.flow(out, self._at(query.larg, position))
+            self.flow(out, self._at(query.rarg, position))
+            return out
         values = self.positional.get(id(query), [])
         return values[position] if position < len(values) else None
 
@@ -143,7 +169,7 @@ class _Walker:
             alias = str(item.alias.aliasname)
             node = f"ref:{scope.ident}:{alias}"
             scope.aliases[alias] = node
-            self.union(node, self.statement(item.subquery, scopes))
+            self.flow(node, self.statement(item.subquery, scopes))
 
     def _range_var(self, item: Any, scope: _Scope, scopes: list[_Scope]) -> None:
         alias = item.alias.aliasname if item.alias else item.relname
@@ -152,7 +178,7 @@ class _Walker:
         if not item.schemaname:
             cte = next((s.ctes[item.relname] for s in reversed(scopes) if item.relname in s.ctes), None)
             if cte is not None:
-                self.union(node, cte)
+                self.flow(node, cte)
                 return
         table = self.layout.resolve(item.schemaname, item.relname)
         if table is not None and table in self.column_of:
@@ -208,9 +234,9 @@ class _Walker:
             values.append(value)
             if isinstance(val, ast.ColumnRef) and isinstance((val.fields or ())[-1], ast.A_Star):
                 for alias in _star_aliases(val, scope):
-                    self.union(out, scope.aliases.get(alias))
+                    self.flow(out, scope.aliases.get(alias))
             elif target.name in self.columns or (target.name is None and self._names_column(val)):
-                self.union(out, value)
+                self.flow(out, value)
         self.positional[id(node)] = values
         if isinstance(node, ast.InsertStmt):
             self._inserted(node, scope, scopes)
@@ -236,10 +262,10 @@ class _Walker:
         if select.valuesLists:
             for row in select.valuesLists:
                 items = list(getattr(row, "items", row))
-                self.union(target, self._value(items[column], scopes) if column < len(items) else None)
+                self.flow(target, self._value(items[column], scopes) if column < len(items) else None)
             return
         self.statement(select, scopes)
-        self.union(target, self._at(select, column))
+        self.flow(target, self._at(select, column))
 
     def _nested(self, node: Any, scopes: list[_Scope]) -> None:
         """Sub-selects inside expressions (EXISTS, IN, scalar): their own levels."""

@@ -199,3 +199,35 @@ def test_now_in_case_of_an_upsert_is_found() -> None:
         f for f in run(CitusRequest.from_profile(citus_profile(), (ours,))).findings if f.file == "ours.sql"
     ]
     assert [(f.code, f.line, f.column) for f in found] == [("ADS105", 4, 56)]  # at now()
+
+
+HALF_SCOPED = """-- name: half_scoped(tenant_id)
+WITH picked AS (
+    SELECT r.tenant_id, r.run_id FROM agent.runs AS r WHERE r.tenant_id = :tenant_id
+    UNION ALL
+    SELECT q.tenant_id, q.run_id FROM agent.runs AS q WHERE q.status = 'queued'
+)
+UPDATE agent.runs AS u SET version = u.version + 1
+FROM picked AS p WHERE u.tenant_id = p.tenant_id AND u.run_id = p.run_id;
+
+-- name: filtered_too_late(tenant_id)
+WITH expired AS (
+    UPDATE agent.attempts AS x SET status = 'expired' WHERE x.status = 'active' RETURNING x.tenant_id
+)
+SELECT count(*) FROM expired AS e WHERE e.tenant_id = :tenant_id;
+"""
+
+
+def test_a_tenant_reaches_only_what_it_filters_not_what_flows_beside_it() -> None:
+    """One scoped arm of a UNION does not scope the other, nor what joins their output;
+    a CTE filtered by its reader still ran on every shard."""
+    ours = Source("ours.sql", HALF_SCOPED)
+    found = [
+        f for f in run(CitusRequest.from_profile(citus_profile(), (ours,))).findings if f.file == "ours.sql"
+    ]
+    assert [(f.message.split(":")[0], f.object, f.line) for f in found] == [
+        ("half_scoped", "agent.runs", 5),
+        ("half_scoped", "agent.runs", 7),
+        ("filtered_too_late", "agent.attempts", 12),
+    ]
+    assert all(f.severity == "error" for f in found)

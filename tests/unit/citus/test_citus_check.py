@@ -4,6 +4,7 @@ give a located finding; citus.sql parses and names only tables and columns of sc
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pglast
@@ -231,3 +232,18 @@ def test_a_tenant_reaches_only_what_it_filters_not_what_flows_beside_it() -> Non
         ("filtered_too_late", "agent.attempts", 12),
     ]
     assert all(f.severity == "error" for f in found)
+
+
+def test_a_generated_folder_is_checked_and_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "scaled.yaml"
+    profile.write_text("profile: 1\nname: scaled\ndistribution: {engine: citus}\n")
+    out = tmp_path / "out"
+    assert main(["generate", str(profile), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--citus", "--generated", str(out), "-f", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["error"] == 0 and report["summary"]["warning"] == 7
+    assert {f["file"] for f in report["findings"]} == {str(out / "queries.sql")}
+    (out / "citus.sql").unlink()
+    assert main(["verify", "--citus", "--generated", str(out)]) == 2
+    assert "expected schema.sql and citus.sql" in capsys.readouterr().err

@@ -160,7 +160,7 @@ def _failures(model: SchemaModel) -> list[list[str]]:
 def _operating(model: SchemaModel) -> list[str]:
     hot = model.profile.hot_state
     return [
-        'No persistence needed (`save ""`, `appendonly no` are fine): nothing in Redis '
+        "No persistence needed (`save \"\"`, `appendonly no` are fine): nothing in Redis "
         "must survive a restart.",
         f"Every key has a TTL (running {md.duration(hot.running_ttl)}, finished "
         f"{md.duration(hot.terminal_ttl)}), so `maxmemory-policy volatile-ttl` (or "

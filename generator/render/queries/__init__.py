@@ -55,7 +55,8 @@ def render_queries(model: SchemaModel) -> str:
         '--     queries = aiosql.from_path("queries.sql", "psycopg")\n'
         "-- Lease tokens are stored as sha256(token); every write of an attempt's work\n"
         "-- presents it (checked by its hash). Input hashes are sha256 of the caller's\n"
-        "-- canonical input bytes. Run each query in a short transaction.\n" + _tenant_header(model)
+        "-- canonical input bytes. Run each query in a short transaction.\n"
+        + _tenant_header(model)
     )
     return header + "".join(_render(q) for q in build_queries(model))
 

@@ -4,7 +4,8 @@ profile to verify against."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -21,11 +22,21 @@ Examples:
 
   agentddl verify --dsn $DSN --schema billing --format sarif > verify.sarif
 
+  agentddl verify --citus --profile scaled.yaml --queries our/queries.sql
+
+  agentddl verify --citus --generated out/scaled   # a folder generate wrote
+
 Without --dsn (or AGENTDDL_DSN), the profile's schema is installed on an
 embedded scratch server (--pg-version: its major; --server: yours) and
 verified there. --profile compares with the profile's schema.sql installed
 in a scratch database on the same server (or --server; needs CREATEDB);
 the target itself is only read.
+--citus checks statically against Citus's rules (no server): keys hold the
+distribution column, foreign keys are co-located, named queries stay with one
+tenant, modifications use functions Citus can run. Its inputs: the profile's
+generated schema.sql, citus.sql and queries.sql (--profile, with
+distribution: citus), or a folder generate wrote (--generated); plus any
+--queries files.
 Exit codes: 0 no error-severity finding, 1 error findings, 2 usage or
 connection error.
 """
@@ -33,6 +44,21 @@ connection error.
 Schemas = Annotated[
     list[str] | None,
     typer.Option("--schema", help="Schema to verify (repeatable); default: the profile's, else all."),
+]
+
+
+Citus = Annotated[
+    bool, typer.Option("--citus", help="Check statically against Citus's rules for distributed tables.")
+]
+Generated = Annotated[
+    Path | None,
+    typer.Option(
+        "--generated", help="With --citus: a folder `agentddl generate` wrote (schema.sql, citus.sql)."
+    ),
+]
+Queries = Annotated[
+    list[Path] | None,
+    typer.Option("--queries", help="With --citus: a named-query file (aiosql) to check too (repeatable)."),
 ]
 
 
@@ -52,9 +78,17 @@ def verify_command(
     server: Server = None,
     pg_version: PgVersion = None,
     output_format: Format = OutputFormat.text,
+    citus: Citus = False,
+    generated: Generated = None,
+    queries: Queries = None,
 ) -> None:
     """Verify, print the report in the chosen format; exit 0 clean, 1 error findings."""
     from agentddl.checks.core.report import render
+
+    if citus:
+        report = _citus_report(profile, generated, queries or [])
+        render(report, output_format.value, sys.stdout)
+        raise typer.Exit(report.exit_code)
     from agentddl.checks.verify import VerifyRequest, run
 
     request = VerifyRequest(
@@ -63,3 +97,17 @@ def verify_command(
     report = run(request).report()
     render(report, output_format.value, sys.stdout)
     raise typer.Exit(report.exit_code)
+
+
+def _citus_report(profile: Path | None, generated: Path | None, queries: list[Path]) -> Any:
+    from agentddl.checks.citus import CitusRequest, Source, run
+    from agentddl.checks.cli.inputs import read_text
+    from agentddl.generator.errors import AgentDDLError
+    from agentddl.generator.profile import load_profile
+
+    extra = tuple(Source(str(path), read_text(path)) for path in queries)
+    if generated is not None:
+        return run(CitusRequest.from_directory(generated, extra)).report()
+    if profile is None:
+        raise AgentDDLError("--citus needs --profile (with distribution: citus) or --generated DIR")
+    return run(CitusRequest.from_profile(load_profile(profile), extra)).report()

@@ -1,6 +1,6 @@
 """One rule model for every family: metadata, documentation sections and discovery.
 
-Every rule of every family (lint ADL, verify ADV, trace ADT, audit ADA, prove ADP, diff ADC) is a
+Every rule of every family (lint ADL, verify ADV, trace ADT, audit ADA, prove ADP, diff ADC, citus ADS) is a
 class with a stable `code`, a kebab-case `name`, a default `severity`, its `family`, and
 a docstring with the sections of `required_sections(rule)`: the docs site's rule pages
 are generated from it (`python -m agentddl.checks.docs`), and a test fails when one lacks
@@ -23,7 +23,7 @@ from typing import ClassVar, Literal, TypeVar
 
 from agentddl.checks.core.findings import Finding, Severity
 
-Family = Literal["lint", "verify", "trace", "audit", "prove", "diff"]
+Family = Literal["lint", "verify", "trace", "audit", "prove", "diff", "citus"]
 CODE_PREFIX: dict[Family, str] = {
     "lint": "ADL",
     "verify": "ADV",
@@ -31,6 +31,7 @@ CODE_PREFIX: dict[Family, str] = {
     "audit": "ADA",
     "prove": "ADP",
     "diff": "ADC",
+    "citus": "ADS",
 }
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "References")
 ALEMBIC_SECTION = "In an Alembic migration"  # lint rules only: how the fix looks in a revision

@@ -12,8 +12,9 @@ class ChangeNotOnline(Rule):
     Reports a change between two profiles (or between a live database and a profile) that
     has no online recipe: the tenant column added, removed, renamed or retyped, the schema
     renamed, a switch between the builtin partition manager and pg_partman, two roles
-    swapping names. `agentddl generate` refuses to write a revision for it; the finding
-    carries the reason and the multi-step plan that makes the change by hand.
+    swapping names, distributing the schema with Citus (or undistributing, re-sharding).
+    `agentddl generate` refuses to write a revision for it; the finding carries the reason
+    and the multi-step plan that makes the change by hand.
 
     ## Why is this bad?
     Each of these rewrites every table or every key (a new type for the column every

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 from agentddl.checks.audit.rules import all_rules as audit_rules
+from agentddl.checks.citus.rules import all_rules as citus_rules
 from agentddl.checks.core.rules import Rule
 from agentddl.checks.diff.rules import all_rules as diff_rules
 from agentddl.checks.lint.rules import all_rules as lint_rules
@@ -20,6 +21,7 @@ FAMILY_TITLES = {
     "audit": "Audit (`agentddl audit`): every access path served by an index",
     "prove": "Prove (`agentddl prove`): the guarantees under concurrency and crashes",
     "diff": "Diff (`agentddl diff`, `agentddl generate`): a profile change made online, or refused",
+    "citus": "Citus (`agentddl verify --citus`): a schema and its queries against Citus's rules, statically",
 }
 
 
@@ -33,6 +35,7 @@ def all_rules() -> tuple[type[Rule], ...]:
         *audit_rules(),
         *prove_rules(),
         *diff_rules(),
+        *citus_rules(),
     ]
     return tuple(sorted(found, key=lambda rule: rule.code))
 

@@ -11,7 +11,7 @@ transaction, after a step's writes but before COMMIT, after a COMMIT.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
@@ -43,6 +43,20 @@ def claim_next(w: WorkerContext, tenant: Any | None) -> Row | None:
             "claimed", run=str(claim["run_id"]), attempt=claim["attempt_no"], token=claim["fencing_token"]
         )
     return claim
+
+
+def relay_claim(
+    w: WorkerContext, rt: Any, relay_id: str, batch_size: int, tenants: Sequence[Any]
+) -> list[Row]:
+    """relay_claim: one global batch; with Citus, one router query per tenant the relay
+    serves, in one transaction (a relay serves a set of tenants)."""
+    scopes = [w.scope(t) for t in tenants] if w.distributed else [{}]
+    batch: list[Row] = []
+    for scope in scopes:
+        batch += rt.call(
+            "relay_claim", **scope, relay_id=relay_id, claim_seconds=w.lease_seconds, batch_size=batch_size
+        )
+    return batch
 
 
 def claim_within(w: WorkerContext, tenant: Any | None, seconds: float) -> Row | None:

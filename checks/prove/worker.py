@@ -63,6 +63,8 @@ class WorkerContext:
         self.model = setup.model
         self.tenant_column = setup.model.profile.tenancy.column
         self.rls = setup.model.profile.tenancy.row_level_security
+        # distribution: citus: the claim and the relay name their tenant (one shard each)
+        self.distributed = bool(self.tenant_column) and setup.model.profile.distribution.engine == "citus"
         self.queries = load_queries(setup.model, setup.queries_text)
         self.journal = Journal(setup.journal_dir, slot)
         self.rng = random.Random(f"{setup.seed}-{slot}-{os.getpid()}")
@@ -101,8 +103,8 @@ class WorkerContext:
         return {self.tenant_column: tenant} if self.tenant_column else {}
 
     def claim_scope(self, tenant: Any | None) -> dict[str, Any]:
-        """claim_run takes the tenant only under row-level security (else it is global)."""
-        return self.scope(tenant) if self.rls else {}
+        """claim_run takes the tenant under row-level security or Citus (else it is global)."""
+        return self.scope(tenant) if self.rls or self.distributed else {}
 
     def new_token(self) -> str:
         return f"w{self.slot}-{uuid.uuid4().hex}"

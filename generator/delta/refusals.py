@@ -41,7 +41,42 @@ def _refusal(key: str, values: tuple[Any, Any], old: Profile, new: Profile) -> R
         return Refusal(key, change, _TYPE_WHY, _type_plan(new))
     if key == "retention.partition_manager":
         return Refusal(key, change, _MANAGER_WHY, _manager_plan(str(values[1])))
+    if key in ("distribution.engine", "distribution.shard_count") and old.distribution.engine == "citus":
+        return Refusal(key, change, _DISTRIBUTED_WHY, _DISTRIBUTED_PLAN)
+    if key == "distribution.engine":
+        return Refusal(key, change, _DISTRIBUTE_WHY, _distribute_plan(new))
     return None
+
+
+_DISTRIBUTE_WHY = (
+    "create_distributed_table copies every existing row to the shards and blocks writes to each table "
+    "while it does; it is a move to another cluster, not a schema change"
+)
+
+
+def _distribute_plan(new: Profile) -> tuple[str, ...]:
+    return (
+        "expand: set up the Citus cluster (coordinator and workers, CREATE EXTENSION citus), generate this "
+        "profile into a fresh folder and apply its first revision there (schema.sql, then citus.sql: "
+        "empty tables, distributed at once)",
+        f"switch: deploy workers that name their tenant on every query (claim_run({new.tenancy.column}, ...))"
+        " against the old server first (the tenant-scoped queries run on plain PostgreSQL too)",
+        "move: copy the data tenant by tenant (or with logical replication into the coordinator), then "
+        "point the application at the coordinator",
+        "contract: retire the old server; " + RECORD,
+    )
+
+
+_DISTRIBUTED_WHY = (
+    "undistributing or re-sharding rewrites every distributed table "
+    "(undistribute_table, alter_distributed_table), holding locks for as long as the copy takes"
+)
+_DISTRIBUTED_PLAN = (
+    "re-shard: `SELECT alter_distributed_table('<schema>.runs', shard_count := N, "
+    "cascade_to_colocated := true)` in a maintenance window (it copies every co-located table), "
+    "or leave the count and add nodes instead (citus_rebalance_start)",
+    RECORD,
+)
 
 
 _SCHEMA_WHY = (

@@ -70,8 +70,8 @@ def runs(s: Scope) -> Table:
             ),
         )
     claim_columns: tuple[str, ...] = ("priority DESC", "wake_at")
-    if p.tenancy.row_level_security and t:
-        claim_columns = (t, *claim_columns)  # with RLS a worker claims within its tenant
+    if (p.tenancy.row_level_security or p.distribution.engine == "citus") and t:
+        claim_columns = (t, *claim_columns)  # with RLS or Citus a worker claims within one tenant
     return Table(
         name="runs",
         comment="Durable run record: one row per run, updated by key with a version check.",

@@ -33,6 +33,7 @@ def contradictions(profile: Profile) -> Iterator[Contradiction]:
     yield from _runs_outlive_history(profile)
     yield from _partitions(profile)
     yield from _hot_state(profile)
+    yield from _distribution(profile)
 
 
 def _lease(profile: Profile) -> Iterator[Contradiction]:
@@ -128,4 +129,54 @@ def _hot_state(profile: Profile) -> Iterator[Contradiction]:
             f"({format_duration(lease.duration)}): a live run's projection would expire under its "
             "holder; make it at least the lease",
             (("lease", "duration"),),
+        )
+
+
+def _distribution(profile: Profile) -> Iterator[Contradiction]:
+    """What Citus cannot do with the rest of the profile (distribution.engine: citus)."""
+    dist = profile.distribution
+    if dist.engine != "citus":
+        if dist.shard_count is not None:
+            yield Contradiction(
+                ("distribution", "shard_count"),
+                "shards exist only with distribution.engine citus; remove it or distribute",
+                (("distribution", "engine"),),
+            )
+        return
+    if profile.tenancy.column is None:
+        yield Contradiction(
+            ("distribution", "engine"),
+            "citus distributes every table by the tenant column and this profile has none "
+            "(tenancy.column: null): a single tenant would live on one shard; keep engine none, "
+            "or name a tenant column",
+            (("tenancy", "column"),),
+        )
+        return
+    yield from _citus_features(profile)
+
+
+def _citus_features(profile: Profile) -> Iterator[Contradiction]:
+    if not profile.distribution.colocate:
+        yield Contradiction(
+            ("distribution", "colocate"),
+            "Citus refuses a foreign key between distributed tables that are not co-located, and "
+            "every child table's key references runs by (tenant, run); keep colocate true",
+        )
+    if profile.retention.partition_manager == "pg_partman":
+        yield Contradiction(
+            ("retention", "partition_manager"),
+            "with distribution.engine citus, partitions are created and dropped by Citus's "
+            "create_time_partitions / drop_old_time_partitions (citus.sql), which distribute each "
+            "new partition with its parent; use builtin",
+            (("distribution", "engine"),),
+        )
+    if profile.tenancy.row_level_security:
+        yield Contradiction(
+            ("tenancy", "row_level_security"),
+            "the policies read the transaction's tenant from set_config() on the coordinator, and "
+            "Citus runs shard queries over its own connections to the workers, carrying SET LOCAL "
+            "(citus.propagate_set_commands = 'local') but no set_config() call: on the shards the "
+            "tenant would be unset; with citus every query is routed by its tenant instead, so "
+            "turn row_level_security off",
+            (("distribution", "engine"),),
         )

@@ -231,6 +231,31 @@ class HotState(_Section):
     )
 
 
+class Distribution(_Section):
+    """Scale-out beyond one server (issue 16). With citus, generate also writes citus.sql:
+    every tenant table distributed by the tenant column, co-located; tenants a reference
+    table; every named query scoped to one tenant (a router query on one shard)."""
+
+    engine: Literal["none", "citus"] = Field(
+        "none",
+        description="none: one PostgreSQL server; citus: tables distributed by the tenant column "
+        "with Citus (needs tenancy.column).",
+    )
+    shard_count: int | None = Field(
+        None,
+        ge=2,
+        le=4096,
+        description="Shards per distributed table (all co-located, so the same for each); null: "
+        "from the volume (a power of two, 32 to 256).",
+    )
+    colocate: bool = Field(
+        True,
+        description="Co-locate every distributed table with runs (the same shard for a tenant's "
+        "rows in every table). Must stay true: the tenant-scoped foreign keys and the claim's "
+        "joins need it.",
+    )
+
+
 class Roles(_Section):
     owner: Identifier | None = Field(None, description="Owner role; default <schema>_owner.")
     app: Identifier | None = Field(None, description="Workers' role; default <schema>_app.")
@@ -254,6 +279,7 @@ class Profile(_Section):
     payload: Payload = Payload()
     roles: Roles = Roles()
     hot_state: HotState = HotState()
+    distribution: Distribution = Distribution()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

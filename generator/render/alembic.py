@@ -56,7 +56,7 @@ def render_revision(model: SchemaModel, revision: str = REVISION, down_revision:
         revises=f" {down_revision}" if down_revision else "",
         down_revision=down_revision,
         record=record_block(profile),
-        upgrade="\n".join(_render_step(step) for step in steps(model)),
+        upgrade="\n".join([*(_render_step(step) for step in steps(model)), *_citus_step(model)]),
         downgrade=_render_downgrade(model),
     )
 
@@ -74,6 +74,16 @@ def _render_step(step: Step) -> str:
     code = render_python_code(ops.UpgradeOps(ops=[op]))
     body = [line for line in code.splitlines() if line.strip() and not line.lstrip().startswith("# ###")]
     return f"    # {step.why}\n" + "\n".join(body)
+
+
+def _citus_step(model: SchemaModel) -> list[str]:
+    """distribution: citus: citus.sql as the last step (needs the citus extension)."""
+    from agentddl.generator.render.citus import CITUS_FILE, is_distributed, render_citus_sql
+
+    if not is_distributed(model):
+        return []
+    why = f"scale-out: {CITUS_FILE}, the tables distributed by tenant (needs the citus extension)"
+    return [f"    # {why}\n    op.execute({literal(render_citus_sql(model).rstrip())})"]
 
 
 def _render_downgrade(model: SchemaModel) -> str:

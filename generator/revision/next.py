@@ -18,6 +18,7 @@ from agentddl.generator.profile import Profile
 from agentddl.generator.profile.canonical import changed_keys, describe_change, flat
 from agentddl.generator.profile.load import locate_key
 from agentddl.generator.render.alembic import render_revision
+from agentddl.generator.render.citus import render_citus_files
 from agentddl.generator.render.ddl import render_schema_sql
 from agentddl.generator.render.delta_revision import render_delta_revision
 from agentddl.generator.render.hot import render_hot_files
@@ -63,6 +64,7 @@ def plan_generation(request: Request) -> Generation:
             "schema.sql": render_schema_sql(model),
             "queries.sql": render_queries(model),
             **render_hot_files(model),
+            **render_citus_files(model),
         }
     )
     if not chain.generated:

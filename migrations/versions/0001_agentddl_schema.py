@@ -668,6 +668,7 @@ def downgrade() -> None:
 # revision from it (model to model, without a database). Do not edit.
 agentddl_profile = """
 {
+  "distribution": {"colocate": true, "engine": "none", "shard_count": null},
   "engine": {"version": 16},
   "hot_state": {"running_ttl": "1d", "store": "none", "terminal_ttl": "1h"},
   "lease": {"duration": "1m", "max_attempts": 5},
@@ -683,4 +684,4 @@ agentddl_profile = """
   "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
 }
 """
-agentddl_profile_sha256 = 'af85b7175d04fe3deec651d3b4e91d206ab653e27ddb85a30f862cecb8fb4442'
+agentddl_profile_sha256 = '7b04ae34ae8cd0aff96b4ba42a3511c81fb4bf2b93d33a3f9abe36f2f62eea56'

@@ -17,7 +17,7 @@ from agentddl.checks.docs.__main__ import drift
 from agentddl.checks.docs.registry import all_rules
 
 ROOT = Path(__file__).resolve().parents[2]
-FAMILIES = ("lint", "verify", "trace", "audit", "prove", "diff")
+FAMILIES = ("lint", "verify", "trace", "audit", "prove", "diff", "citus")
 
 
 def test_every_family_registers_rules() -> None:
@@ -32,7 +32,10 @@ def test_rule_has_every_section_and_a_page(rule: type) -> None:
 
 
 def test_codes_and_names_are_unique_and_prefixed() -> None:
-    prefixes = {"lint": "ADL", "verify": "ADV", "trace": "ADT", "audit": "ADA", "prove": "ADP", "diff": "ADC"}
+    prefixes = {
+        **{"lint": "ADL", "verify": "ADV", "trace": "ADT", "audit": "ADA", "prove": "ADP"},
+        **{"diff": "ADC", "citus": "ADS"},
+    }
     rules = all_rules()
     assert len({r.code for r in rules}) == len(rules)
     assert len({(r.family, r.name) for r in rules}) == len(rules)

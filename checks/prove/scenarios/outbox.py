@@ -11,6 +11,7 @@ did not succeed) against the consumer's side, the journal: every delivery it rec
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -43,7 +44,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
         role = "relay" if slot in relays else "worker"
         crash = crashes[role].pop() if crashes[role] else None
         if role == "relay":
-            return ctx.task("relay", crash_at=crash)
+            return ctx.task("relay", crash_at=crash, tenants=list(ctx.tenants))
         return ctx.task(
             "drain", crash_at=crash, tenant=ctx.tenant_of_slot(slot), crash_step=2 if crash else None
         )
@@ -114,14 +115,14 @@ def work_drain(w: WorkerContext, tenant: Any, crash_step: int | None) -> dict[st
     return steps.drain(w, tenant, 1, message=True, crash_step=crash_step)
 
 
-def work_relay(w: WorkerContext) -> dict[str, int]:
+def work_relay(w: WorkerContext, tenants: Sequence[Any] = ()) -> dict[str, int]:
     """Claim a batch, deliver each message to the consumer (the journal), acknowledge."""
     relay_id = f"relay-{w.slot}-{w.new_token()[-8:]}"
     counts = {"batches": 0, "acked": 0}
     rt = w.runtime(None)
     while not w.stop.is_set():
         try:
-            batch = rt.call("relay_claim", relay_id=relay_id, claim_seconds=w.lease_seconds, batch_size=BATCH)
+            batch = steps.relay_claim(w, rt, relay_id, BATCH, tenants)
             w.conn.commit()
             if not batch:
                 steps.pause(w.rng.uniform(0.02, 0.05))

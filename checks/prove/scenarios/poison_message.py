@@ -12,6 +12,7 @@ was given, every delivery, every crash) against the outbox rows at the end.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -37,7 +38,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     ctx.observer.enqueue(NAME, [(run, topic, MAX_ATTEMPTS) for run, topic in zip(runs, topics, strict=True)])
 
     def relay(slot: int) -> Task:
-        return ctx.task("relay", crash_at="poison")
+        return ctx.task("relay", crash_at="poison", tenants=list(ctx.tenants))
 
     watch = Watch(
         finished=lambda: _settled(ctx),
@@ -129,7 +130,7 @@ def _early_claims(journal: list[dict[str, Any]]) -> int:
     return early
 
 
-def work_relay(w: WorkerContext) -> dict[str, int]:
+def work_relay(w: WorkerContext, tenants: Sequence[Any] = ()) -> dict[str, int]:
     """Claim a batch; refuse the refused kind (fail_delivery), die on the crashing kind,
     deliver and acknowledge the healthy ones."""
     relay_id = f"relay-{w.slot}-{w.new_token()[-8:]}"
@@ -137,7 +138,7 @@ def work_relay(w: WorkerContext) -> dict[str, int]:
     rt = w.runtime(None)
     while not w.stop.is_set():
         try:
-            batch = rt.call("relay_claim", relay_id=relay_id, claim_seconds=w.lease_seconds, batch_size=BATCH)
+            batch = steps.relay_claim(w, rt, relay_id, BATCH, tenants)
             w.conn.commit()
         except psycopg.Error as error:
             steps.failed(w, "relay_claim", error)

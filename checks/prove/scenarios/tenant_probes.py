@@ -28,7 +28,7 @@ def probes(w: WorkerContext, a: Any, b: Any, targets: list[Row], own: Row | None
             found += [(f"{name}{label}", probe) for name, probe in _run_probes(w, a, scope, target)]
         found += [(f"{name}{label}", probe) for name, probe in _global_probes(w, a, scope)]
     found += [
-        (f"mark_delivered:{t['message_id']}", _relay_probe(w, a, t)) for t in targets if t["message_id"]
+        (f"mark_delivered:{t['message_id']}", _relay_probe(w, a, b, t)) for t in targets if t["message_id"]
     ]
     if own is not None:
         found += [
@@ -124,13 +124,14 @@ def _global_probes(w: WorkerContext, a: Any, scope: dict[str, Any]) -> list[Prob
     return found
 
 
-def _relay_probe(w: WorkerContext, a: Any, t: Row) -> Callable[[], bool]:
+def _relay_probe(w: WorkerContext, a: Any, b: Any, t: Row) -> Callable[[], bool]:
     """The relay claims B's message; acknowledging it in A's name must change nothing.
     (The relay itself works across tenants: naming B's tenant is its job, not a leak.)"""
 
     def probe() -> bool:
         relay = w.runtime(None)
-        relay.call("relay_claim", relay_id="probe-relay", claim_seconds=60, batch_size=10000)
+        scope = w.scope(b) if w.distributed else {}  # with Citus the relay names B's tenant
+        relay.call("relay_claim", **scope, relay_id="probe-relay", claim_seconds=60, batch_size=10000)
         acked = relay.call("mark_delivered", **w.scope(a), message_id=t["message_id"], relay_id="probe-relay")
         return bool(acked)
 

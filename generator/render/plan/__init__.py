@@ -30,8 +30,15 @@ def render_plan(model: SchemaModel, changes: str | None = None) -> str:
         risks_section(model),
         *((changes,) if changes else ()),
         *_present(hot_state_section(model, 7 if changes else 6)),
+        *_present(_scale_out(model, 6 + bool(changes) + (model.profile.hot_state.store == "redis"))),
     )
     return "\n\n".join(s.strip() for s in sections) + "\n"
+
+
+def _scale_out(model: SchemaModel, number: int) -> str | None:
+    from agentddl.generator.render.citus.plan import scale_out_section
+
+    return scale_out_section(model, number)
 
 
 def _present(section: str | None) -> tuple[str, ...]:

@@ -39,6 +39,10 @@ def build_queries(model: SchemaModel) -> tuple[Query, ...]:
             *ops_queries(c),
         )
     }
+    if c.distributed:  # Citus: the few queries that differ in kind (generator/render/citus/)
+        from agentddl.generator.render.citus.queries import citus_queries
+
+        built.update({q.name: q for q in citus_queries(c, built)})
     return tuple(built[path.name] for path in model.access_paths)
 
 

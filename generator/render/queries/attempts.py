@@ -37,11 +37,15 @@ def _fenced_params(c: Ctx) -> list[str]:
     return [*c.tenant_param(), "run_id uuid", "fencing_token bigint", "lease_token text"]
 
 
+_ACTIVE = "a.status = 'active'"
+_FENCED_RUNNING = ("r.fencing_token = e.fencing_token", "r.status = 'running'")
+
+
 def expire_leases(c: Ctx) -> Query:
     sql = f"""WITH due AS (
     SELECT {c.cols("a", "run_id")}, a.attempt_no
     FROM {c.t("attempts")} AS a
-    {where("a.status = 'active'", "a.lease_expires_at < now()", pad=4)}
+    {where(*c.shard_filter("a"), "a.status = 'active'", "a.lease_expires_at < now()", pad=4)}
     ORDER BY a.lease_expires_at
     LIMIT CAST(:batch_size AS integer)
     FOR UPDATE SKIP LOCKED
@@ -50,7 +54,7 @@ expired AS (
     UPDATE {c.t("attempts")} AS a
     SET status = 'expired', ended_at = now(), interruption_reason = 'lease_expired'
     FROM due AS d
-    {where(c.join("a", "d", "run_id"), "a.attempt_no = d.attempt_no", "a.status = 'active'", pad=4)}
+    {where(*c.shard_filter("a"), c.join("a", "d", "run_id"), "a.attempt_no = d.attempt_no", _ACTIVE, pad=4)}
     RETURNING {c.cols("a", "run_id", "attempt_no", "fencing_token")}
 ),
 moved AS (
@@ -61,7 +65,7 @@ moved AS (
         version = r.version + 1,
         updated_at = now()
     FROM expired AS e
-    {where(c.join("r", "e", "run_id"), "r.fencing_token = e.fencing_token", "r.status = 'running'", pad=4)}
+    {where(*c.shard_filter("r"), c.join("r", "e", "run_id"), *_FENCED_RUNNING, pad=4)}
     RETURNING {c.cols("r", "run_id", "status", "version")}
 )
 SELECT {c.cols("e", "run_id", "attempt_no")}, m.status AS run_status, m.version AS run_version
@@ -75,12 +79,18 @@ ORDER BY {c.cols("e", "run_id", "attempt_no")}"""
         "attempt's. Nothing waits for it: claim_run takes a lapsed run over itself, and",
         "readers see the effective status; run it now and then (e.g. with the retention",
         "jobs) so stored statuses catch up and runs out of attempts are recorded failed.",
-        *(["Runs across tenants (under row-level security: the session's tenant)."] if c.tenant else []),
+        *(_expire_scope(c) if c.tenant else []),
         f"index: {c.path('expire_leases').index}",
         "returns: one row per expired attempt, with the run's new status (null: the run",
         "had already moved on)",
     )
-    return Query("expire_leases", "", doc, sql, params=tuple(["batch_size integer"]))
+    return Query("expire_leases", "", doc, sql, params=tuple([*c.shard_param(), "batch_size integer"]))
+
+
+def _expire_scope(c: Ctx) -> list[str]:
+    if c.distributed:
+        return [f"One {c.tenant}'s attempts (distributed: one shard, a router query)."]
+    return ["Runs across tenants (under row-level security: the session's tenant)."]
 
 
 def heartbeat(c: Ctx) -> Query:

@@ -42,8 +42,22 @@ class Ctx:
         return self.model.profile.tenancy.type
 
     @property
+    def distributed(self) -> bool:
+        """Tables distributed by the tenant (distribution.engine: citus): every query must
+        name its tenant so that it runs on one shard (see generator/render/citus/)."""
+        return bool(self.tenant and self.model.profile.distribution.engine == "citus")
+
+    @property
     def claim_is_tenant_scoped(self) -> bool:
-        return bool(self.tenant and self.model.profile.tenancy.row_level_security)
+        return bool(self.tenant and (self.model.profile.tenancy.row_level_security or self.distributed))
+
+    def shard_filter(self, alias: str) -> list[str]:
+        """[alias.tenant = :tenant] when tables are distributed, else nothing: the
+        global worker/operator paths become one tenant's (a router query)."""
+        return self.tenant_filter(alias) if self.distributed else []
+
+    def shard_param(self) -> list[str]:
+        return self.tenant_param() if self.distributed else []
 
     def t(self, table: str) -> str:
         """A schema-qualified table name."""

@@ -28,7 +28,8 @@ def claim_run(c: Ctx) -> Query:
     body, how = _BUILDERS[strategy](c)
     scope = "across tenants" if c.tenant else "of any kind"
     if c.claim_is_tenant_scoped:
-        scope = f"within one {c.tenant} (row-level security)"
+        why = "distributed: one shard, a router query" if c.distributed else "row-level security"
+        scope = f"within one {c.tenant} ({why})"
     doc = (
         f"Claim the next run {scope} and open its attempt ({strategy.value}): a lapsed run",
         "(running, its lease ran out) first, taken over in this statement (its attempt",

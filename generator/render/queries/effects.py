@@ -185,6 +185,7 @@ def relay_claim(c: Ctx) -> Query:
     FROM {c.t("outbox")} AS m
     {
         where(
+            *c.shard_filter("m"),
             "m.delivered_at IS NULL",
             "m.dead_at IS NULL",
             "m.available_at <= now()",
@@ -201,7 +202,7 @@ buried AS (
     SET dead_at = now(), claimed_by = NULL, claimed_until = NULL,
         last_error = coalesce(m.last_error, 'the last attempt''s claim lapsed (the relay died delivering it)')
     FROM due AS d
-    {where(c.join("m", "d", "message_id"), "d.spent", pad=4)}
+    {where(*c.shard_filter("m"), c.join("m", "d", "message_id"), "d.spent", pad=4)}
     RETURNING m.message_id
 ),
 claimed AS (
@@ -210,7 +211,7 @@ claimed AS (
         claimed_until = now() + CAST(:claim_seconds AS integer) * interval '1 second',
         delivery_attempts = m.delivery_attempts + 1
     FROM due AS d
-    {where(c.join("m", "d", "message_id"), "NOT d.spent", pad=4)}
+    {where(*c.shard_filter("m"), c.join("m", "d", "message_id"), "NOT d.spent", pad=4)}
     RETURNING {c.cols("m", *MESSAGE_READ)}
 )
 SELECT {c.cols("k", *MESSAGE_READ)}
@@ -224,6 +225,11 @@ ORDER BY k.available_at, k.message_id"""
         "last claim lapsed is dead-lettered here instead: a poison message that kills",
         "every relay that takes it is tried max_attempts times, not forever. SKIP LOCKED",
         "lets several relays share the queue.",
+        *(
+            [f"Distributed: one {c.tenant}'s messages (one shard); a relay walks its tenants."]
+            if c.distributed
+            else []
+        ),
         f"index: {c.path('relay_claim').index}",
         "returns: the claimed messages",
     )
@@ -232,7 +238,7 @@ ORDER BY k.available_at, k.message_id"""
         "",
         doc,
         sql,
-        params=tuple(["relay_id text", "claim_seconds integer", "batch_size integer"]),
+        params=tuple([*c.shard_param(), "relay_id text", "claim_seconds integer", "batch_size integer"]),
     )
 
 

@@ -33,7 +33,10 @@ def expired_tree_guard(c: Ctx, alias: str, cutoff: str) -> str:
     deleting a run cascades to its whole subtree, so a tree goes only once all of it has
     expired. UNION (not ALL) ends the walk even if parent links ever form a cycle."""
     cols = c.cols("d", "run_id") + ", d.finished_at"
-    parent = " AND ".join([*(f"d.{t} = {{p}}.{t}" for t in c.keyed()), "d.parent_run_id = {p}.run_id"])
+    pinned = [f"d.{t} = :{t}" for t in c.keyed()] if c.distributed else []  # each runs scan on one shard
+    parent = " AND ".join(
+        [*(f"d.{t} = {{p}}.{t}" for t in c.keyed()), *pinned, "d.parent_run_id = {p}.run_id"]
+    )
     return (
         "NOT EXISTS (\n"
         f"            WITH RECURSIVE tree ({c.names('run_id')}, finished_at) AS (\n"
@@ -52,11 +55,12 @@ def expired_tree_guard(c: Ctx, alias: str, cutoff: str) -> str:
 def purge_finished_runs(c: Ctx) -> Query:
     keep = c.model.profile.retention.runs
     sql = f"""DELETE FROM {c.t("runs")} AS r
-WHERE ({c.cols("r", "run_id")}) IN (
+WHERE {" AND ".join([*c.shard_filter("r"), f"({c.cols('r', 'run_id')})"])} IN (
     SELECT {c.cols("f", "run_id")}
     FROM {c.t("runs")} AS f
     {
         where(
+            *c.shard_filter("f"),
             "f.finished_at IS NOT NULL",
             f"f.finished_at < now() - {seconds(keep)}",
             expired_tree_guard(c, "f", f"now() - {seconds(keep)}"),
@@ -77,16 +81,20 @@ WHERE ({c.cols("r", "run_id")}) IN (
         f"index: {c.path('purge_finished_runs').index}",
         "returns: rows deleted",
     )
-    return Query("purge_finished_runs", "!", doc, sql, params=tuple([_batch_default(c)]))
+    return Query("purge_finished_runs", "!", doc, sql, params=tuple([*c.shard_param(), _batch_default(c)]))
+
+
+def _older(keep: int) -> str:
+    return f"d.delivered_at < now() - {seconds(keep)}"
 
 
 def purge_outbox(c: Ctx) -> Query:
     keep = c.model.profile.retention.outbox_delivered
     sql = f"""DELETE FROM {c.t("outbox")} AS m
-WHERE ({c.cols("m", "message_id")}) IN (
+WHERE {" AND ".join([*c.shard_filter("m"), f"({c.cols('m', 'message_id')})"])} IN (
     SELECT {c.cols("d", "message_id")}
     FROM {c.t("outbox")} AS d
-    {where("d.delivered_at IS NOT NULL", f"d.delivered_at < now() - {seconds(keep)}", pad=4)}
+    {where(*c.shard_filter("d"), "d.delivered_at IS NOT NULL", _older(keep), pad=4)}
     ORDER BY d.delivered_at
     LIMIT CAST(:batch_size AS integer)
     FOR UPDATE SKIP LOCKED
@@ -98,7 +106,7 @@ WHERE ({c.cols("m", "message_id")}) IN (
         f"index: {c.path('purge_outbox').index}",
         "returns: rows deleted",
     )
-    return Query("purge_outbox", "!", doc, sql, params=tuple([_batch_default(c)]))
+    return Query("purge_outbox", "!", doc, sql, params=tuple([*c.shard_param(), _batch_default(c)]))
 
 
 def _partitioned(c: Ctx) -> list[tuple[str, int]]:

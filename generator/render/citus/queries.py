@@ -1,0 +1,91 @@
+"""Named queries that Citus needs in another form (generator/render/citus/).
+
+- maintain_partitions calls Citus's time-partition functions (citus.sql).
+- expire_leases, fail_attempt, transition_run and fail_delivery set timestamps inside
+  CASE (`CASE WHEN ... THEN now() END`) and add a backoff that depends on the row to
+  now(). Citus refuses both in an UPDATE of a distributed table ("non-IMMUTABLE functions
+  are not allowed in CASE or COALESCE statements"; "STABLE functions used in UPDATE
+  queries cannot be called with column references"; ADS105). Their Citus form reads the
+  clock once in the FROM clause, `(SELECT now() AS at) AS clock`, uses clock.at in the
+  CASE, and adds the backoff in UTC timestamp arithmetic (IMMUTABLE):
+  `((clock.at AT TIME ZONE 'UTC') + backoff) AT TIME ZONE 'UTC'`. The same instants as
+  now() + backoff; prove runs these forms on plain PostgreSQL.
+
+Each Citus form is the single-server query with exact substitutions: if the single-server
+body changes so that one no longer applies, generation fails here (loudly, in the tests)
+instead of shipping a body Citus refuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from agentddl.generator.render.citus.sql import MAINTAIN
+from agentddl.generator.render.queries.base import Ctx, Query
+
+CLOCK = "(SELECT now() AS at) AS clock"
+AT = "clock.at"
+
+
+def _utc(expression: str) -> str:
+    return f"(({AT} AT TIME ZONE 'UTC') + {expression}) AT TIME ZONE 'UTC'"
+
+
+# query name -> exact (single-server text, Citus text) substitutions, applied in order
+SUBSTITUTIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "expire_leases": (
+        ("THEN now() END,", f"THEN {AT} END,"),
+        ("FROM expired AS e\n", f"FROM expired AS e, {CLOCK}\n"),
+    ),
+    "fail_attempt": (
+        ("THEN now() + ", f"THEN {AT} + "),
+        ("THEN NULL ELSE now() END", f"THEN NULL ELSE {AT} END"),
+        ("FROM ended AS e\n", f"FROM ended AS e, {CLOCK}\n"),
+    ),
+    "transition_run": (
+        ("THEN now() ELSE r.wake_at END", f"THEN {AT} ELSE r.wake_at END"),
+        ("THEN now() END", f"THEN {AT} END"),
+        ("AS lock_first\n", f"AS lock_first, {CLOCK}\n"),
+    ),
+    "fail_delivery": (
+        ("THEN now() END,", f"THEN {AT} END,"),
+        ("ELSE now() + ", f"ELSE {AT} + "),
+        ("\nWHERE ", f"\nFROM {CLOCK}\nWHERE "),
+    ),
+}
+BACKOFF_ADDED = {"fail_attempt", "fail_delivery"}  # clock.at + <interval over columns>: in UTC
+
+
+def citus_queries(c: Ctx, built: dict[str, Query]) -> tuple[Query, ...]:
+    return (maintain_partitions(c), *(_citus_form(built[name]) for name in SUBSTITUTIONS if name in built))
+
+
+def _citus_form(query: Query) -> Query:
+    sql = query.sql
+    for old, new in SUBSTITUTIONS[query.name]:
+        if old not in sql:
+            raise RuntimeError(f"{query.name}: its Citus form no longer applies ({old!r} not found)")
+        sql = sql.replace(old, new, 1)  # the first: the UPDATE (a later SELECT may repeat it)
+    if query.name in BACKOFF_ADDED:
+        sql = _backoff_in_utc(sql)
+    note = "Citus form: the clock is read once in FROM (clock.at), not in CASE."
+    return replace(query, sql=sql, doc=(*query.doc[:-1], note, query.doc[-1]))
+
+
+def _backoff_in_utc(sql: str) -> str:
+    """`clock.at + <backoff> ELSE|END` -> the same sum in UTC timestamp arithmetic."""
+    start = sql.index(f"{AT} + ") + len(f"{AT} + ")
+    end = min(i for i in (sql.find(" ELSE", start), sql.find(" END", start)) if i != -1)
+    return sql[: start - len(f"{AT} + ")] + _utc(sql[start:end]) + sql[end:]
+
+
+def maintain_partitions(c: Ctx) -> Query:
+    doc = (
+        "Create the partitions ahead of now and drop those past retention with Citus's",
+        "create_time_partitions and drop_old_time_partitions (citus.sql): each new partition",
+        "is distributed with its parent. Run it on the coordinator, on a schedule, as a",
+        "member of the owner role. Catalog work on every node: not a tenant's query.",
+        "index: none (catalog work)",
+        "returns: nothing",
+    )
+    return Query("maintain_partitions", "!", doc, f"CALL {c.t(MAINTAIN)}()", params=())

@@ -260,7 +260,7 @@ class ModelParts(_Section):
     approvals: bool = Field(
         True,
         description="Human-in-the-loop approvals as records: who asked and when, who decided, "
-        "what and when; decided once, by a fenced query.",
+        "what and when; requested by the run's lease holder, decided once.",
     )
     sessions: bool = Field(
         True,

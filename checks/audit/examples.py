@@ -55,6 +55,14 @@ CONSTANTS: dict[str, object] = {
     "status": "succeeded",
     "to_status": "waiting",
     "input_hash": hashlib.sha256(b"audit").digest(),
+    "user_id": "audit-user",
+    "output": Jsonb({"ok": True}),
+    "tool": "search",
+    "request": Jsonb({"action": "audit"}),
+    "requested_by": "audit-worker",
+    "decision": "approved",
+    "decided_by": "audit-user",
+    "decision_note": None,
 }
 
 
@@ -114,11 +122,40 @@ def read_samples(conn: psycopg.Connection[Any], model: SchemaModel) -> Samples:
     values["after_id"] = _one(cur, _CURSOR, model, tenant, scope, default=0)
     values["idempotency_key"] = _one(cur, _OPERATION, model, tenant, run["tenant"], default="audit-absent")
     values["message_id"] = _one(cur, _MESSAGE, model, tenant, run["tenant"], default=run["run_id"])
+    values |= _part_samples(cur, model, tenant, scope, run)
     now: datetime = _one(cur, "SELECT now()", model, tenant)
     values |= {"window_start": now - timedelta(hours=1), "window_end": now}
     return Samples(values)
 
 
+def _part_samples(
+    cur: Any, model: SchemaModel, tenant: str | None, scope: object, run: dict[str, Any]
+) -> dict[str, object]:
+    """The optional parts' keys: the hot tenant's busiest session, the subject run's last
+    node execution and its next tool call, an approval of the subject run's tenant."""
+    parts = model.profile.model
+    values: dict[str, object] = {}
+    if parts.sessions:
+        values["session_id"] = _one(cur, _SESSION, model, tenant, scope, default=run["run_id"])
+    if parts.nodes:
+        node = _one(cur, _NODE, model, tenant, run["run_id"], default=None) or {"node_id": "n", "attempt": 1}
+        values |= {
+            "node_id": node["node_id"],
+            "attempt": node["attempt"],
+            "node_attempt": node["attempt"],
+            "call_no": 2,
+        }
+    if parts.approvals:
+        values["approval_id"] = _one(cur, _APPROVAL, model, tenant, run["tenant"], default=run["run_id"])
+    return values
+
+
+_SESSION = """SELECT r.session_id FROM {s}.runs AS r WHERE r.session_id IS NOT NULL {scope_r}
+GROUP BY {t_r_comma} r.session_id ORDER BY count(*) DESC, r.session_id LIMIT 1"""
+_NODE = """SELECT jsonb_build_object('node_id', n.node_id, 'attempt', n.attempt)
+FROM {s}.node_executions AS n WHERE n.run_id = %(scope)s ORDER BY n.started_at DESC LIMIT 1"""
+_APPROVAL = """SELECT ap.approval_id FROM {s}.approvals AS ap WHERE true {scope_ap}
+ORDER BY ap.requested_at DESC LIMIT 1"""
 _HOT_TENANT = "SELECT {t} FROM {s}.runs GROUP BY {t} ORDER BY count(*) DESC, {t} LIMIT 1"
 # a running run with an active attempt and the most history; fenced writes find it
 _SUBJECT_RUN = """
@@ -146,7 +183,7 @@ _MESSAGE = "SELECT m.message_id FROM {s}.outbox AS m WHERE true {scope_m} ORDER 
 def _compose(template: str, model: SchemaModel, tenant: str | None) -> sql.Composed:
     t = sql.Identifier(tenant) if tenant else sql.SQL("NULL")
     parts: dict[str, sql.Composable] = {"s": sql.Identifier(model.schema), "t": t}
-    for alias in ("r", "e", "o", "m"):
+    for alias in ("r", "e", "o", "m", "ap"):
         column = sql.SQL("{}.{}").format(sql.Identifier(alias), sql.Identifier(tenant)) if tenant else None
         parts[f"t_{alias}"] = column or sql.SQL("NULL")
         parts[f"t_{alias}_comma"] = sql.SQL("{}, ").format(column) if column else sql.SQL("")

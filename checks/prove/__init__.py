@@ -2,9 +2,9 @@
 
 run(ProveRequest) installs a profile's schema in a scratch database (or takes the one
 already in a database), starts worker processes that run only the named queries of
-queries.sql, drives nine scenarios (claim race, crash mid-step, stale writer, forged
-lease, idempotency, outbox, poison message, tenant isolation, version races), one
-guarantee each (the rules ADP101..ADP109), and returns each as held or broken, from
+queries.sql, drives ten scenarios (claim race, crash mid-step, stale writer, forged
+lease, idempotency, outbox, poison message, tenant isolation, version races, approvals
+decided once), one guarantee each (the rules ADP101..ADP109, ADP114), and returns each as held or broken, from
 what it observed; `ProveResult.report()` is its report in every format.
 
 The names below are imported on first use: a worker process imports

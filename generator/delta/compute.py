@@ -8,6 +8,7 @@ from collections.abc import Callable
 from agentddl.generator.delta.access import grant_steps, role_steps
 from agentddl.generator.delta.constraints import constraint_steps
 from agentddl.generator.delta.context import Context, Outcome
+from agentddl.generator.delta.created import created_steps
 from agentddl.generator.delta.functions import function_steps, partition_steps
 from agentddl.generator.delta.identity import identity_steps
 from agentddl.generator.delta.indexes import index_steps
@@ -54,10 +55,15 @@ def delta_between(old: SchemaModel, new: SchemaModel) -> Delta:
 def steps_for(old: SchemaModel, new: SchemaModel, found: tuple[Difference, ...]) -> Delta:
     """The steps for given differences (from two models, or from a live catalog: then
     `old` is `new`, and each difference's old side is what the catalog holds)."""
-    context = Context(old, new, found)
-    outcome = Outcome()
+    # New tables and nullable columns: created whole (none of their objects is another
+    # builder's) before what uses them; dropped after what depends on them is gone.
+    created = created_steps(Context(old, new, found))
+    outcome = Outcome(handled=set(created.handled))
+    outcome.steps += [s for s in created.steps if s.phase != "contract"]
+    context = Context(old, new, tuple(d for d in found if d.key not in created.handled))
     for builder in BUILDERS:
         outcome.merge(builder(context))
+    outcome.steps += [s for s in created.steps if s.phase == "contract"]
     leftover = [d for d in found if d.key not in outcome.handled]
     refusals = (*outcome.refusals, *(_unhandled(d) for d in leftover))
     steps = sorted(outcome.steps, key=lambda step: PHASES.index(step.phase))

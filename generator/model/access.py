@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agentddl.generator.model.types import AccessPath
+from agentddl.generator.profile.model import ModelParts
 
 _PATHS: tuple[tuple[str, str, str, str | None, str], ...] = (
     # name, table, kind, index, description
@@ -160,6 +161,102 @@ _PATHS: tuple[tuple[str, str, str, str | None, str], ...] = (
     ),
     ("health_partition_runway", "events", "health", None, "How far ahead partitions exist."),
 )
+# The combined state-change-plus-event path of the core tables (seed 000): one statement.
+_CORE_EVENTS = (
+    (
+        "transition_run_with_event",
+        "runs",
+        "write",
+        "runs_pkey",
+        "Change a run's status (as transition_run) and append its event, in one statement.",
+    ),
+)
+# The optional parts' paths (profile model:), after the core paths they extend.
+_SESSIONS = (
+    (
+        "start_session_run",
+        "runs",
+        "write",
+        "runs_run_key_key",
+        "Start a run for a user's session (as start_run, with user_id and session_id).",
+    ),
+    ("session_runs", "runs", "read", "runs_session_idx", "A session's runs, newest first (compact)."),
+)
+_NODES = (
+    (
+        "start_node",
+        "node_executions",
+        "write",
+        "node_executions_pkey",
+        "Record the next attempt of a node, fenced by the run's lease.",
+    ),
+    (
+        "finish_node",
+        "node_executions",
+        "write",
+        "node_executions_pkey",
+        "End a node execution (succeeded or failed), fenced.",
+    ),
+    (
+        "node_execution",
+        "node_executions",
+        "read",
+        "node_executions_pkey",
+        "By run_id + node_id: the node's latest execution.",
+    ),
+    (
+        "run_node_executions",
+        "node_executions",
+        "read",
+        "node_executions_pkey",
+        "A run's node executions in order (compact: no output bodies).",
+    ),
+    (
+        "record_tool_call",
+        "tool_calls",
+        "write",
+        "tool_calls_pkey",
+        "Record a tool call before making it, fenced.",
+    ),
+    (
+        "complete_tool_call",
+        "tool_calls",
+        "write",
+        "tool_calls_pkey",
+        "Record a tool call's result, fenced.",
+    ),
+    (
+        "node_tool_calls",
+        "tool_calls",
+        "read",
+        "tool_calls_pkey",
+        "A node execution's tool calls in order (compact: no bodies).",
+    ),
+)
+_APPROVALS = (
+    (
+        "request_approval",
+        "approvals",
+        "write",
+        "approvals_pkey",
+        "Ask for an approval, fenced by the run's lease.",
+    ),
+    (
+        "decide_approval",
+        "approvals",
+        "write",
+        "approvals_pkey",
+        "Decide a pending approval once, and append its event, in one statement.",
+    ),
+    (
+        "pending_approvals",
+        "approvals",
+        "read",
+        "approvals_pending_idx",
+        "A tenant's pending approvals, oldest first (compact).",
+    ),
+    ("run_approvals", "approvals", "read", "approvals_pkey", "A run's approvals (compact)."),
+)
 # Row-level security reads the tenant from a setting: the runtime sets it per transaction.
 _SET_TENANT = (
     "set_tenant",
@@ -170,10 +267,19 @@ _SET_TENANT = (
 )
 
 
-def access_paths(row_level_security: bool = False) -> tuple[AccessPath, ...]:
-    """Every declared path; set_tenant first when row-level security reads the tenant."""
-    paths = (_SET_TENANT, *_PATHS) if row_level_security else _PATHS
+def access_paths(row_level_security: bool = False, parts: ModelParts | None = None) -> tuple[AccessPath, ...]:
+    """Every declared path; set_tenant first when row-level security reads the tenant,
+    the switched-on parts' paths after the core ones."""
+    on = parts or ModelParts()
+    paths = (
+        *((_SET_TENANT,) if row_level_security else ()),
+        *_PATHS,
+        *_CORE_EVENTS,
+        *(_SESSIONS if on.sessions else ()),
+        *(_NODES if on.nodes else ()),
+        *(_APPROVALS if on.approvals else ()),
+    )
     return tuple(
-        AccessPath(name=name, table=table, description=description, kind=kind, index=index)  # type: ignore[arg-type]
+        AccessPath(name=name, table=table, description=description, kind=kind, index=index)
         for name, table, kind, index, description in paths
     )

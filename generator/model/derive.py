@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agentddl.generator.model import blocks, effects, features, history, partitions, privileges
 from agentddl.generator.model.access import access_paths
+from agentddl.generator.model.parts import part_tables
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.tables import attempts, runs, tenants
 from agentddl.generator.model.types import SchemaModel, SqlBlock, Table
@@ -17,7 +18,7 @@ def derive(profile: Profile) -> SchemaModel:
         profile=profile,
         schema=profile.schema_name,
         tables=tables,
-        access_paths=access_paths(bool(scope.tenant and profile.tenancy.row_level_security)),
+        access_paths=access_paths(bool(scope.tenant and profile.tenancy.row_level_security), profile.model),
         before=_present(
             blocks.roles(scope),
             blocks.schema(scope),
@@ -37,6 +38,7 @@ def _tables(scope: Scope) -> tuple[Table, ...]:
         history.events(scope),
         effects.operations(scope),
         effects.outbox(scope),
+        *part_tables(scope),
     )
     return (tenants(scope), *core) if scope.tenant else core
 

@@ -18,6 +18,9 @@ APP_PRIVILEGES = {
     "events": "SELECT, INSERT",
     "operations": "SELECT, INSERT, UPDATE",
     "outbox": "SELECT, INSERT",
+    "node_executions": "SELECT, INSERT, UPDATE",
+    "tool_calls": "SELECT, INSERT, UPDATE",
+    "approvals": "SELECT, INSERT, UPDATE",
 }
 RELAY_PRIVILEGES = {"outbox": "SELECT, UPDATE"}
 

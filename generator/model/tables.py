@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agentddl.generator.model import features, tuning
+from agentddl.generator.model import features, parts, tuning
 from agentddl.generator.model.scope import (
     ATTEMPT_STATUSES,
     RUN_STATUSES,
@@ -126,6 +126,7 @@ def runs(s: Scope) -> Table:
             ),
             Column("updated_at", "timestamptz", default="now()"),
             Column("finished_at", "timestamptz", nullable=True, comment="Set on a terminal status."),
+            *parts.session_columns(s),
         ),
         primary_key=s.keyed("run_id"),
         checks=(
@@ -156,6 +157,7 @@ def runs(s: Scope) -> Table:
             Check("runs_run_key_check", "char_length(run_key) BETWEEN 1 AND 200", "bounded run key"),
             size_check("runs", "input", p.payload.inline_limit, "run input stays bounded"),
             size_check("runs", "result", p.payload.inline_limit, "run result stays bounded"),
+            *parts.session_checks(s),
         ),
         foreign_keys=tuple(fks),
         uniques=(),
@@ -202,6 +204,7 @@ def runs(s: Scope) -> Table:
                 why="health: live runs by age, stuck or nearing the history retention; partial",
                 where="status IN ('running', 'waiting')",
             ),
+            *parts.session_indexes(s),
         ),
         storage=tuning.hot_table_storage(s.profile, updates_per_step=1.0),
     )

@@ -79,6 +79,21 @@ TABLE_COLUMNS = frozenset(
         "delivered_at",
         "last_error",
         "dead_at",
+        "user_id",
+        "session_id",
+        "node_id",
+        "attempt",
+        "output",
+        "node_attempt",
+        "call_no",
+        "tool",
+        "approval_id",
+        "request",
+        "requested_by",
+        "requested_at",
+        "decided_by",
+        "decided_at",
+        "decision_note",
     ]
 )
 _RESERVED = {"user", "table", "select", "order", "group", "public", "pg_catalog", "all"}
@@ -256,6 +271,29 @@ class Distribution(_Section):
     )
 
 
+class ModelParts(_Section):
+    """The runtime model's optional parts (seeds 002-004). All on by default: the common
+    multi-agent runtime runs graphs of nodes that call tools, waits for people, and serves
+    users in sessions. Switch a part off when the runtime has no such thing; switching
+    one on later renders as the next online revision (new tables, nullable columns)."""
+
+    nodes: bool = Field(
+        True,
+        description="Node executions (one row per run, node and node attempt: (run_id, node_id, "
+        "attempt) unique) and the tool calls under them, as recoverable records.",
+    )
+    approvals: bool = Field(
+        True,
+        description="Human-in-the-loop approvals as records: who asked and when, who decided, "
+        "what and when; requested by the run's lease holder, decided once.",
+    )
+    sessions: bool = Field(
+        True,
+        description="user_id and session_id on runs, and the path (tenant, session_id, "
+        "created_at DESC): a session's runs, newest first.",
+    )
+
+
 class Roles(_Section):
     owner: Identifier | None = Field(None, description="Owner role; default <schema>_owner.")
     app: Identifier | None = Field(None, description="Workers' role; default <schema>_app.")
@@ -280,6 +318,7 @@ class Profile(_Section):
     roles: Roles = Roles()
     hot_state: HotState = HotState()
     distribution: Distribution = Distribution()
+    model: ModelParts = ModelParts()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

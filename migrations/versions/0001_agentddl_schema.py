@@ -77,16 +77,20 @@ $$
     sa.Column('result', postgresql.JSONB(astext_type=Text()), nullable=True, comment='Final result, size-bounded.'),
     sa.Column('updated_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
     sa.Column('finished_at', postgresql.TIMESTAMP(timezone=True), nullable=True, comment='Set on a terminal status.'),
+    sa.Column('user_id', sa.Text(), nullable=True, comment='The user the run acts for (your identity key).'),
+    sa.Column('session_id', sa.UUID(), nullable=True, comment="The user's session (conversation)."),
     sa.CheckConstraint("(status IN ('succeeded', 'failed', 'cancelled')) = (finished_at IS NOT NULL)", name='runs_finished_check'),
     sa.CheckConstraint("status IN ('queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled')", name='runs_status_check'),
     sa.CheckConstraint("trace_id ~ '^[0-9a-f]{32}$'", name='runs_trace_id_check'),
     sa.CheckConstraint('attempt_count >= 0 AND max_attempts > 0', name='runs_attempts_check'),
     sa.CheckConstraint('char_length(kind) BETWEEN 1 AND 200', name='runs_kind_check'),
     sa.CheckConstraint('char_length(run_key) BETWEEN 1 AND 200', name='runs_run_key_check'),
+    sa.CheckConstraint('char_length(user_id) BETWEEN 1 AND 200', name='runs_user_id_check'),
     sa.CheckConstraint('fencing_token >= 0', name='runs_fencing_token_check'),
     sa.CheckConstraint('octet_length(input::text) <= 65536', name='runs_input_size_check'),
     sa.CheckConstraint('octet_length(result::text) <= 65536', name='runs_result_size_check'),
     sa.CheckConstraint('parent_run_id IS DISTINCT FROM run_id', name='runs_not_own_parent_check'),
+    sa.CheckConstraint('session_id IS NULL OR user_id IS NOT NULL', name='runs_session_user_check'),
     sa.CheckConstraint('version > 0', name='runs_version_check'),
     sa.ForeignKeyConstraint(['tenant_id', 'parent_run_id'], ['agent.runs.tenant_id', 'agent.runs.run_id'], name='runs_parent_run_fkey', ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['tenant_id'], ['agent.tenants.tenant_id'], name='runs_tenant_fkey', ondelete='CASCADE'),
@@ -106,6 +110,8 @@ $$
     op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_where=sa.text('finished_at IS NOT NULL'))
     # health: live runs by age, stuck or nearing the history retention; partial
     op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting')"))
+    # a session's runs, newest first (seed 004); partial: runs outside a session stay out
+    op.create_index('runs_session_idx', 'runs', ['tenant_id', 'session_id', sa.literal_column('created_at DESC')], unique=False, schema='agent', postgresql_where=sa.text('session_id IS NOT NULL'))
     # One execution attempt of a run, holding a time-bounded lease.
     op.create_table('attempts',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
@@ -250,6 +256,85 @@ $$
     op.create_index('outbox_run_idx', 'outbox', ['tenant_id', 'run_id'], unique=False, schema='agent')
     # retention: delivered messages older than the window, deleted in batches
     op.create_index('outbox_delivered_idx', 'outbox', ['delivered_at'], unique=False, schema='agent', postgresql_where=sa.text('delivered_at IS NOT NULL'))
+    # One execution of a graph node by a run: (run, node, attempt) is unique.
+    op.create_table('node_executions',
+    sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
+    sa.Column('run_id', sa.UUID(), nullable=False),
+    sa.Column('node_id', sa.Text(), nullable=False, comment="The node's name in the workflow graph."),
+    sa.Column('attempt', sa.Integer(), nullable=False, comment='1, 2, ... per (run, node).'),
+    sa.Column('attempt_no', sa.Integer(), nullable=False, comment='The run attempt (attempts.attempt_no) that ran it.'),
+    sa.Column('fencing_token', sa.BigInteger(), nullable=False, comment='Fencing token of that run attempt.'),
+    sa.Column('status', sa.Text(), server_default=sa.text("'running'"), nullable=False),
+    sa.Column('output', postgresql.JSONB(astext_type=Text()), nullable=True, comment="The node's result summary, size-bounded (state lives in checkpoints)."),
+    sa.Column('error', sa.Text(), nullable=True, comment='Bounded error summary.'),
+    sa.Column('started_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
+    sa.Column('ended_at', postgresql.TIMESTAMP(timezone=True), nullable=True),
+    sa.CheckConstraint("(status = 'running') = (ended_at IS NULL)", name='node_executions_ended_check'),
+    sa.CheckConstraint("status IN ('running', 'succeeded', 'failed', 'interrupted')", name='node_executions_status_check'),
+    sa.CheckConstraint('attempt > 0 AND attempt_no > 0', name='node_executions_attempt_check'),
+    sa.CheckConstraint('char_length(error) <= 4000', name='node_executions_error_check'),
+    sa.CheckConstraint('char_length(node_id) BETWEEN 1 AND 200', name='node_executions_node_id_check'),
+    sa.CheckConstraint('octet_length(output::text) <= 8192', name='node_executions_output_size_check'),
+    sa.ForeignKeyConstraint(['tenant_id', 'run_id'], ['agent.runs.tenant_id', 'agent.runs.run_id'], name='node_executions_run_fkey', ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('tenant_id', 'run_id', 'node_id', 'attempt', name='node_executions_pkey'),
+    schema='agent',
+    comment='One execution of a graph node by a run: (run, node, attempt) is unique.'
+    )
+    # A tool call made by a node execution: recorded before the call, completed after.
+    op.create_table('tool_calls',
+    sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
+    sa.Column('run_id', sa.UUID(), nullable=False),
+    sa.Column('node_id', sa.Text(), nullable=False),
+    sa.Column('node_attempt', sa.Integer(), nullable=False, comment="The node execution's attempt."),
+    sa.Column('call_no', sa.Integer(), nullable=False, comment='1, 2, ... per node execution.'),
+    sa.Column('tool', sa.Text(), nullable=False, comment="The tool's name."),
+    sa.Column('idempotency_key', sa.Text(), nullable=True, comment="The operation (operations.idempotency_key) holding the call's side effect."),
+    sa.Column('status', sa.Text(), server_default=sa.text("'pending'"), nullable=False),
+    sa.Column('input', postgresql.JSONB(astext_type=Text()), nullable=False, comment="The call's arguments, redacted and size-bounded."),
+    sa.Column('result', postgresql.JSONB(astext_type=Text()), nullable=True, comment="The call's result, size-bounded."),
+    sa.Column('error', sa.Text(), nullable=True, comment='Bounded error summary.'),
+    sa.Column('fencing_token', sa.BigInteger(), nullable=False, comment='Fencing token of the attempt that made the call.'),
+    sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
+    sa.Column('completed_at', postgresql.TIMESTAMP(timezone=True), nullable=True),
+    sa.CheckConstraint("(status = 'pending') = (completed_at IS NULL)", name='tool_calls_completed_check'),
+    sa.CheckConstraint("status IN ('pending', 'succeeded', 'failed')", name='tool_calls_status_check'),
+    sa.CheckConstraint('call_no > 0', name='tool_calls_call_no_check'),
+    sa.CheckConstraint('char_length(error) <= 4000', name='tool_calls_error_check'),
+    sa.CheckConstraint('char_length(idempotency_key) BETWEEN 1 AND 200', name='tool_calls_key_check'),
+    sa.CheckConstraint('char_length(tool) BETWEEN 1 AND 200', name='tool_calls_tool_check'),
+    sa.CheckConstraint('octet_length(input::text) <= 8192', name='tool_calls_input_size_check'),
+    sa.CheckConstraint('octet_length(result::text) <= 65536', name='tool_calls_result_size_check'),
+    sa.ForeignKeyConstraint(['tenant_id', 'run_id', 'node_id', 'node_attempt'], ['agent.node_executions.tenant_id', 'agent.node_executions.run_id', 'agent.node_executions.node_id', 'agent.node_executions.attempt'], name='tool_calls_node_execution_fkey', ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('tenant_id', 'run_id', 'node_id', 'node_attempt', 'call_no', name='tool_calls_pkey'),
+    schema='agent',
+    comment='A tool call made by a node execution: recorded before the call, completed after.'
+    )
+    # Human-in-the-loop approvals: requested by a run's attempt, decided once by a person.
+    op.create_table('approvals',
+    sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
+    sa.Column('run_id', sa.UUID(), nullable=False),
+    sa.Column('approval_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Approval identity.'),
+    sa.Column('node_id', sa.Text(), nullable=True, comment='The node waiting for it.'),
+    sa.Column('status', sa.Text(), server_default=sa.text("'pending'"), nullable=False),
+    sa.Column('request', postgresql.JSONB(astext_type=Text()), nullable=False, comment='What is to be approved, redacted and size-bounded.'),
+    sa.Column('requested_by', sa.Text(), nullable=False, comment='The worker (or actor) that asked.'),
+    sa.Column('requested_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
+    sa.Column('fencing_token', sa.BigInteger(), nullable=False, comment='Fencing token of the attempt that asked.'),
+    sa.Column('decided_by', sa.Text(), nullable=True, comment='Who decided.'),
+    sa.Column('decided_at', postgresql.TIMESTAMP(timezone=True), nullable=True),
+    sa.Column('decision_note', sa.Text(), nullable=True, comment='Why, bounded.'),
+    sa.CheckConstraint("(status = 'pending') = (decided_at IS NULL) AND (decided_at IS NULL) = (decided_by IS NULL)", name='approvals_decided_check'),
+    sa.CheckConstraint("char_length(requested_by) BETWEEN 1 AND 200 AND decided_by ~ '^[^[:space:]]{1,200}$'", name='approvals_actor_check'),
+    sa.CheckConstraint("status IN ('pending', 'approved', 'rejected', 'cancelled')", name='approvals_status_check'),
+    sa.CheckConstraint('char_length(decision_note) <= 2000', name='approvals_note_check'),
+    sa.CheckConstraint('octet_length(request::text) <= 8192', name='approvals_request_size_check'),
+    sa.ForeignKeyConstraint(['tenant_id', 'run_id'], ['agent.runs.tenant_id', 'agent.runs.run_id'], name='approvals_run_fkey', ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('tenant_id', 'run_id', 'approval_id', name='approvals_pkey'),
+    schema='agent',
+    comment="Human-in-the-loop approvals: requested by a run's attempt, decided once by a person."
+    )
+    # a tenant's pending approvals, oldest first; partial, so it holds only what waits
+    op.create_index('approvals_pending_idx', 'approvals', ['tenant_id', 'requested_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'pending'"))
     # the sequence goes away with its column
     op.execute('ALTER SEQUENCE agent.events_event_id_seq OWNED BY agent.events.event_id')
     # hot-updated table: room for HOT updates and eager autovacuum
@@ -260,6 +345,12 @@ $$
     op.execute('ALTER TABLE agent.operations SET (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05, autovacuum_vacuum_cost_limit = 400)')
     # hot-updated table: room for HOT updates and eager autovacuum
     op.execute('ALTER TABLE agent.outbox SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
+    # hot-updated table: room for HOT updates and eager autovacuum
+    op.execute('ALTER TABLE agent.node_executions SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
+    # hot-updated table: room for HOT updates and eager autovacuum
+    op.execute('ALTER TABLE agent.tool_calls SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
+    # hot-updated table: room for HOT updates and eager autovacuum
+    op.execute('ALTER TABLE agent.approvals SET (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05, autovacuum_vacuum_cost_limit = 400)')
     # payload columns compressed with lz4
     op.execute("""
 DO $$
@@ -321,6 +412,45 @@ BEGIN
         ALTER TABLE agent.outbox ALTER COLUMN payload SET COMPRESSION lz4;
     ELSE
         RAISE NOTICE 'server lacks lz4: outbox payloads use pglz';
+    END IF;
+END
+$$
+""")
+    # payload columns compressed with lz4
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.node_executions ALTER COLUMN output SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: node_executions payloads use pglz';
+    END IF;
+END
+$$
+""")
+    # payload columns compressed with lz4
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.tool_calls ALTER COLUMN input SET COMPRESSION lz4, ALTER COLUMN result SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: tool_calls payloads use pglz';
+    END IF;
+END
+$$
+""")
+    # payload columns compressed with lz4
+    op.execute("""
+DO $$
+BEGIN
+    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings
+                    WHERE name = 'default_toast_compression') THEN
+        ALTER TABLE agent.approvals ALTER COLUMN request SET COMPRESSION lz4;
+    ELSE
+        RAISE NOTICE 'server lacks lz4: approvals payloads use pglz';
     END IF;
 END
 $$
@@ -654,7 +784,10 @@ GRANT SELECT, INSERT ON agent.checkpoints TO agent_app;
 GRANT SELECT, INSERT ON agent.events TO agent_app;
 GRANT SELECT, INSERT, UPDATE ON agent.operations TO agent_app;
 GRANT SELECT, INSERT ON agent.outbox TO agent_app;
-GRANT SELECT, UPDATE ON agent.outbox TO agent_relay
+GRANT SELECT, UPDATE ON agent.outbox TO agent_relay;
+GRANT SELECT, INSERT, UPDATE ON agent.node_executions TO agent_app;
+GRANT SELECT, INSERT, UPDATE ON agent.tool_calls TO agent_app;
+GRANT SELECT, INSERT, UPDATE ON agent.approvals TO agent_app
 """)
     # back to the installing role
     op.execute('RESET ROLE')
@@ -673,6 +806,7 @@ agentddl_profile = """
   "hot_state": {"running_ttl": "1d", "store": "none", "terminal_ttl": "1h"},
   "lease": {"duration": "1m", "max_attempts": 5},
   "lock_strategy": "skip_locked",
+  "model": {"approvals": true, "nodes": true, "sessions": true},
   "name": "default",
   "outbox": {"backoff": "30s", "max_attempts": 10},
   "payload": {"compression": "lz4", "event_limit": "8kB", "inline_limit": "64kB", "outbox_limit": "64kB"},
@@ -684,4 +818,4 @@ agentddl_profile = """
   "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
 }
 """
-agentddl_profile_sha256 = '7b04ae34ae8cd0aff96b4ba42a3511c81fb4bf2b93d33a3f9abe36f2f62eea56'
+agentddl_profile_sha256 = '06b72f9f7094d8f5d60141aebf80f399eadd1a401520d53cecbc7beece4f6991'

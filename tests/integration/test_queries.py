@@ -138,6 +138,7 @@ def test_every_query_runs_and_keeps_its_guarantees(runtime: Session) -> None:
     taken_over = lease_expiry(runtime, first)
     finishing(runtime, taken_over, second)
     maintenance(runtime, root["run_id"])
+    model_parts(runtime)
     assert runtime.called == runtime.all_names
 
 
@@ -478,6 +479,78 @@ def maintenance(rt: Session, root_id: uuid.UUID) -> None:
     runway = rt("health_partition_runway")
     assert [r["table_name"] for r in runway] == ["checkpoints", "events"]
     assert all(r["ok"] and r["future_partitions"] >= r["wanted_runway"] for r in runway)
+
+
+def model_parts(rt: Session) -> None:
+    """The optional parts (all on in these profiles): a session's run, its nodes and tool
+    calls, an approval, and the state changes that write their event in one statement."""
+    session = uuid.uuid4()
+    started = rt(
+        "start_session_run", **rt.tenant, run_key="in-session", parent_run_id=None, kind="chat",
+        input=Jsonb({}), priority=9, trace_id=None, user_id="user-1", session_id=session,
+    )
+    listed = rt("session_runs", **rt.tenant, session_id=session, limit=10)
+    assert [r["run_id"] for r in listed] == [started["run_id"]] and "input" not in listed[0]
+    claim = rt.claim("w8")
+    assert claim is not None and claim["run_id"] == started["run_id"]
+    nodes(rt, claim)
+    approval = approvals(rt, claim)
+    version = rt.run(claim["run_id"])["version"]
+    wait = {**rt.tenant, "run_id": claim["run_id"], "to_status": "waiting", "actor": "agent:planner"}
+    assert rt("transition_run_with_event", **wait, expected_version=version - 1) is None
+    moved = rt("transition_run_with_event", **wait, expected_version=version)
+    assert moved["version"] == version + 1 and moved["event_seq"] == 1
+    decision = {**rt.tenant, "run_id": claim["run_id"], "approval_id": approval, "decided_by": "ana"}
+    decided = rt("decide_approval", **decision, decision="approved", decision_note="ok")
+    assert (decided["status"], decided["event_seq"]) == ("approved", 2)
+    assert rt("decide_approval", **decision, decision="rejected", decision_note=None) is None  # once
+    assert rt("pending_approvals", **rt.tenant, limit=10) == []
+    events = rt(
+        "run_events", **rt.tenant, run_id=claim["run_id"], run_created_at=claim["run_created_at"],
+        after_seq=0, limit=10,
+    )
+    assert [(e["kind"], e["actor"]) for e in events] == [
+        ("run.waiting", "agent:planner"), ("approval.approved", "user:ana")
+    ]
+
+
+def nodes(rt: Session, claim: Row) -> None:
+    fence = rt.fence(claim, "w8")
+    first = rt("start_node", **fence, node_id="plan")
+    assert first["attempt"] == 1
+    assert rt("start_node", **{**fence, "lease_token": "guessed"}, node_id="plan") is None
+    end = {"node_id": "plan", "output": Jsonb({"ok": False}), "error": "model timed out"}
+    assert rt("finish_node", **fence, attempt=1, status="failed", **end)["status"] == "failed"
+    assert rt("finish_node", **fence, attempt=1, status="succeeded", **end) is None  # ended once
+    assert rt("start_node", **fence, node_id="plan")["attempt"] == 2  # the node's retry
+    call = {"node_id": "plan", "node_attempt": 2, "call_no": 1}
+    recorded = rt("record_tool_call", **fence, **call, tool="search", idempotency_key=None, input=Jsonb({}))
+    assert recorded["call_no"] == 1
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        rt("record_tool_call", **fence, **call, tool="search", idempotency_key=None, input=Jsonb({}))
+    result = {"status": "succeeded", "result": Jsonb({"hits": 3}), "error": None}
+    assert rt("complete_tool_call", **{**fence, "lease_token": "guessed"}, **call, **result) is None
+    assert rt("complete_tool_call", **fence, **call, **result)["status"] == "succeeded"
+    listed = rt("node_tool_calls", **rt.tenant, run_id=claim["run_id"], node_id="plan", node_attempt=2)
+    assert [(t["call_no"], t["status"]) for t in listed] == [(1, "succeeded")] and "result" not in listed[0]
+    latest = rt("node_execution", **rt.tenant, run_id=claim["run_id"], node_id="plan")
+    assert (latest["attempt"], latest["status"]) == (2, "running")
+    every = rt("run_node_executions", **rt.tenant, run_id=claim["run_id"])
+    assert [(n["attempt"], n["status"]) for n in every] == [(1, "failed"), (2, "running")]
+    assert "output" not in every[0]
+
+
+def approvals(rt: Session, claim: Row) -> uuid.UUID:
+    fence = rt.fence(claim, "w8")
+    ask = {"node_id": "plan", "request": Jsonb({"action": "refund"}), "requested_by": "worker-w8"}
+    assert rt("request_approval", **{**fence, "fencing_token": 0}, **ask) is None
+    asked = rt("request_approval", **fence, **ask)
+    pending = rt("pending_approvals", **rt.tenant, limit=10)
+    assert [p["approval_id"] for p in pending] == [asked["approval_id"]] and "request" not in pending[0]
+    listed = rt("run_approvals", **rt.tenant, run_id=claim["run_id"])
+    assert [a["status"] for a in listed] == ["pending"]
+    approval: uuid.UUID = asked["approval_id"]
+    return approval
 
 
 @pytest.mark.parametrize("strategy", list(LockStrategy), ids=lambda s: s.value)

@@ -89,6 +89,17 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
             " AS at) AS m",
             _OUTBOX,
         ),
+        # one node execution per operation slot (none for queued runs), one tool call each
+        "node_executions": Source(_NODE_ROWS, _NODE_EXECUTIONS),
+        "tool_calls": Source(_NODE_ROWS, _TOOL_CALLS),
+        # every seventh run that started asked for one approval: pending while it is live
+        "approvals": Source(
+            "_seed_run AS r CROSS JOIN generate_series(1, CASE WHEN r.i %% 7 = 0"
+            " AND r.attempts > 0 THEN 1 ELSE 0 END) AS s(n)"
+            " CROSS JOIN LATERAL (SELECT r.status IN ('running', 'waiting') AS pending,"
+            " r.created_at + r.span / 2 AS at) AS a",
+            _APPROVALS,
+        ),
     }
 
 
@@ -112,6 +123,9 @@ _RUNS = {
     " THEN jsonb_build_object('ok', r.status = 'succeeded') END",
     "updated_at": "coalesce(r.finished_at, r.created_at + r.span)",
     "finished_at": "r.finished_at",
+    # half the runs belong to a user's session of about four runs
+    "user_id": "CASE WHEN r.i %% 2 = 0 THEN 'user-' || (r.i / 8) %% 997 END",
+    "session_id": "CASE WHEN r.i %% 2 = 0 THEN md5('agentddl-session-' || r.i / 8)::uuid END",
 }
 
 _ATTEMPTS = {
@@ -184,6 +198,58 @@ _OUTBOX = {
     "created_at": "m.at",
     "available_at": "m.at",
     "delivered_at": "CASE WHEN r.status <> 'running' THEN m.at + interval '2 seconds' END",
+}
+
+
+_NODE_ROWS = (
+    "_seed_run AS r CROSS JOIN generate_series(1, r.operations) AS s(n)"
+    " CROSS JOIN LATERAL (SELECT r.status = 'running' AND s.n = r.operations AS live,"
+    " r.created_at + r.span * s.n / (r.operations + 1) AS at) AS x"
+)
+
+_NODE_EXECUTIONS = {
+    "tenant": "r.tkey",
+    "run_id": "r.run_id",
+    "node_id": "'node_' || s.n",
+    "attempt": "1",
+    "attempt_no": "greatest(r.attempts, 1)",
+    "fencing_token": "r.attempts",
+    "status": "CASE WHEN x.live THEN 'running'"
+    " WHEN r.status = 'failed' AND s.n = r.operations THEN 'failed' ELSE 'succeeded' END",
+    "output": "CASE WHEN NOT x.live THEN jsonb_build_object('step', s.n) END",
+    "started_at": "x.at",
+    "ended_at": "CASE WHEN NOT x.live THEN x.at + interval '1 second' END",
+}
+
+_TOOL_CALLS = {
+    "tenant": "r.tkey",
+    "run_id": "r.run_id",
+    "node_id": "'node_' || s.n",
+    "node_attempt": "1",
+    "call_no": "1",
+    "tool": "(ARRAY['search', 'fetch', 'write'])[1 + s.n %% 3]",
+    "idempotency_key": "'op-' || r.i || '-' || s.n",
+    "status": "CASE WHEN x.live THEN 'pending' ELSE 'succeeded' END",
+    "input": "jsonb_build_object('query', 'seeded ' || s.n)",
+    "result": "CASE WHEN NOT x.live THEN jsonb_build_object('hits', s.n) END",
+    "fencing_token": "r.attempts",
+    "created_at": "x.at",
+    "completed_at": "CASE WHEN NOT x.live THEN x.at + interval '1 second' END",
+}
+
+_APPROVALS = {
+    "tenant": "r.tkey",
+    "run_id": "r.run_id",
+    "approval_id": "md5('agentddl-approval-' || r.i)::uuid",
+    "node_id": "'node_1'",
+    "status": "CASE WHEN a.pending THEN 'pending' WHEN r.status = 'cancelled' THEN 'cancelled'"
+    " ELSE 'approved' END",
+    "request": "jsonb_build_object('action', 'refund', 'run', r.i)",
+    "requested_by": "'worker-' || r.i %% 16",
+    "requested_at": "a.at",
+    "fencing_token": "r.attempts",
+    "decided_by": "CASE WHEN NOT a.pending THEN 'user-' || r.i %% 50 END",
+    "decided_at": "CASE WHEN NOT a.pending THEN a.at + interval '1 minute' END",
 }
 
 

@@ -137,8 +137,31 @@ def _load_parents(conn: psycopg.Connection[Any], load: _Load, progress: Progress
 
 
 def _load_children(load: _Load, progress: Progress | None) -> dict[str, int]:
-    """Every table under runs, each split over the loaders by run creation day."""
-    children = [t for t in load.model.tables if t.name not in PARENTS]
+    """Every table under runs, each split over the loaders by run creation day; a table
+    whose parent is another child (tool_calls under node_executions) in a later wave, so
+    its foreign key finds committed parents when checks are enforced."""
+    rows: dict[str, int] = {}
+    for wave in _waves([t for t in load.model.tables if t.name not in PARENTS]):
+        for name, count in _load_wave(load, wave, progress).items():
+            rows[name] = rows.get(name, 0) + count
+    return rows
+
+
+def _waves(children: list[Table]) -> list[list[Table]]:
+    """Children in waves: a table comes after every child table it references."""
+    waves: list[list[Table]] = []
+    placed: set[str] = set(PARENTS)
+    left = list(children)
+    while left:
+        ready = [t for t in left if {fk.ref_table for fk in t.foreign_keys} <= placed | {t.name}]
+        wave = ready or left  # a cycle would be loaded as one wave (none in the model)
+        waves.append(wave)
+        placed |= {t.name for t in wave}
+        left = [t for t in left if t not in wave]
+    return waves
+
+
+def _load_wave(load: _Load, children: list[Table], progress: Progress | None) -> dict[str, int]:
     statements = {t.name: insert_statement(load.model, t, load.staging, grouped=True) for t in children}
     tasks = [(t.name, g) for t in children if statements[t.name] is not None for g in range(load.loaders)]
 

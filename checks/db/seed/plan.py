@@ -65,6 +65,7 @@ class SeedPlan:
     window_seconds: int  # runs this young have history (events/checkpoints)
     runs: RunPlan
     expired_leases: int  # running runs whose active attempt's lease already ran out
+    part_tables: frozenset[str] = frozenset()  # the model's optional tables (profile model:)
 
     @property
     def row_counts(self) -> dict[str, int]:
@@ -78,7 +79,16 @@ class SeedPlan:
             "events": sum(r.events),
             "operations": sum(r.operations),
             "outbox": sum(r.outbox),
+            **{name: count for name, count in self._part_counts().items() if name in self.part_tables},
         }
+
+    def _part_counts(self) -> dict[str, int]:
+        """As seed/columns.py loads them: a node execution with one tool call per operation
+        slot, an approval for every seventh run that started."""
+        r = self.runs
+        approvals = sum(1 for i, a in enumerate(r.attempts) if i % 7 == 0 and a > 0)
+        nodes = sum(r.operations)
+        return {"node_executions": nodes, "tool_calls": nodes, "approvals": approvals}
 
 
 def plan_seed(model: SchemaModel, events: int, seed: int = SEED) -> SeedPlan:
@@ -97,7 +107,8 @@ def plan_seed(model: SchemaModel, events: int, seed: int = SEED) -> SeedPlan:
     tenants = _tenant_count(old_runs + window_runs) if p.tenancy.column else 0
     runs = _runs(rng, model, old_runs, window_runs, window, events, max(tenants, 1))
     running = [i for i, s in enumerate(runs.status) if s == "running"]
-    return SeedPlan(tenants, window, runs, expired_leases=max(1, len(running) // 10))
+    parts = frozenset(t.name for t in model.tables) & {"node_executions", "tool_calls", "approvals"}
+    return SeedPlan(tenants, window, runs, expired_leases=max(1, len(running) // 10), part_tables=parts)
 
 
 def _tenant_count(runs: int) -> int:

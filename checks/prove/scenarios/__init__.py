@@ -1,4 +1,4 @@
-"""The nine scenarios, in the order prove runs them; one module each, with the
+"""The ten scenarios, in the order prove runs them; one module each, with the
 coordinator's `run(ctx)` and the workers' `work_<action>` functions side by side."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ SCENARIOS = (
     "poison_message",
     "tenant_isolation",
     "version_races",
+    "approval_once",
 )
 
 # With hot_state.store: redis, after the others: the hot projection's guarantees in Redis.

@@ -87,7 +87,36 @@ def _run_probes(w: WorkerContext, a: Any, scope: dict[str, Any], t: Row) -> list
             "start_run", **scope, run_key="probe", parent_run_id=t["run_id"], kind="probe",
             input=Jsonb({}), priority=0, trace_id=None,
         )),
+        ("transition_run_with_event", call(
+            "transition_run_with_event", **run, expected_version=t["version"], to_status="cancelled",
+            actor="system",
+        )),
+        *_part_probes(w, call, run, leased),
     ]  # fmt: skip
+
+
+def _part_probes(
+    w: WorkerContext, call: Callable[..., Callable[[], bool]], run: dict[str, Any], leased: dict[str, Any]
+) -> list[Probe]:
+    """The optional parts' queries (profile model:) the profile has."""
+    parts = w.model.profile.model
+    found: list[Probe] = []
+    if parts.nodes:
+        node = {"node_id": "probe"}
+        found += [
+            ("start_node", call("start_node", **leased, **node)),
+            ("node_execution", call("node_execution", **run, **node)),
+            ("run_node_executions", call("run_node_executions", **run)),
+            ("node_tool_calls", call("node_tool_calls", **run, **node, node_attempt=1)),
+        ]
+    if parts.approvals:
+        found += [
+            ("request_approval", call(
+                "request_approval", **leased, node_id=None, request=Jsonb({}), requested_by="probe"
+            )),
+            ("run_approvals", call("run_approvals", **run)),
+        ]  # fmt: skip
+    return found
 
 
 def _checkpoint() -> dict[str, Any]:

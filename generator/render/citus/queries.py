@@ -32,6 +32,11 @@ def _utc(expression: str) -> str:
 
 
 # query name -> exact (single-server text, Citus text) substitutions, applied in order
+TRANSITION = (
+    ("THEN now() ELSE r.wake_at END", f"THEN {AT} ELSE r.wake_at END"),
+    ("THEN now() END", f"THEN {AT} END"),
+    ("AS lock_first\n", f"AS lock_first, {CLOCK}\n"),
+)
 SUBSTITUTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "expire_leases": (
         ("THEN now() END,", f"THEN {AT} END,"),
@@ -42,11 +47,8 @@ SUBSTITUTIONS: dict[str, tuple[tuple[str, str], ...]] = {
         ("THEN NULL ELSE now() END", f"THEN NULL ELSE {AT} END"),
         ("FROM ended AS e\n", f"FROM ended AS e, {CLOCK}\n"),
     ),
-    "transition_run": (
-        ("THEN now() ELSE r.wake_at END", f"THEN {AT} ELSE r.wake_at END"),
-        ("THEN now() END", f"THEN {AT} END"),
-        ("AS lock_first\n", f"AS lock_first, {CLOCK}\n"),
-    ),
+    "transition_run": TRANSITION,
+    "transition_run_with_event": TRANSITION,  # the same transition (runs.transition_ctes)
     "fail_delivery": (
         ("THEN now() END,", f"THEN {AT} END,"),
         ("ELSE now() + ", f"ELSE {AT} + "),

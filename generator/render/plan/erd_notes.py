@@ -9,6 +9,7 @@ from agentddl.generator.profile.units import format_size
 from agentddl.generator.render.plan import figures as fig
 from agentddl.generator.render.plan import markdown as md
 from agentddl.generator.render.plan.erd import render_erd
+from agentddl.generator.render.plan.model_parts import model_parts_note
 
 TITLE = "## 1. Entity-relationship diagram and DDL notes"
 
@@ -23,6 +24,7 @@ def ddl_notes(model: SchemaModel) -> str:
         "### Partitioned history\n\n" + partitioning_note(model),
         "### Append-only events\n\n" + append_only_note(model),
         "### Payloads\n\n" + payload_note(model),
+        "### The runtime model's parts (`model:`)\n\n" + model_parts_note(model),
         "### Version-gated features (PostgreSQL "
         f"{model.profile.engine.version})\n\n" + md.bullets(model.features),
     ]

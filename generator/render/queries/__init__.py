@@ -20,6 +20,7 @@ from agentddl.generator.render.queries.claim import claim_run
 from agentddl.generator.render.queries.effects import effect_queries
 from agentddl.generator.render.queries.history import history_queries
 from agentddl.generator.render.queries.ops import ops_queries
+from agentddl.generator.render.queries.parts import part_queries
 from agentddl.generator.render.queries.runs import run_queries
 from agentddl.generator.render.queries.tenant import set_tenant
 
@@ -37,6 +38,7 @@ def build_queries(model: SchemaModel) -> tuple[Query, ...]:
             *history_queries(c),
             *effect_queries(c),
             *ops_queries(c),
+            *part_queries(c),
         )
     }
     if c.distributed:  # Citus: the few queries that differ in kind (generator/render/citus/)

@@ -38,8 +38,10 @@ def _conflict_target(c: Ctx) -> str:
     return f"({', '.join(index.columns)}) WHERE {index.where}"
 
 
-def start_run(c: Ctx) -> Query:
-    columns = c.names("run_key", "parent_run_id", "kind", "input", "priority", "trace_id")
+def start_run(c: Ctx, name: str = "start_run", extra: tuple[str, ...] = ()) -> Query:
+    """start_run; `extra` columns (e.g. user_id, session_id) are set from same-named
+    parameters, as start_session_run does."""
+    columns = c.names("run_key", "parent_run_id", "kind", "input", "priority", "trace_id", *extra)
     values = ", ".join(
         [
             *(f":{t}" for t in c.keyed()),
@@ -49,6 +51,7 @@ def start_run(c: Ctx) -> Query:
             "CAST(:input AS jsonb)",
             ":priority",
             ":trace_id",
+            *(f":{e}" for e in extra),
         ]
     )
     sql = (
@@ -72,11 +75,11 @@ def start_run(c: Ctx) -> Query:
         "the first run with inserted = false; compare kind/input if that matters to you.",
         "The no-op DO UPDATE is what returns the existing row even when it was committed",
         "after this statement's snapshot (DO NOTHING would return no row then).",
-        f"index: {c.path('start_run').index} (conflict target spelled as the index)",
+        f"index: {c.path(name).index} (conflict target spelled as the index)",
         "returns: the run's key, created_at (keep it: history reads need it), status, version, inserted",
     )
     return Query(
-        "start_run",
+        name,
         "<!",
         doc,
         sql,
@@ -89,6 +92,7 @@ def start_run(c: Ctx) -> Query:
                 "input jsonb",
                 "priority smallint",
                 "trace_id text|null",
+                *(f"{e} {c.model.table('runs').column(e).type}|null" for e in extra),
             ]
         ),
     )
@@ -128,10 +132,11 @@ def child_runs(c: Ctx) -> Query:
     return Query("child_runs", "", doc, sql, params=tuple([*c.tenant_param(), "parent_run_id uuid"]))
 
 
-def transition_run(c: Ctx) -> Query:
+def transition_ctes(c: Ctx) -> str:
+    """WITH ... moved (the run, if the transition is allowed), closed (its attempt)."""
     pairs = ",\n        ".join(f"('{a}', '{b}')" for a, b in TRANSITIONS)
     terminal = sql_list(TERMINAL_RUN_STATUSES)
-    sql = f"""WITH allowed (from_status, to_status) AS (
+    return f"""WITH allowed (from_status, to_status) AS (
     VALUES
         {pairs}
 ),
@@ -166,7 +171,11 @@ closed AS (
     FROM active AS x, moved AS m
     {where(c.join("a", "x", "run_id"), "a.attempt_no = x.attempt_no", "a.status = 'active'", pad=4)}
     RETURNING a.attempt_no
-)
+)"""
+
+
+def transition_run(c: Ctx) -> Query:
+    sql = f"""{transition_ctes(c)}
 SELECT m.version
 FROM moved AS m
 LEFT JOIN (SELECT count(*) AS attempts_closed FROM closed) AS done ON true"""

@@ -102,6 +102,23 @@ def test_default_schema_at_a_million_events_passes_every_access_path(at_volume: 
     assert not [f for f in result.hygiene if f.severity != "info"], result.hygiene
 
 
+def test_the_model_parts_read_paths_plan_on_their_declared_index(at_volume: Seeded) -> None:
+    """Sessions, node executions, tool calls and approvals, seeded with the runs at
+    1,000,000 events: each read path scans its declared index, never a whole table."""
+    tables = {"node_executions", "tool_calls", "approvals"}
+    reads = [
+        p
+        for p in at_volume.model.access_paths
+        if p.kind == "read" and (p.table in tables or p.name == "session_runs")
+    ]
+    assert len(reads) == 6
+    for path in reads:
+        plan = at_volume.path(path.name).plan
+        assert path.index in {s.index for s in plan.scans}, (path.name, plan.scans)
+        assert not [s for s in plan.scans if s.node == "Seq Scan"], (path.name, plan.scans)
+    assert at_volume.stats.rows["node_executions"] > 0 and at_volume.stats.rows["approvals"] > 0
+
+
 def test_a_single_tenant_week_of_events_passes_its_own_audit(pg_server_latest: Any) -> None:
     """Found by a new user: a single-tenant profile keeping events 7 days failed its own
     audit at 200,000 events (events_in_window sorted a window's ~2,000 events: its time

@@ -82,11 +82,15 @@ SELECT r.tenant_id, 'op-' || r.run_id, r.run_id, sha256('in'::bytea), 0 FROM age
 INSERT INTO agent.outbox (tenant_id, run_id, topic, payload)
 SELECT r.tenant_id, r.run_id, 'run.started', '{}' FROM agent.runs AS r;
 """
+# The runs' own columns, not the whole row: a column a change adds (sessions) is not
+# a change to the rows written before it.
 FINGERPRINT = """
 SELECT (SELECT count(*) FROM agent.runs), (SELECT count(*) FROM agent.events),
        (SELECT count(*) FROM agent.checkpoints), (SELECT count(*) FROM agent.operations),
        (SELECT count(*) FROM agent.outbox),
-       (SELECT md5(string_agg(r::text, '|' ORDER BY r.run_id)) FROM agent.runs AS r),
+       (SELECT md5(string_agg((r.tenant_id, r.run_id, r.created_at, r.run_key, r.kind, r.status,
+            r.version, r.input, r.result, r.finished_at)::text, '|' ORDER BY r.run_id))
+        FROM agent.runs AS r),
        (SELECT md5(string_agg(e::text, '|' ORDER BY e.run_id, e.seq)) FROM agent.events AS e),
        (SELECT md5(string_agg(c::text, '|' ORDER BY c.run_id, c.seq)) FROM agent.checkpoints AS c)
 """

@@ -180,6 +180,12 @@ NO_BACKOFF = Weakening(
         ),
     ),
 )
+APPROVAL_TWICE = Weakening(
+    "an approval decided again after it was decided (no pending check)",
+    "approval_once",
+    ("double_decisions",),
+    edits=(Edit("decide_approval", "AND ap.status = 'pending'", "AND true"),),
+)
 SESSION_TENANT = Weakening(
     "the tenant set for the session, not the transaction",
     "tenant_isolation",

@@ -81,6 +81,8 @@ def assert_exercised(by_name: dict[str, Any], profile: Profile) -> None:
     assert poison["relays_replaced"] >= 2  # the crashing message killed a relay per attempt
     assert counts["version_races"]["transitions_won"] == counts["version_races"]["runs"]
     assert counts["version_races"]["forbidden_attempted"] >= 3
+    approvals = counts["approval_once"]  # every worker decided every approval; one won each
+    assert approvals["decisions"] == approvals["approvals"] > 0
     isolation = counts["tenant_isolation"]
     if profile.tenancy.column is None:  # nothing to isolate
         assert isolation == {"applicable": False}

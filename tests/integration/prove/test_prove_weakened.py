@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from profiles import example_profiles, with_strategy, with_version
 from prove_weakenings import (
+    APPROVAL_TWICE,
     CLAIM_GUARDS_OFF,
     FORGED_LEASE,
     NO_BACKOFF,
@@ -79,6 +80,7 @@ ON_EVERY_STRATEGY = (
     ("default", NO_BACKOFF),
     ("newest-engine", SESSION_TENANT),
     ("newest-engine", OWNER_BYPASSES_RLS),
+    ("default", APPROVAL_TWICE),  # issue 15: a model part's guard
 )
 
 

@@ -45,6 +45,17 @@ $$
     op.execute('CREATE SCHEMA agent AUTHORIZATION agent_owner')
     # the objects below are created as, and owned by, the owner role
     op.execute('SET ROLE agent_owner')
+    # time-ordered (version 7) uuid keys: inserts share the rightmost B-tree leaves
+    op.execute("""
+CREATE FUNCTION agent.uuid_v7() RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL SAFE
+AS $$
+SELECT pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
+    pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+    pg_catalog.substr(pg_catalog.int8send((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
+    1, 6), 52, 1), 53, 1), 'hex')::uuid
+$$
+""")
     # monotonic event ids (identity columns on partitioned tables need PostgreSQL 17)
     op.execute('CREATE SEQUENCE agent.events_event_id_seq AS bigint')
     # Tenants; deleting one follows the profile's on_tenant_delete policy.
@@ -60,7 +71,7 @@ $$
     # Durable run record: one row per run, updated by key with a version check.
     op.create_table('runs',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
-    sa.Column('run_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Run identity.'),
+    sa.Column('run_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Run identity.'),
     sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False, comment='Immutable; children carry it as run_created_at for partitioning.'),
     sa.Column('run_key', sa.Text(), nullable=True, comment="Caller's idempotency key for starting the run (unique per parent)."),
     sa.Column('parent_run_id', sa.UUID(), nullable=True, comment='Parent in a multi-agent tree.'),
@@ -218,7 +229,7 @@ $$
     # Transactional outbox: written with the state change, delivered by the relay.
     op.create_table('outbox',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
-    sa.Column('message_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Consumers dedupe by this id.'),
+    sa.Column('message_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Consumers dedupe by this id.'),
     sa.Column('run_id', sa.UUID(), nullable=False),
     sa.Column('topic', sa.Text(), nullable=False),
     sa.Column('payload', postgresql.JSONB(astext_type=Text()), nullable=False, comment='The message, at most 65536 bytes.'),

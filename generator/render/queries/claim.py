@@ -38,7 +38,8 @@ def claim_run(c: Ctx) -> Query:
         f"index: {c.path('claim_run').index} (queued), attempts_lease_expiry_idx (lapsed);",
         "attempts_one_active_key keeps one live attempt",
         "returns: run key, run_created_at, kind, input, version, attempt_no, fencing_token,",
-        "lease_expires_at, last_checkpoint_seq, last_event_seq; or no row",
+        "lease_expires_at, last_checkpoint_seq, last_event_seq (null: nothing written yet,",
+        "always so on a first attempt); or no row",
     )
     return Query(
         "claim_run",
@@ -301,10 +302,13 @@ attempt AS (
 
 
 def _latest(c: Ctx, table: str, alias: str) -> str:
+    """The run's last seq in `table`, looked up only when an earlier attempt existed:
+    checkpoints and events are written only under an attempt's lease (fenced), so a first
+    attempt has none, and skipping the lookup spares one probe per history partition."""
     match = c.join(alias, "k", "run_id")
     return (
-        f"(SELECT max({alias}.seq) FROM {c.t(table)} AS {alias}\n"
-        f"     WHERE {match} AND {alias}.run_created_at = k.created_at)"
+        f"CASE WHEN k.attempt_count > 1 THEN (SELECT max({alias}.seq) FROM {c.t(table)} AS {alias}\n"
+        f"     WHERE {match} AND {alias}.run_created_at = k.created_at) END"
     )
 
 

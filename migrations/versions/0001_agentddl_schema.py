@@ -116,7 +116,7 @@ $$
     # retention: finished runs older than the window, deleted in batches
     op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_where=sa.text('finished_at IS NOT NULL'))
     # health: live runs by age, stuck or nearing the history retention; partial
-    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting')"))
+    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting') AND finished_at IS NULL"))
     # One execution attempt of a run, holding a time-bounded lease.
     op.create_table('attempts',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
@@ -147,7 +147,7 @@ $$
     # invariant: at most one active attempt per run (partial unique)
     op.create_index('attempts_one_active_key', 'attempts', ['tenant_id', 'run_id'], unique=True, schema='agent', postgresql_where=sa.text("status = 'active'"))
     # takeover: active attempts whose lease has run out (claims take them over)
-    op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active'"))
+    op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active' AND ended_at IS NULL"))
     # Resumable snapshots of a run; large payloads live out of line (payload_ref).
     op.create_table('checkpoints',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),

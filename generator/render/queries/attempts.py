@@ -41,7 +41,7 @@ def expire_leases(c: Ctx) -> Query:
     sql = f"""WITH due AS (
     SELECT {c.cols("a", "run_id")}, a.attempt_no
     FROM {c.t("attempts")} AS a
-    {where("a.status = 'active'", "a.lease_expires_at < now()", pad=4)}
+    {where("a.status = 'active'", "a.ended_at IS NULL", "a.lease_expires_at < now()", pad=4)}
     ORDER BY a.lease_expires_at
     LIMIT CAST(:batch_size AS integer)
     FOR UPDATE SKIP LOCKED

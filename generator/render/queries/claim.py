@@ -63,7 +63,8 @@ def _scoped(c: Ctx, alias: str) -> list[str]:
 
 def _lapsed(c: Ctx, *, lock: str = "", limit: int = 1, extra: str = "") -> str:
     """Running runs whose active attempt's lease ran out (and whose attempts are not
-    spent), oldest expiry first, through attempts_lease_expiry_idx."""
+    spent), oldest expiry first, through attempts_lease_expiry_idx (whose predicate the
+    `ended_at IS NULL` clause matches: model/tables.py's LAPSING_ATTEMPTS)."""
     return f"""SELECT {c.cols("a", "run_id")}, a.attempt_no AS lapsed_attempt, r.version{extra}
     FROM {c.t("attempts")} AS a
     JOIN {c.t("runs")} AS r ON {c.join("r", "a", "run_id")}
@@ -71,6 +72,7 @@ def _lapsed(c: Ctx, *, lock: str = "", limit: int = 1, extra: str = "") -> str:
         where(
             *_scoped(c, "a"),
             "a.status = 'active'",
+            "a.ended_at IS NULL",
             "a.lease_expires_at < now()",
             "r.status = 'running'",
             "r.fencing_token = a.fencing_token",

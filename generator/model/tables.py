@@ -208,7 +208,10 @@ def runs(s: Scope) -> Table:
                 ("created_at",),
                 serves=("health_stuck_runs",),
                 # created_at never changes, so step writes (version, updated_at) stay HOT.
-                why="health: live runs by age, stuck or nearing the history retention; partial",
+                why=(
+                    "health: live runs by age, stuck or nearing the history retention; partial; "
+                    "finished_at IS NULL keeps key lookups (status = 'running') on runs_pkey"
+                ),
                 where=LIVE_RUNS,
             ),
         ),
@@ -310,7 +313,10 @@ def attempts(s: Scope) -> Table:
                 "attempts",
                 ("lease_expires_at",),
                 serves=("claim_run", "expire_leases", "health_expired_leases"),
-                why="takeover: active attempts whose lease has run out (claims take them over)",
+                why=(
+                    "takeover: active attempts whose lease has run out (claims take them over); "
+                    "ended_at IS NULL keeps key lookups on attempts_one_active_key"
+                ),
                 where=LAPSING_ATTEMPTS,
             ),
         ),

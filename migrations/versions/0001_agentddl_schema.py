@@ -115,7 +115,7 @@ $$
     op.create_index('runs_parent_idx', 'runs', ['tenant_id', 'parent_run_id'], unique=False, schema='agent', postgresql_where=sa.text('parent_run_id IS NOT NULL'))
     # retention: finished runs older than the window, deleted in batches
     op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_where=sa.text('finished_at IS NOT NULL'))
-    # health: live runs by age, stuck or nearing the history retention; partial
+    # health: live runs by age, stuck or nearing the history retention; partial; finished_at IS NULL keeps key lookups (status = 'running') on runs_pkey
     op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting') AND finished_at IS NULL"))
     # One execution attempt of a run, holding a time-bounded lease.
     op.create_table('attempts',
@@ -146,7 +146,7 @@ $$
     )
     # invariant: at most one active attempt per run (partial unique)
     op.create_index('attempts_one_active_key', 'attempts', ['tenant_id', 'run_id'], unique=True, schema='agent', postgresql_where=sa.text("status = 'active'"))
-    # takeover: active attempts whose lease has run out (claims take them over)
+    # takeover: active attempts whose lease has run out (claims take them over); ended_at IS NULL keeps key lookups on attempts_one_active_key
     op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active' AND ended_at IS NULL"))
     # Resumable snapshots of a run; large payloads live out of line (payload_ref).
     op.create_table('checkpoints',

@@ -72,6 +72,30 @@ def reset_role(s: Scope) -> SqlBlock:
     return SqlBlock("reset_role", "RESET ROLE", "back to the installing role")
 
 
+def uuid_v7(s: Scope) -> SqlBlock:
+    """Time-ordered ids on every version: random uuids put every insert on a random B-tree
+    leaf, and the first touch of a leaf after a checkpoint writes an 8 kB full-page image.
+    Before PostgreSQL 18 (which has uuidv7()): 48 bits of Unix milliseconds over
+    gen_random_uuid()'s random bits, version nibble 7 (RFC 9562), its variant bits kept.
+    On 18 it is uuidv7() under the same name, so a runtime that makes its ids before the
+    insert calls one function on every version (and an engine upgrade replaces the body).
+    A plain SQL expression with every function qualified: the planner inlines it, and a
+    caller's search_path cannot redirect it."""
+    name = f"{quote(s.profile.schema_name)}.uuid_v7()"
+    why = "time-ordered (version 7) uuid keys: inserts share the rightmost B-tree leaves"
+    head = f"CREATE FUNCTION {name} RETURNS uuid\nLANGUAGE sql VOLATILE PARALLEL SAFE\nAS $$\n"
+    if features.has(s.version, "uuidv7"):
+        return SqlBlock("uuid_v7", f"{head}SELECT pg_catalog.uuidv7()\n$$", why)
+    epoch_ms = "(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint"
+    body = (
+        "SELECT pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(\n"
+        "    pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),\n"
+        f"    pg_catalog.substr(pg_catalog.int8send({epoch_ms}), 3),\n"
+        "    1, 6), 52, 1), 53, 1), 'hex')::uuid\n$$"
+    )
+    return SqlBlock("uuid_v7", head + body, why)
+
+
 def event_sequence(s: Scope) -> SqlBlock | None:
     if features.has(s.version, "partitioned_identity"):
         return None

@@ -23,6 +23,7 @@ def derive(profile: Profile) -> SchemaModel:
             blocks.roles(scope),
             blocks.schema(scope),
             blocks.become_owner(scope),
+            blocks.uuid_v7(scope),
             blocks.event_sequence(scope),
         ),
         after=_after(scope, tables),

@@ -18,7 +18,12 @@ class Feature:
 
 
 FEATURES = (
-    Feature("uuidv7", 18, "uuidv7() time-ordered UUID defaults", "gen_random_uuid() (13+)"),
+    Feature(
+        "uuidv7",
+        18,
+        "uuidv7() time-ordered UUID defaults",
+        "the schema's uuid_v7() SQL function (time-ordered, over gen_random_uuid())",
+    ),
     Feature(
         "partitioned_identity",
         17,

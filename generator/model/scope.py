@@ -72,7 +72,11 @@ class Scope:
 
     @property
     def uuid_default(self) -> str:
-        return "uuidv7()" if features.has(self.version, "uuidv7") else "gen_random_uuid()"
+        if features.has(self.version, "uuidv7"):
+            return "uuidv7()"
+        from agentddl.generator.model.blocks import quote  # blocks imports this module
+
+        return f"{quote(self.profile.schema_name)}.uuid_v7()"  # created by blocks.uuid_v7
 
     @property
     def compression(self) -> str | None:

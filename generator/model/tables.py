@@ -24,6 +24,15 @@ from agentddl.generator.model.types import (
 
 NIL_UUID = "'00000000-0000-0000-0000-000000000000'::uuid"
 
+# The predicates of the two partial indexes that are not on a key. Each carries a clause
+# the CHECKs make redundant (finished_at / ended_at is null exactly while the row is live)
+# and that only the queries meant for the index state: a fenced write's lookup by key says
+# only status = 'running' / 'active', which then cannot match them, so its plan stays on
+# runs_pkey / attempts_one_active_key (one row) instead of scanning every live row, as it
+# did whenever statistics made the live set look small.
+LIVE_RUNS = "status IN ('running', 'waiting') AND finished_at IS NULL"
+LAPSING_ATTEMPTS = "status = 'active' AND ended_at IS NULL"
+
 
 def tenants(s: Scope) -> Table:
     assert s.tenant
@@ -201,8 +210,11 @@ def runs(s: Scope) -> Table:
                 ("created_at",),
                 serves=("health_stuck_runs",),
                 # created_at never changes, so step writes (version, updated_at) stay HOT.
-                why="health: live runs by age, stuck or nearing the history retention; partial",
-                where="status IN ('running', 'waiting')",
+                why=(
+                    "health: live runs by age, stuck or nearing the history retention; partial; "
+                    "finished_at IS NULL keeps key lookups (status = 'running') on runs_pkey"
+                ),
+                where=LIVE_RUNS,
             ),
             *parts.session_indexes(s),
         ),
@@ -304,8 +316,11 @@ def attempts(s: Scope) -> Table:
                 "attempts",
                 ("lease_expires_at",),
                 serves=("claim_run", "expire_leases", "health_expired_leases"),
-                why="takeover: active attempts whose lease has run out (claims take them over)",
-                where="status = 'active'",
+                why=(
+                    "takeover: active attempts whose lease has run out (claims take them over); "
+                    "ended_at IS NULL keeps key lookups on attempts_one_active_key"
+                ),
+                where=LAPSING_ATTEMPTS,
             ),
         ),
         storage=tuning.hot_table_storage(s.profile, updates_per_step=0.5),

@@ -652,6 +652,23 @@ def test_runs_out_of_attempts_fail_instead_of_requeueing(pg_server: PostgresServ
     rt.close()
 
 
+def test_a_state_change_before_the_first_claim_is_counted_by_the_claim(
+    pg_server: PostgresServer, scratch_dsn: str
+) -> None:
+    """transition_run_with_event writes events without a lease: the first claim must still
+    report the run's last event, or the worker's next event collides with it."""
+    rt = Session(scratch_dsn, with_version(PROFILES["default"], pg_server.version))
+    run = rt.run(rt.start("waits-first")["run_id"])
+    change = {**rt.tenant, "run_id": run["run_id"], "actor": "user:ana"}
+    held = rt("transition_run_with_event", **change, to_status="waiting", expected_version=run["version"])
+    back = rt("transition_run_with_event", **change, to_status="queued", expected_version=held["version"])
+    assert back["event_seq"] == 2
+    claim = rt.claim("a")
+    assert claim is not None and claim["attempt_no"] == 1 and claim["last_event_seq"] == 2
+    assert event(rt, claim, claim["last_event_seq"] + 1) is not None
+    rt.close()
+
+
 def test_the_transition_guard_refuses_what_the_queries_never_do(
     pg_server: PostgresServer, scratch_dsn: str
 ) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agentddl.generator.model import Check, ForeignKey, SchemaModel, Table
+from agentddl.generator.model import Check, ForeignKey, SchemaModel, Table, features
+from agentddl.generator.model.blocks import quote
 from agentddl.generator.profile.units import format_size
 from agentddl.generator.render.plan import figures as fig
 from agentddl.generator.render.plan import markdown as md
@@ -42,7 +43,12 @@ def tenancy_note(model: SchemaModel) -> str:
     p = model.profile
     fks = md.bullets(_fk_line(t, fk) for t in model.tables for fk in t.foreign_keys)
     if not p.tenant:
-        return "Single-tenant profile (`tenancy.column: null`): keys carry no tenant column.\n\n" + fks
+        return (
+            "Single-tenant profile (`tenancy.column: null`): keys carry no tenant column.\n\n"
+            + fks
+            + "\n\n"
+            + time_ordered_keys_note(model)
+        )
     owned = [t for t in model.tables if t.tenant_owned]
     lead = (
         f"Every tenant-owned table ({md.codes(t.name for t in owned)}) has a primary key "
@@ -61,7 +67,29 @@ def tenancy_note(model: SchemaModel) -> str:
         if p.tenancy.row_level_security
         else "Row-level security is off (`tenancy.row_level_security: false`)."
     )
-    return f"{lead}\n\n{fks}\n\n{rls}"
+    return f"{lead}\n\n{fks}\n\n{rls}\n\n{time_ordered_keys_note(model)}"
+
+
+def time_ordered_keys_note(model: SchemaModel) -> str:
+    """Why generated ids are version 7, with the measurement that justified it."""
+    q = quote(model.schema)
+    source = (
+        "`uuidv7()`"
+        if features.has(model.profile.engine.version, "uuidv7")
+        else f"`{q}.uuid_v7()` (a SQL function: 48 bits of milliseconds over `gen_random_uuid()`)"
+    )
+    return (
+        f"Generated ids (`run_id`, `message_id`) are time-ordered version 7 uuids from {source}; "
+        f"`{q}.uuid_v7()` exists on every version, for a runtime that makes its ids before the "
+        "insert (send version 7 ids if you do: random ones bring the cost back). A random id puts "
+        "each insert, and each non-HOT update, on a random leaf of the key's B-tree, and the first "
+        "touch of a leaf after a checkpoint writes an 8 kB full-page image; new v7 ids share the "
+        "rightmost leaves. Measured on PostgreSQL 15 at 1,000,000 rows of history "
+        "(`python tests/benchmarks/bench_evidence.py --pg-version 15 --history 1000000 "
+        "--clients 8 --duration 5`): `runs_pkey`, `runs_identity_key` and `attempts_pkey` wrote "
+        "6,212 WAL bytes and 0.99 full-page images per claim + complete with random ids, 938 "
+        "bytes and 0.06 with v7 ones. The ids reveal their creation time to whoever sees them."
+    )
 
 
 def partitioning_note(model: SchemaModel) -> str:
@@ -137,7 +165,11 @@ def payload_note(model: SchemaModel) -> str:
     lead = (
         f"Checkpoints up to {format_size(p.inline_limit)} are stored inline; larger ones "
         "are written to object storage first and the row keeps `payload_ref`, its size and "
-        f"sha256. Event payloads are capped at {format_size(p.event_limit)} and outbox "
+        "sha256; an inline payload's size and sha256 are computed by `save_checkpoint` from one "
+        "parse and one serialization of it (three parses and two serializations before: "
+        "0.68-0.81 ms of statement time per 16 kB save, 0.59-0.61 ms after, PostgreSQL 15 at "
+        "1,000,000 rows, measured with the command in Keys and tenancy). "
+        f"Event payloads are capped at {format_size(p.event_limit)} and outbox "
         f"messages at {format_size(p.outbox_limit)}: no secrets, full prompts or raw "
         "provider responses in history. Enforced by:"
     )

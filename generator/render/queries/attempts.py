@@ -42,10 +42,11 @@ _FENCED_RUNNING = ("r.fencing_token = e.fencing_token", "r.status = 'running'")
 
 
 def expire_leases(c: Ctx) -> Query:
+    lapsed = ("a.status = 'active'", "a.ended_at IS NULL", "a.lease_expires_at < now()")  # the expiry index's
     sql = f"""WITH due AS (
     SELECT {c.cols("a", "run_id")}, a.attempt_no
     FROM {c.t("attempts")} AS a
-    {where(*c.shard_filter("a"), "a.status = 'active'", "a.lease_expires_at < now()", pad=4)}
+    {where(*c.shard_filter("a"), *lapsed, pad=4)}
     ORDER BY a.lease_expires_at
     LIMIT CAST(:batch_size AS integer)
     FOR UPDATE SKIP LOCKED

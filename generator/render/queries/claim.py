@@ -39,7 +39,8 @@ def claim_run(c: Ctx) -> Query:
         f"index: {c.path('claim_run').index} (queued), attempts_lease_expiry_idx (lapsed);",
         "attempts_one_active_key keeps one live attempt",
         "returns: run key, run_created_at, kind, input, version, attempt_no, fencing_token,",
-        "lease_expires_at, last_checkpoint_seq, last_event_seq; or no row",
+        "lease_expires_at, last_checkpoint_seq, last_event_seq (null: nothing written yet,",
+        "always so on a first attempt); or no row",
     )
     return Query(
         "claim_run",
@@ -63,7 +64,8 @@ def _scoped(c: Ctx, alias: str) -> list[str]:
 
 def _lapsed(c: Ctx, *, lock: str = "", limit: int = 1, extra: str = "") -> str:
     """Running runs whose active attempt's lease ran out (and whose attempts are not
-    spent), oldest expiry first, through attempts_lease_expiry_idx."""
+    spent), oldest expiry first, through attempts_lease_expiry_idx (whose predicate the
+    `ended_at IS NULL` clause matches: model/tables.py's LAPSING_ATTEMPTS)."""
     return f"""SELECT {c.cols("a", "run_id")}, a.attempt_no AS lapsed_attempt, r.version{extra}
     FROM {c.t("attempts")} AS a
     JOIN {c.t("runs")} AS r ON {c.join("r", "a", "run_id")}
@@ -71,6 +73,7 @@ def _lapsed(c: Ctx, *, lock: str = "", limit: int = 1, extra: str = "") -> str:
         where(
             *_scoped(c, "a"),
             "a.status = 'active'",
+            "a.ended_at IS NULL",
             "a.lease_expires_at < now()",
             "r.status = 'running'",
             "r.fencing_token = a.fencing_token",
@@ -302,11 +305,16 @@ attempt AS (
 
 
 def _latest(c: Ctx, table: str, alias: str) -> str:
+    """The run's last seq in `table`. Checkpoints are written only under an attempt's lease
+    (fenced), so a first attempt has none and skips the lookup (one probe per history
+    partition spared); events are looked up always: a state change before the first claim
+    (transition_run_with_event: queued -> waiting -> queued) writes one."""
     match = c.join(alias, "k", "run_id")
-    return (
+    lookup = (
         f"(SELECT max({alias}.seq) FROM {c.t(table)} AS {alias}\n"
         f"     WHERE {match} AND {alias}.run_created_at = k.created_at)"
     )
+    return f"CASE WHEN k.attempt_count > 1 THEN {lookup} END" if table == "checkpoints" else lookup
 
 
 def _result(c: Ctx) -> str:

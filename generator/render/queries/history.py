@@ -55,18 +55,26 @@ def fenced_params(c: Ctx) -> list[str]:
     return [*c.tenant_param(), "run_id uuid", "fencing_token bigint", "lease_token text"]
 
 
+# The payload parsed once and serialized once (size and hash both read the text): OFFSET 0
+# keeps the planner from pulling the subqueries up and repeating the casts per use.
+PAYLOAD_ONCE = (
+    "(SELECT d.doc, d.doc::text AS body\n"
+    "      FROM (SELECT CAST(:payload AS jsonb) AS doc OFFSET 0) AS d OFFSET 0) AS p"
+)
+
+
 def save_checkpoint(c: Ctx) -> Query:
-    payload = "CAST(:payload AS jsonb)"
     columns = c.names(*own_columns(c, "checkpoints", without=("created_at",)))
+    fenced = fenced_run(c).replace("FROM ", f"FROM {PAYLOAD_ONCE},\n    ", 1)
     sql = f"""INSERT INTO {c.t("checkpoints")} AS k
     ({columns})
 SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:parent_seq AS integer),
     r.fencing_token, CAST(:state_schema_version AS integer),
     CAST(:next_nodes AS text[]), CAST(:completed_nodes AS text[]),
-    {payload}, CAST(:payload_ref AS text),
-    coalesce(octet_length({payload}::text), CAST(:payload_bytes AS integer)),
-    coalesce(sha256(convert_to({payload}::text, 'UTF8')), CAST(:payload_sha256 AS bytea))
-{fenced_run(c)}
+    p.doc, CAST(:payload_ref AS text),
+    coalesce(octet_length(p.body), CAST(:payload_bytes AS integer)),
+    coalesce(sha256(convert_to(p.body, 'UTF8')), CAST(:payload_sha256 AS bytea))
+{fenced}
 {returning("k.seq", "k.run_created_at", "k.created_at")}"""
     doc = (
         "Insert checkpoint :seq of the caller's run, fenced: a writer whose fencing token",
@@ -75,7 +83,8 @@ SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:paren
         "run_created_at comes from the run row, so partition and FK always match.",
         "seq is the caller's (last_checkpoint_seq from claim_run + 1); the primary key",
         "rejects a duplicate. Payload inline (payload, then size and sha256 are computed",
-        "here) or out of line (payload_ref with payload_bytes and payload_sha256).",
+        "here from one parse and one serialization of it) or out of line (payload_ref",
+        "with payload_bytes and payload_sha256).",
         f"index: {c.path('save_checkpoint').index}",
         "returns: seq, run_created_at, created_at; or no row (stale or forged writer)",
     )

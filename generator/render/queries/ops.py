@@ -145,6 +145,7 @@ def maintain_partitions(c: Ctx) -> Query:
 
 
 def health_stuck_runs(c: Ctx) -> Query:
+    """`finished_at IS NULL` matches runs_live_idx's predicate (model/tables.py's LIVE_RUNS)."""
     history = min(c.model.profile.retention.events, c.model.profile.retention.checkpoints)
     join = active_attempt_join(c.keyed("run_id"), quote(c.model.schema), "r", "a")
     sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.updated_at,
@@ -156,6 +157,7 @@ FROM {c.t("runs")} AS r
 {
         where(
             "r.status IN ('running', 'waiting')",
+            "r.finished_at IS NULL",
             "r.created_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
         )
     }
@@ -179,7 +181,7 @@ def health_expired_leases(c: Ctx) -> Query:
     count(*) FILTER (WHERE r.attempt_count >= r.max_attempts) AS attempts_spent
 FROM {c.t("attempts")} AS a
 JOIN {c.t("runs")} AS r ON {c.join("r", "a", "run_id")}
-{where("a.status = 'active'", "a.lease_expires_at < now()")}"""
+{where("a.status = 'active'", "a.ended_at IS NULL", "a.lease_expires_at < now()")}"""
     doc = (
         "Active attempts past their lease: their runs are claimable, and the next claim",
         "takes each over. Many, for longer than a poll interval, means no worker is",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -301,3 +302,20 @@ def test_maintenance_after_an_outage_fills_the_gap(db: psycopg.Connection[tuple[
         " VALUES (%s, %s, %s, 1, 'step.started', 'agent')",
         (TENANT_A, *late),
     )
+
+
+def test_generated_ids_are_time_ordered_version_7(db: psycopg.Connection[tuple[object, ...]]) -> None:
+    """uuidv7() on 18, the schema's uuid_v7() before: new keys land on the right edge of the
+    B-trees (a random uuid puts each insert on a random leaf)."""
+    before_ms = int(time.time() * 1000)
+    for n in range(6):
+        db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, %s)", (TENANT_A, f"ordered-{n}"))
+        time.sleep(0.003)  # a later millisecond: the 48-bit prefix orders them
+    after_ms = int(time.time() * 1000)
+    rows = db.execute(
+        "SELECT run_id FROM agent.runs WHERE kind LIKE 'ordered-%%' ORDER BY kind"
+    ).fetchall()
+    ids = [row[0] for row in rows]
+    assert all(isinstance(i, uuid.UUID) and i.version == 7 and i.variant == uuid.RFC_4122 for i in ids)
+    assert ids == sorted(ids) and len(set(ids)) == 6
+    assert all(before_ms - 1 <= i.int >> 80 <= after_ms + 1 for i in ids)  # type: ignore[union-attr]

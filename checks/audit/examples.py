@@ -63,6 +63,11 @@ CONSTANTS: dict[str, object] = {
     "decision": "approved",
     "decided_by": "audit-user",
     "decision_note": None,
+    "workflow_version": "audit-v1",
+    "span_id": "00f067aa0ba902b7",
+    "current_step": "audit_step",
+    "action": "send_email",
+    "provider_reference": "audit-ref",
 }
 
 

@@ -257,6 +257,22 @@ _APPROVALS = (
     ),
     ("run_approvals", "approvals", "read", "approvals_pkey", "A run's approvals (compact)."),
 )
+_DETAILS = (
+    (
+        "record_step",
+        "runs",
+        "write",
+        "runs_pkey",
+        "Record the step the run is at (current_step), fenced; HOT-eligible.",
+    ),
+    (
+        "describe_operation",
+        "operations",
+        "write",
+        "operations_pkey",
+        "Set an operation's action, provider reference, trace and span, by its holder.",
+    ),
+)
 # Row-level security reads the tenant from a setting: the runtime sets it per transaction.
 _SET_TENANT = (
     "set_tenant",
@@ -278,6 +294,7 @@ def access_paths(row_level_security: bool = False, parts: ModelParts | None = No
         *(_SESSIONS if on.sessions else ()),
         *(_NODES if on.nodes else ()),
         *(_APPROVALS if on.approvals else ()),
+        *(_DETAILS if on.details else ()),
     )
     return tuple(
         AccessPath(name=name, table=table, description=description, kind=kind, index=index)

@@ -60,6 +60,54 @@ def session_indexes(s: Scope) -> tuple[Index, ...]:
     )
 
 
+def detail_columns(s: Scope, table: str) -> tuple[Column, ...]:
+    """The seeds' descriptive columns (model.details): nullable, never indexed, so step
+    writes that set them stay HOT-eligible and switching them on is an online ADD COLUMN."""
+    if not s.profile.model.details:
+        return ()
+    span = Column("span_id", "text", nullable=True, comment="W3C span id (16 hex).")
+    if table == "runs":
+        return (
+            Column("workflow_version", "text", nullable=True, comment="Version of the workflow code run."),
+            Column("current_step", "text", nullable=True, comment="The step the run is at (record_step)."),
+            Column("error", "text", nullable=True, comment="The last failed attempt's error, bounded."),
+            Column("started_at", "timestamptz", nullable=True, comment="Set by the first claim."),
+            span,
+        )
+    return (
+        Column("action", "text", nullable=True, comment="What the effect does (e.g. send_email)."),
+        Column("provider_reference", "text", nullable=True, comment="The provider's id for the effect."),
+        Column("trace_id", "text", nullable=True, comment="W3C trace id (32 hex)."),
+        span,
+    )
+
+
+def detail_checks(s: Scope, table: str) -> tuple[Check, ...]:
+    if not s.profile.model.details:
+        return ()
+    span = Check(f"{table}_span_id_check", "span_id ~ '^[0-9a-f]{16}$'", "span ids are W3C span ids")
+    if table == "runs":
+        return (
+            Check(
+                "runs_details_check",
+                "char_length(workflow_version) BETWEEN 1 AND 200"
+                " AND char_length(current_step) BETWEEN 1 AND 200",
+                "bounded workflow version and step name",
+            ),
+            Check("runs_error_check", "char_length(error) <= 4000", "bounded error text"),
+            span,
+        )
+    return (
+        Check(
+            "operations_details_check",
+            "char_length(action) BETWEEN 1 AND 200 AND char_length(provider_reference) BETWEEN 1 AND 500",
+            "bounded action and provider reference",
+        ),
+        Check("operations_trace_id_check", "trace_id ~ '^[0-9a-f]{32}$'", "trace ids are W3C trace ids"),
+        span,
+    )
+
+
 def node_executions(s: Scope) -> Table:
     p = s.profile
     return Table(

@@ -94,6 +94,11 @@ TABLE_COLUMNS = frozenset(
         "decided_by",
         "decided_at",
         "decision_note",
+        "workflow_version",
+        "current_step",
+        "span_id",
+        "action",
+        "provider_reference",
     ]
 )
 _RESERVED = {"user", "table", "select", "order", "group", "public", "pg_catalog", "all"}
@@ -266,6 +271,13 @@ class ModelParts(_Section):
         True,
         description="user_id and session_id on runs, and the path (tenant, session_id, "
         "created_at DESC): a session's runs, newest first.",
+    )
+    details: bool = Field(
+        True,
+        description="The seeds' descriptive columns, nullable and never indexed: workflow_version, "
+        "current_step, error, started_at and span_id on runs; action, provider_reference, trace_id "
+        "and span_id on operations; written by claim_run (started_at), fail_attempt (error), "
+        "record_step and describe_operation.",
     )
 
 

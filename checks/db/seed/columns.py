@@ -126,6 +126,12 @@ _RUNS = {
     # half the runs belong to a user's session of about four runs
     "user_id": "CASE WHEN r.i %% 2 = 0 THEN 'user-' || (r.i / 8) %% 997 END",
     "session_id": "CASE WHEN r.i %% 2 = 0 THEN md5('agentddl-session-' || r.i / 8)::uuid END",
+    # model.details: what a run that started says about itself
+    "workflow_version": "'v' || (1 + r.i %% 3)",
+    "current_step": "CASE WHEN r.attempts > 0 THEN 'step_' || (1 + r.i %% 5) END",
+    "error": "CASE WHEN r.status = 'failed' THEN 'seeded failure' END",
+    "started_at": "CASE WHEN r.attempts > 0 THEN r.created_at END",
+    "span_id": "left(md5('agentddl-span-' || r.i), 16)",
 }
 
 _ATTEMPTS = {
@@ -187,6 +193,10 @@ _OPERATIONS = {
     "result": "CASE WHEN NOT o.pending THEN jsonb_build_object('ok', r.i %% 20 <> 0) END",
     "created_at": "o.at",
     "completed_at": "CASE WHEN NOT o.pending THEN o.at + interval '1 second' END",
+    "action": "(ARRAY['send_email', 'charge', 'post'])[1 + s.n %% 3]",
+    "provider_reference": "CASE WHEN NOT o.pending THEN 'ref-' || r.i || '-' || s.n END",
+    "trace_id": "md5('agentddl-trace-' || r.i)",
+    "span_id": "left(md5('agentddl-span-' || r.i || '-' || s.n), 16)",
 }
 
 _OUTBOX = {

@@ -117,6 +117,9 @@ def test_the_model_parts_read_paths_plan_on_their_declared_index(at_volume: Seed
         assert path.index in {s.index for s in plan.scans}, (path.name, plan.scans)
         assert not [s for s in plan.scans if s.node == "Seq Scan"], (path.name, plan.scans)
     assert at_volume.stats.rows["node_executions"] > 0 and at_volume.stats.rows["approvals"] > 0
+    for name in ("record_step", "describe_operation"):  # model.details' fenced writers: by key
+        written = at_volume.path(name)
+        assert written.passed and not [s for s in written.plan.scans if s.node == "Seq Scan"], name
 
 
 def test_a_single_tenant_week_of_events_passes_its_own_audit(pg_server_latest: Any) -> None:

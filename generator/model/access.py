@@ -257,6 +257,22 @@ _APPROVALS = (
     ),
     ("run_approvals", "approvals", "read", "approvals_pkey", "A run's approvals (compact)."),
 )
+_NOTES = (
+    (
+        "append_attempt_note",
+        "attempt_notes",
+        "write",
+        "attempt_notes_pkey",
+        "Append a note (progress, finding, warning) to the caller's attempt, fenced.",
+    ),
+    (
+        "run_attempt_notes",
+        "attempt_notes",
+        "read",
+        "attempt_notes_pkey",
+        "A run's notes, newest attempt and note first (a page; bodies are short).",
+    ),
+)
 _DETAILS = (
     (
         "record_step",
@@ -294,6 +310,7 @@ def access_paths(row_level_security: bool = False, parts: ModelParts | None = No
         *(_SESSIONS if on.sessions else ()),
         *(_NODES if on.nodes else ()),
         *(_APPROVALS if on.approvals else ()),
+        *(_NOTES if on.notes else ()),
         *(_DETAILS if on.details else ()),
     )
     return tuple(

@@ -94,6 +94,8 @@ TABLE_COLUMNS = frozenset(
         "decided_by",
         "decided_at",
         "decision_note",
+        "note_no",
+        "body",
         "workflow_version",
         "current_step",
         "span_id",
@@ -271,6 +273,11 @@ class ModelParts(_Section):
         True,
         description="user_id and session_id on runs, and the path (tenant, session_id, "
         "created_at DESC): a session's runs, newest first.",
+    )
+    notes: bool = Field(
+        True,
+        description="Attempt notes (seed 002): short progress, finding and warning notes an "
+        "attempt appends, fenced by its lease, listed per run for the next attempt.",
     )
     details: bool = Field(
         True,

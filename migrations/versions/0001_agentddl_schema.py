@@ -350,6 +350,23 @@ $$
     )
     # a tenant's pending approvals, oldest first; partial, so it holds only what waits
     op.create_index('approvals_pending_idx', 'approvals', ['tenant_id', 'requested_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'pending'"))
+    # Short notes an attempt leaves for its successors: progress, findings, warnings.
+    op.create_table('attempt_notes',
+    sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
+    sa.Column('run_id', sa.UUID(), nullable=False),
+    sa.Column('attempt_no', sa.Integer(), nullable=False, comment='The attempt that wrote it.'),
+    sa.Column('note_no', sa.Integer(), nullable=False, comment='1, 2, ... per attempt.'),
+    sa.Column('kind', sa.Text(), nullable=False, comment='One of progress, finding, warning.'),
+    sa.Column('body', sa.Text(), nullable=False, comment='The note, at most 1000 characters.'),
+    sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
+    sa.CheckConstraint("kind IN ('progress', 'finding', 'warning')", name='attempt_notes_kind_check'),
+    sa.CheckConstraint('char_length(body) BETWEEN 1 AND 1000', name='attempt_notes_body_check'),
+    sa.CheckConstraint('note_no > 0', name='attempt_notes_note_no_check'),
+    sa.ForeignKeyConstraint(['tenant_id', 'run_id', 'attempt_no'], ['agent.attempts.tenant_id', 'agent.attempts.run_id', 'agent.attempts.attempt_no'], name='attempt_notes_attempt_fkey', ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('tenant_id', 'run_id', 'attempt_no', 'note_no', name='attempt_notes_pkey'),
+    schema='agent',
+    comment='Short notes an attempt leaves for its successors: progress, findings, warnings.'
+    )
     # the sequence goes away with its column
     op.execute('ALTER SEQUENCE agent.events_event_id_seq OWNED BY agent.events.event_id')
     # hot-updated table: room for HOT updates and eager autovacuum
@@ -366,6 +383,8 @@ $$
     op.execute('ALTER TABLE agent.tool_calls SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
     # hot-updated table: room for HOT updates and eager autovacuum
     op.execute('ALTER TABLE agent.approvals SET (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05, autovacuum_vacuum_cost_limit = 400)')
+    # hot-updated table: room for HOT updates and eager autovacuum
+    op.execute('ALTER TABLE agent.attempt_notes SET (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05, autovacuum_vacuum_cost_limit = 400)')
     # payload columns compressed with lz4
     op.execute("""
 DO $$
@@ -802,7 +821,8 @@ GRANT SELECT, INSERT ON agent.outbox TO agent_app;
 GRANT SELECT, UPDATE ON agent.outbox TO agent_relay;
 GRANT SELECT, INSERT, UPDATE ON agent.node_executions TO agent_app;
 GRANT SELECT, INSERT, UPDATE ON agent.tool_calls TO agent_app;
-GRANT SELECT, INSERT, UPDATE ON agent.approvals TO agent_app
+GRANT SELECT, INSERT, UPDATE ON agent.approvals TO agent_app;
+GRANT SELECT, INSERT ON agent.attempt_notes TO agent_app
 """)
     # back to the installing role
     op.execute('RESET ROLE')
@@ -820,7 +840,7 @@ agentddl_profile = """
   "hot_state": {"running_ttl": "1d", "store": "none", "terminal_ttl": "1h"},
   "lease": {"duration": "1m", "max_attempts": 5},
   "lock_strategy": "skip_locked",
-  "model": {"approvals": true, "details": true, "nodes": true, "sessions": true},
+  "model": {"approvals": true, "details": true, "nodes": true, "notes": true, "sessions": true},
   "name": "default",
   "outbox": {"backoff": "30s", "max_attempts": 10},
   "payload": {"compression": "lz4", "event_limit": "8kB", "inline_limit": "64kB", "outbox_limit": "64kB"},
@@ -832,4 +852,4 @@ agentddl_profile = """
   "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
 }
 """
-agentddl_profile_sha256 = 'd229e7100b1a7e8992b6c0b5e7ab11bf5edc32f830e0d7a9877a709f5551c4c4'
+agentddl_profile_sha256 = '97cc5cabf03190fa6597f1e7ca0c127bf21523af3feedd68b74497041668d13d'

@@ -498,6 +498,7 @@ def model_parts(rt: Session) -> None:
     claim = rt.claim("w8")
     assert claim is not None and claim["run_id"] == started["run_id"]
     details(rt, claim)
+    notes(rt, claim)
     nodes(rt, claim)
     approval = approvals(rt, claim)
     version = rt.run(claim["run_id"])["version"]
@@ -554,6 +555,24 @@ def details(rt: Session, claim: Row) -> None:
         "current_step": "plan",
         "started": True,
     }
+
+
+def notes(rt: Session, claim: Row) -> None:
+    """Attempt notes: appended under the caller's attempt, fenced, numbered per attempt,
+    bounded, and read back newest first."""
+    fence = rt.fence(claim, "w8")
+    forged = {**fence, "lease_token": "guessed"}
+    assert rt("append_attempt_note", **forged, note_kind="progress", body="x") is None
+    first = rt("append_attempt_note", **fence, note_kind="progress", body="read the repo layout")
+    second = rt("append_attempt_note", **fence, note_kind="finding", body="tests need PostgreSQL 16")
+    assert (first["attempt_no"], first["note_no"], second["note_no"]) == (claim["attempt_no"], 1, 2)
+    with pytest.raises(psycopg.errors.CheckViolation):
+        rt("append_attempt_note", **fence, note_kind="transcript", body="x")
+    with pytest.raises(psycopg.errors.CheckViolation):
+        rt("append_attempt_note", **fence, note_kind="warning", body="x" * 1001)
+    listed = rt("run_attempt_notes", **rt.tenant, run_id=claim["run_id"], limit=10)
+    assert [(n["note_no"], n["kind"]) for n in listed] == [(2, "finding"), (1, "progress")]
+    assert rt("run_attempt_notes", **rt.tenant, run_id=claim["run_id"], limit=1)[0]["note_no"] == 2
 
 
 def nodes(rt: Session, claim: Row) -> None:

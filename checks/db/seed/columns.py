@@ -92,6 +92,12 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
         # one node execution per operation slot (none for queued runs), one tool call each
         "node_executions": Source(_NODE_ROWS, _NODE_EXECUTIONS),
         "tool_calls": Source(_NODE_ROWS, _TOOL_CALLS),
+        # every run that started: two notes (progress, then a finding) by its last attempt
+        "attempt_notes": Source(
+            "_seed_run AS r"
+            " CROSS JOIN generate_series(1, CASE WHEN r.attempts > 0 THEN 2 ELSE 0 END) AS s(n)",
+            _NOTES,
+        ),
         # every seventh run that started asked for one approval: pending while it is live
         "approvals": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, CASE WHEN r.i %% 7 = 0"
@@ -245,6 +251,16 @@ _TOOL_CALLS = {
     "fencing_token": "r.attempts",
     "created_at": "x.at",
     "completed_at": "CASE WHEN NOT x.live THEN x.at + interval '1 second' END",
+}
+
+_NOTES = {
+    "tenant": "r.tkey",
+    "run_id": "r.run_id",
+    "attempt_no": "r.attempts",
+    "note_no": "s.n",
+    "kind": "(ARRAY['progress', 'finding'])[s.n]",
+    "body": "'seeded note ' || s.n || ' of run ' || r.i",
+    "created_at": "r.created_at + r.span * s.n / 3",
 }
 
 _APPROVALS = {

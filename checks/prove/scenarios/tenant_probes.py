@@ -121,6 +121,11 @@ def _part_probes(
             )),
             ("run_approvals", call("run_approvals", **run)),
         ]  # fmt: skip
+    if parts.notes:
+        found += [
+            ("append_attempt_note", call("append_attempt_note", **leased, note_kind="warning", body="probe")),
+            ("run_attempt_notes", call("run_attempt_notes", **run, limit=10)),
+        ]
     if parts.details:
         found += [
             ("record_step", call("record_step", **leased, current_step="probe")),

@@ -13,6 +13,7 @@ def model_parts_note(model: SchemaModel) -> str:
         _switch("nodes", parts.nodes, _NODES),
         _switch("approvals", parts.approvals, _APPROVALS),
         _switch("sessions", parts.sessions, _SESSIONS),
+        _switch("notes", parts.notes, _NOTES),
         _switch("details", parts.details, _DETAILS),
     ]
     tail = (
@@ -66,4 +67,11 @@ _DETAILS = (
     "last failed attempt's, by `fail_attempt`), `current_step` (`record_step`, fenced, "
     "no version bump); on `operations` `action`, `provider_reference`, `trace_id` and "
     "`span_id` (`describe_operation`, by the attempt holding the reservation)."
+)
+_NOTES = (
+    "on. `attempt_notes` (seed 002): short notes an attempt leaves for whoever runs next "
+    "(`progress`, `finding`, `warning`; the restartable summary is a checkpoint), under "
+    "the attempt (tenant-scoped FK, cascade), bounded by a check on the body. "
+    "`append_attempt_note` is fenced by the run's lease like `append_event`; "
+    "`run_attempt_notes` reads a run's notes newest first by the primary key."
 )

@@ -20,6 +20,7 @@ from agentddl.generator.render.queries.claim import claim_run
 from agentddl.generator.render.queries.details import detail_queries
 from agentddl.generator.render.queries.effects import effect_queries
 from agentddl.generator.render.queries.history import history_queries
+from agentddl.generator.render.queries.notes import note_queries
 from agentddl.generator.render.queries.ops import ops_queries
 from agentddl.generator.render.queries.parts import part_queries
 from agentddl.generator.render.queries.runs import run_queries
@@ -40,6 +41,7 @@ def build_queries(model: SchemaModel) -> tuple[Query, ...]:
             *effect_queries(c),
             *ops_queries(c),
             *part_queries(c),
+            *note_queries(c),
             *detail_queries(c),
         )
     }

@@ -15,6 +15,7 @@ PART_TABLES = {
     "approvals": {"approvals"},
     "sessions": set(),
     "details": set(),
+    "notes": {"attempt_notes"},
 }
 PART_PATHS = {
     "nodes": {
@@ -24,8 +25,9 @@ PART_PATHS = {
     "approvals": {"request_approval", "decide_approval", "pending_approvals", "run_approvals"},
     "sessions": {"start_session_run", "session_runs"},
     "details": {"record_step", "describe_operation"},
+    "notes": {"append_attempt_note", "run_attempt_notes"},
 }  # fmt: skip
-ALL_OFF = {"model.nodes": False, "model.approvals": False, "model.sessions": False, "model.details": False}
+ALL_OFF = {f"model.{part}": False for part in PART_TABLES}
 DETAIL_COLUMNS = {
     "runs": {"workflow_version", "current_step", "error", "started_at", "span_id"},
     "operations": {"action", "provider_reference", "trace_id", "span_id"},
@@ -49,11 +51,14 @@ def test_each_part_alone_brings_only_its_own_objects(part: str) -> None:
 
 def test_every_part_is_tenant_scoped_and_goes_with_its_run() -> None:
     model = derive(DEFAULT)
-    for table in (model.table(n) for n in ("node_executions", "tool_calls", "approvals")):
+    for table in (model.table(n) for n in ("node_executions", "tool_calls", "approvals", "attempt_notes")):
         assert table.primary_key[0] == "tenant_id" and table.tenant_owned
         assert all(fk.columns[0] == fk.ref_columns[0] == "tenant_id" for fk in table.foreign_keys)
         assert all(fk.on_delete == "CASCADE" for fk in table.foreign_keys)
     assert model.table("node_executions").primary_key == ("tenant_id", "run_id", "node_id", "attempt")
+    notes = model.table("attempt_notes")
+    assert notes.primary_key == ("tenant_id", "run_id", "attempt_no", "note_no")
+    assert notes.foreign_keys[0].ref_table == "attempts"
     session = next(i for i in model.table("runs").indexes if i.name == "runs_session_idx")
     assert session.columns == ("tenant_id", "session_id", "created_at DESC")
 
@@ -73,7 +78,7 @@ def test_all_parts_off_leaves_the_core_and_says_so() -> None:
         "tenants", "runs", "attempts", "checkpoints", "events", "operations", "outbox",
     ]  # fmt: skip
     plan = render_plan(model)
-    assert plan.count("off (no tables or columns for it)") == 4
+    assert plan.count("off (no tables or columns for it)") == 5
     names = {q.name for q in build_queries(model)}
     assert "transition_run_with_event" in names and not names & set().union(*PART_PATHS.values())
 

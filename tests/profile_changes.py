@@ -56,7 +56,7 @@ def key_changes(major: int) -> dict[str, tuple[Profile, Profile]]:
     )
     found["volume_tier_up"] = (cases["volume_tier_down"], base)
     # the model's parts switched on: new tables and nullable columns (the downgrade drops them)
-    parts_off = {"model.nodes": False, "model.approvals": False, "model.sessions": False}
+    parts_off = {f"model.{part}": False for part in ("nodes", "approvals", "sessions", "notes", "details")}
     found["model_parts_on"] = (changed(base, **parts_off), base)
     if major > 14:
         found["engine_upgrade"] = (on_engine(14 if major < 17 else 16), base)

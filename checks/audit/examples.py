@@ -63,6 +63,14 @@ CONSTANTS: dict[str, object] = {
     "decision": "approved",
     "decided_by": "audit-user",
     "decision_note": None,
+    "attempt_no": 1,  # attempt_notes' FK cascade from an attempt: every started run has attempt 1
+    "note_kind": "finding",
+    "body": "audit: the index serves the path",
+    "workflow_version": "audit-v1",
+    "span_id": "00f067aa0ba902b7",
+    "current_step": "audit_step",
+    "action": "send_email",
+    "provider_reference": "audit-ref",
 }
 
 

@@ -257,6 +257,38 @@ _APPROVALS = (
     ),
     ("run_approvals", "approvals", "read", "approvals_pkey", "A run's approvals (compact)."),
 )
+_NOTES = (
+    (
+        "append_attempt_note",
+        "attempt_notes",
+        "write",
+        "attempt_notes_pkey",
+        "Append a note (progress, finding, warning) to the caller's attempt, fenced.",
+    ),
+    (
+        "run_attempt_notes",
+        "attempt_notes",
+        "read",
+        "attempt_notes_pkey",
+        "A run's notes, newest attempt and note first (a page; bodies are short).",
+    ),
+)
+_DETAILS = (
+    (
+        "record_step",
+        "runs",
+        "write",
+        "runs_pkey",
+        "Record the step the run is at (current_step), fenced; HOT-eligible.",
+    ),
+    (
+        "describe_operation",
+        "operations",
+        "write",
+        "operations_pkey",
+        "Set an operation's action, provider reference, trace and span, by its holder.",
+    ),
+)
 # Row-level security reads the tenant from a setting: the runtime sets it per transaction.
 _SET_TENANT = (
     "set_tenant",
@@ -278,6 +310,8 @@ def access_paths(row_level_security: bool = False, parts: ModelParts | None = No
         *(_SESSIONS if on.sessions else ()),
         *(_NODES if on.nodes else ()),
         *(_APPROVALS if on.approvals else ()),
+        *(_NOTES if on.notes else ()),
+        *(_DETAILS if on.details else ()),
     )
     return tuple(
         AccessPath(name=name, table=table, description=description, kind=kind, index=index)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentddl.generator.model import tuning
+from agentddl.generator.model import parts, tuning
 from agentddl.generator.model.scope import OPERATION_STATUSES, Scope, size_check, sql_list
 from agentddl.generator.model.types import Check, Column, Index, Table
 
@@ -28,6 +28,7 @@ def operations(s: Scope) -> Table:
             ),
             Column("created_at", "timestamptz", default="now()"),
             Column("completed_at", "timestamptz", nullable=True),
+            *parts.detail_columns(s, "operations"),
         ),
         primary_key=s.keyed("idempotency_key"),
         checks=(
@@ -48,6 +49,7 @@ def operations(s: Scope) -> Table:
             ),
             Check("operations_input_hash_check", "octet_length(input_hash) = 32", "a sha256 hash"),
             size_check("operations", "result", p.payload.inline_limit, "bounded result"),
+            *parts.detail_checks(s, "operations"),
         ),
         foreign_keys=(s.run_fk("operations", "an operation belongs to a run of the same tenant"),),
         indexes=(

@@ -13,13 +13,17 @@ NODE_STATUSES = ("running", "succeeded", "failed", "interrupted")
 TOOL_CALL_STATUSES = ("pending", "succeeded", "failed")
 APPROVAL_STATUSES = ("pending", "approved", "rejected", "cancelled")
 APPROVAL_DECISIONS = ("approved", "rejected", "cancelled")
+# Seed 002's note kinds; its fourth, the restartable summary, is a checkpoint here.
+NOTE_KINDS = ("progress", "finding", "warning")
+NOTE_BODY_LIMIT = 1000
 
 
 def part_tables(s: Scope) -> tuple[Table, ...]:
     """The tables of the parts the profile switches on, in FK order."""
     parts = s.profile.model
     nodes = (node_executions(s), tool_calls(s)) if parts.nodes else ()
-    return (*nodes, *((approvals(s),) if parts.approvals else ()))
+    notes = (attempt_notes(s),) if parts.notes else ()
+    return (*nodes, *((approvals(s),) if parts.approvals else ()), *notes)
 
 
 def session_columns(s: Scope) -> tuple[Column, ...]:
@@ -57,6 +61,54 @@ def session_indexes(s: Scope) -> tuple[Index, ...]:
             why="a session's runs, newest first (seed 004); partial: runs outside a session stay out",
             where="session_id IS NOT NULL",
         ),
+    )
+
+
+def detail_columns(s: Scope, table: str) -> tuple[Column, ...]:
+    """The seeds' descriptive columns (model.details): nullable, never indexed, so step
+    writes that set them stay HOT-eligible and switching them on is an online ADD COLUMN."""
+    if not s.profile.model.details:
+        return ()
+    span = Column("span_id", "text", nullable=True, comment="W3C span id (16 hex).")
+    if table == "runs":
+        return (
+            Column("workflow_version", "text", nullable=True, comment="Version of the workflow code run."),
+            Column("current_step", "text", nullable=True, comment="The step the run is at (record_step)."),
+            Column("error", "text", nullable=True, comment="The last failed attempt's error, bounded."),
+            Column("started_at", "timestamptz", nullable=True, comment="Set by the first claim."),
+            span,
+        )
+    return (
+        Column("action", "text", nullable=True, comment="What the effect does (e.g. send_email)."),
+        Column("provider_reference", "text", nullable=True, comment="The provider's id for the effect."),
+        Column("trace_id", "text", nullable=True, comment="W3C trace id (32 hex)."),
+        span,
+    )
+
+
+def detail_checks(s: Scope, table: str) -> tuple[Check, ...]:
+    if not s.profile.model.details:
+        return ()
+    span = Check(f"{table}_span_id_check", "span_id ~ '^[0-9a-f]{16}$'", "span ids are W3C span ids")
+    if table == "runs":
+        return (
+            Check(
+                "runs_details_check",
+                "char_length(workflow_version) BETWEEN 1 AND 200"
+                " AND char_length(current_step) BETWEEN 1 AND 200",
+                "bounded workflow version and step name",
+            ),
+            Check("runs_error_check", "char_length(error) <= 4000", "bounded error text"),
+            span,
+        )
+    return (
+        Check(
+            "operations_details_check",
+            "char_length(action) BETWEEN 1 AND 200 AND char_length(provider_reference) BETWEEN 1 AND 500",
+            "bounded action and provider reference",
+        ),
+        Check("operations_trace_id_check", "trace_id ~ '^[0-9a-f]{32}$'", "trace ids are W3C trace ids"),
+        span,
     )
 
 
@@ -240,4 +292,46 @@ def approvals(s: Scope) -> Table:
             ),
         ),
         storage=tuning.hot_table_storage(p, updates_per_step=0.05),
+    )
+
+
+def attempt_notes(s: Scope) -> Table:
+    p = s.profile
+    return Table(
+        name="attempt_notes",
+        comment="Short notes an attempt leaves for its successors: progress, findings, warnings.",
+        columns=(
+            *s.tenant_columns(),
+            Column("run_id", "uuid"),
+            Column("attempt_no", "integer", comment="The attempt that wrote it."),
+            Column("note_no", "integer", comment="1, 2, ... per attempt."),
+            Column("kind", "text", comment=f"One of {', '.join(NOTE_KINDS)}."),
+            Column("body", "text", comment=f"The note, at most {NOTE_BODY_LIMIT} characters."),
+            Column("created_at", "timestamptz", default="now()"),
+        ),
+        primary_key=s.keyed("run_id", "attempt_no", "note_no"),
+        checks=(
+            Check(
+                "attempt_notes_kind_check",
+                f"kind IN ({sql_list(NOTE_KINDS)})",
+                "a note is progress, a finding or a warning",
+            ),
+            Check(
+                "attempt_notes_body_check",
+                f"char_length(body) BETWEEN 1 AND {NOTE_BODY_LIMIT}",
+                "notes stay short: a briefing, not a transcript",
+            ),
+            Check("attempt_notes_note_no_check", "note_no > 0", "notes count from 1"),
+        ),
+        foreign_keys=(
+            ForeignKey(
+                "attempt_notes_attempt_fkey",
+                s.keyed("run_id", "attempt_no"),
+                "attempts",
+                s.keyed("run_id", "attempt_no"),
+                "CASCADE",
+                "a note belongs to an attempt of the same tenant",
+            ),
+        ),
+        storage=tuning.hot_table_storage(p, updates_per_step=0.0),
     )

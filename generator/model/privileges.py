@@ -21,6 +21,7 @@ APP_PRIVILEGES = {
     "node_executions": "SELECT, INSERT, UPDATE",
     "tool_calls": "SELECT, INSERT, UPDATE",
     "approvals": "SELECT, INSERT, UPDATE",
+    "attempt_notes": "SELECT, INSERT",  # append-only, like events
 }
 RELAY_PRIVILEGES = {"outbox": "SELECT, UPDATE"}
 

@@ -136,6 +136,7 @@ def runs(s: Scope) -> Table:
             Column("updated_at", "timestamptz", default="now()"),
             Column("finished_at", "timestamptz", nullable=True, comment="Set on a terminal status."),
             *parts.session_columns(s),
+            *parts.detail_columns(s, "runs"),
         ),
         primary_key=s.keyed("run_id"),
         checks=(
@@ -167,6 +168,7 @@ def runs(s: Scope) -> Table:
             size_check("runs", "input", p.payload.inline_limit, "run input stays bounded"),
             size_check("runs", "result", p.payload.inline_limit, "run result stays bounded"),
             *parts.session_checks(s),
+            *parts.detail_checks(s, "runs"),
         ),
         foreign_keys=tuple(fks),
         uniques=(),

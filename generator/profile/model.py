@@ -94,6 +94,13 @@ TABLE_COLUMNS = frozenset(
         "decided_by",
         "decided_at",
         "decision_note",
+        "note_no",
+        "body",
+        "workflow_version",
+        "current_step",
+        "span_id",
+        "action",
+        "provider_reference",
     ]
 )
 _RESERVED = {"user", "table", "select", "order", "group", "public", "pg_catalog", "all"}
@@ -291,6 +298,18 @@ class ModelParts(_Section):
         True,
         description="user_id and session_id on runs, and the path (tenant, session_id, "
         "created_at DESC): a session's runs, newest first.",
+    )
+    notes: bool = Field(
+        True,
+        description="Attempt notes (seed 002): short progress, finding and warning notes an "
+        "attempt appends, fenced by its lease, listed per run for the next attempt.",
+    )
+    details: bool = Field(
+        True,
+        description="The seeds' descriptive columns, nullable and never indexed: workflow_version, "
+        "current_step, error, started_at and span_id on runs; action, provider_reference, trace_id "
+        "and span_id on operations; written by claim_run (started_at), fail_attempt (error), "
+        "record_step and describe_operation.",
     )
 
 

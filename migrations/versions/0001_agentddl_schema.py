@@ -45,17 +45,6 @@ $$
     op.execute('CREATE SCHEMA agent AUTHORIZATION agent_owner')
     # the objects below are created as, and owned by, the owner role
     op.execute('SET ROLE agent_owner')
-    # time-ordered (version 7) uuid keys: inserts share the rightmost B-tree leaves
-    op.execute("""
-CREATE FUNCTION agent.uuid_v7() RETURNS uuid
-LANGUAGE sql VOLATILE PARALLEL SAFE
-AS $$
-SELECT pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
-    pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
-    pg_catalog.substr(pg_catalog.int8send((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
-    1, 6), 52, 1), 53, 1), 'hex')::uuid
-$$
-""")
     # monotonic event ids (identity columns on partitioned tables need PostgreSQL 17)
     op.execute('CREATE SEQUENCE agent.events_event_id_seq AS bigint')
     # Tenants; deleting one follows the profile's on_tenant_delete policy.
@@ -71,7 +60,7 @@ $$
     # Durable run record: one row per run, updated by key with a version check.
     op.create_table('runs',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
-    sa.Column('run_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Run identity.'),
+    sa.Column('run_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Run identity.'),
     sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False, comment='Immutable; children carry it as run_created_at for partitioning.'),
     sa.Column('run_key', sa.Text(), nullable=True, comment="Caller's idempotency key for starting the run (unique per parent)."),
     sa.Column('parent_run_id', sa.UUID(), nullable=True, comment='Parent in a multi-agent tree.'),
@@ -90,13 +79,21 @@ $$
     sa.Column('finished_at', postgresql.TIMESTAMP(timezone=True), nullable=True, comment='Set on a terminal status.'),
     sa.Column('user_id', sa.Text(), nullable=True, comment='The user the run acts for (your identity key).'),
     sa.Column('session_id', sa.UUID(), nullable=True, comment="The user's session (conversation)."),
+    sa.Column('workflow_version', sa.Text(), nullable=True, comment='Version of the workflow code run.'),
+    sa.Column('current_step', sa.Text(), nullable=True, comment='The step the run is at (record_step).'),
+    sa.Column('error', sa.Text(), nullable=True, comment="The last failed attempt's error, bounded."),
+    sa.Column('started_at', postgresql.TIMESTAMP(timezone=True), nullable=True, comment='Set by the first claim.'),
+    sa.Column('span_id', sa.Text(), nullable=True, comment='W3C span id (16 hex).'),
     sa.CheckConstraint("(status IN ('succeeded', 'failed', 'cancelled')) = (finished_at IS NOT NULL)", name='runs_finished_check'),
+    sa.CheckConstraint("span_id ~ '^[0-9a-f]{16}$'", name='runs_span_id_check'),
     sa.CheckConstraint("status IN ('queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled')", name='runs_status_check'),
     sa.CheckConstraint("trace_id ~ '^[0-9a-f]{32}$'", name='runs_trace_id_check'),
     sa.CheckConstraint('attempt_count >= 0 AND max_attempts > 0', name='runs_attempts_check'),
+    sa.CheckConstraint('char_length(error) <= 4000', name='runs_error_check'),
     sa.CheckConstraint('char_length(kind) BETWEEN 1 AND 200', name='runs_kind_check'),
     sa.CheckConstraint('char_length(run_key) BETWEEN 1 AND 200', name='runs_run_key_check'),
     sa.CheckConstraint('char_length(user_id) BETWEEN 1 AND 200', name='runs_user_id_check'),
+    sa.CheckConstraint('char_length(workflow_version) BETWEEN 1 AND 200 AND char_length(current_step) BETWEEN 1 AND 200', name='runs_details_check'),
     sa.CheckConstraint('fencing_token >= 0', name='runs_fencing_token_check'),
     sa.CheckConstraint('octet_length(input::text) <= 65536', name='runs_input_size_check'),
     sa.CheckConstraint('octet_length(result::text) <= 65536', name='runs_result_size_check'),
@@ -119,8 +116,8 @@ $$
     op.create_index('runs_parent_idx', 'runs', ['tenant_id', 'parent_run_id'], unique=False, schema='agent', postgresql_where=sa.text('parent_run_id IS NOT NULL'))
     # retention: finished runs older than the window, deleted in batches
     op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_where=sa.text('finished_at IS NOT NULL'))
-    # health: live runs by age, stuck or nearing the history retention; partial; finished_at IS NULL keeps key lookups (status = 'running') on runs_pkey
-    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting') AND finished_at IS NULL"))
+    # health: live runs by age, stuck or nearing the history retention; partial
+    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting')"))
     # a session's runs, newest first (seed 004); partial: runs outside a session stay out
     op.create_index('runs_session_idx', 'runs', ['tenant_id', 'session_id', sa.literal_column('created_at DESC')], unique=False, schema='agent', postgresql_where=sa.text('session_id IS NOT NULL'))
     # One execution attempt of a run, holding a time-bounded lease.
@@ -152,8 +149,8 @@ $$
     )
     # invariant: at most one active attempt per run (partial unique)
     op.create_index('attempts_one_active_key', 'attempts', ['tenant_id', 'run_id'], unique=True, schema='agent', postgresql_where=sa.text("status = 'active'"))
-    # takeover: active attempts whose lease has run out (claims take them over); ended_at IS NULL keeps key lookups on attempts_one_active_key
-    op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active' AND ended_at IS NULL"))
+    # takeover: active attempts whose lease has run out (claims take them over)
+    op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active'"))
     # Resumable snapshots of a run; large payloads live out of line (payload_ref).
     op.create_table('checkpoints',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
@@ -220,8 +217,15 @@ $$
     sa.Column('result', postgresql.JSONB(astext_type=Text()), nullable=True, comment="The effect's result, returned to retries."),
     sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
     sa.Column('completed_at', postgresql.TIMESTAMP(timezone=True), nullable=True),
+    sa.Column('action', sa.Text(), nullable=True, comment='What the effect does (e.g. send_email).'),
+    sa.Column('provider_reference', sa.Text(), nullable=True, comment="The provider's id for the effect."),
+    sa.Column('trace_id', sa.Text(), nullable=True, comment='W3C trace id (32 hex).'),
+    sa.Column('span_id', sa.Text(), nullable=True, comment='W3C span id (16 hex).'),
     sa.CheckConstraint("(status = 'pending') = (completed_at IS NULL)", name='operations_completed_check'),
+    sa.CheckConstraint("span_id ~ '^[0-9a-f]{16}$'", name='operations_span_id_check'),
     sa.CheckConstraint("status IN ('pending', 'succeeded', 'failed')", name='operations_status_check'),
+    sa.CheckConstraint("trace_id ~ '^[0-9a-f]{32}$'", name='operations_trace_id_check'),
+    sa.CheckConstraint('char_length(action) BETWEEN 1 AND 200 AND char_length(provider_reference) BETWEEN 1 AND 500', name='operations_details_check'),
     sa.CheckConstraint('char_length(idempotency_key) BETWEEN 1 AND 200', name='operations_key_check'),
     sa.CheckConstraint('octet_length(input_hash) = 32', name='operations_input_hash_check'),
     sa.CheckConstraint('octet_length(result::text) <= 65536', name='operations_result_size_check'),
@@ -235,7 +239,7 @@ $$
     # Transactional outbox: written with the state change, delivered by the relay.
     op.create_table('outbox',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
-    sa.Column('message_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Consumers dedupe by this id.'),
+    sa.Column('message_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Consumers dedupe by this id.'),
     sa.Column('run_id', sa.UUID(), nullable=False),
     sa.Column('topic', sa.Text(), nullable=False),
     sa.Column('payload', postgresql.JSONB(astext_type=Text()), nullable=False, comment='The message, at most 65536 bytes.'),
@@ -324,7 +328,7 @@ $$
     op.create_table('approvals',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
     sa.Column('run_id', sa.UUID(), nullable=False),
-    sa.Column('approval_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Approval identity.'),
+    sa.Column('approval_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Approval identity.'),
     sa.Column('node_id', sa.Text(), nullable=True, comment='The node waiting for it.'),
     sa.Column('status', sa.Text(), server_default=sa.text("'pending'"), nullable=False),
     sa.Column('request', postgresql.JSONB(astext_type=Text()), nullable=False, comment='What is to be approved, redacted and size-bounded.'),
@@ -346,6 +350,23 @@ $$
     )
     # a tenant's pending approvals, oldest first; partial, so it holds only what waits
     op.create_index('approvals_pending_idx', 'approvals', ['tenant_id', 'requested_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'pending'"))
+    # Short notes an attempt leaves for its successors: progress, findings, warnings.
+    op.create_table('attempt_notes',
+    sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
+    sa.Column('run_id', sa.UUID(), nullable=False),
+    sa.Column('attempt_no', sa.Integer(), nullable=False, comment='The attempt that wrote it.'),
+    sa.Column('note_no', sa.Integer(), nullable=False, comment='1, 2, ... per attempt.'),
+    sa.Column('kind', sa.Text(), nullable=False, comment='One of progress, finding, warning.'),
+    sa.Column('body', sa.Text(), nullable=False, comment='The note, at most 1000 characters.'),
+    sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
+    sa.CheckConstraint("kind IN ('progress', 'finding', 'warning')", name='attempt_notes_kind_check'),
+    sa.CheckConstraint('char_length(body) BETWEEN 1 AND 1000', name='attempt_notes_body_check'),
+    sa.CheckConstraint('note_no > 0', name='attempt_notes_note_no_check'),
+    sa.ForeignKeyConstraint(['tenant_id', 'run_id', 'attempt_no'], ['agent.attempts.tenant_id', 'agent.attempts.run_id', 'agent.attempts.attempt_no'], name='attempt_notes_attempt_fkey', ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('tenant_id', 'run_id', 'attempt_no', 'note_no', name='attempt_notes_pkey'),
+    schema='agent',
+    comment='Short notes an attempt leaves for its successors: progress, findings, warnings.'
+    )
     # the sequence goes away with its column
     op.execute('ALTER SEQUENCE agent.events_event_id_seq OWNED BY agent.events.event_id')
     # hot-updated table: room for HOT updates and eager autovacuum
@@ -362,6 +383,8 @@ $$
     op.execute('ALTER TABLE agent.tool_calls SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
     # hot-updated table: room for HOT updates and eager autovacuum
     op.execute('ALTER TABLE agent.approvals SET (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05, autovacuum_vacuum_cost_limit = 400)')
+    # hot-updated table: room for HOT updates and eager autovacuum
+    op.execute('ALTER TABLE agent.attempt_notes SET (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05, autovacuum_vacuum_cost_limit = 400)')
     # payload columns compressed with lz4
     op.execute("""
 DO $$
@@ -798,7 +821,8 @@ GRANT SELECT, INSERT ON agent.outbox TO agent_app;
 GRANT SELECT, UPDATE ON agent.outbox TO agent_relay;
 GRANT SELECT, INSERT, UPDATE ON agent.node_executions TO agent_app;
 GRANT SELECT, INSERT, UPDATE ON agent.tool_calls TO agent_app;
-GRANT SELECT, INSERT, UPDATE ON agent.approvals TO agent_app
+GRANT SELECT, INSERT, UPDATE ON agent.approvals TO agent_app;
+GRANT SELECT, INSERT ON agent.attempt_notes TO agent_app
 """)
     # back to the installing role
     op.execute('RESET ROLE')
@@ -812,12 +836,11 @@ def downgrade() -> None:
 # revision from it (model to model, without a database). Do not edit.
 agentddl_profile = """
 {
-  "distribution": {"colocate": true, "engine": "none", "shard_count": null},
   "engine": {"version": 16},
   "hot_state": {"running_ttl": "1d", "store": "none", "terminal_ttl": "1h"},
   "lease": {"duration": "1m", "max_attempts": 5},
   "lock_strategy": "skip_locked",
-  "model": {"approvals": true, "nodes": true, "sessions": true},
+  "model": {"approvals": true, "details": true, "nodes": true, "notes": true, "sessions": true},
   "name": "default",
   "outbox": {"backoff": "30s", "max_attempts": 10},
   "payload": {"compression": "lz4", "event_limit": "8kB", "inline_limit": "64kB", "outbox_limit": "64kB"},
@@ -829,4 +852,4 @@ agentddl_profile = """
   "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
 }
 """
-agentddl_profile_sha256 = '06b72f9f7094d8f5d60141aebf80f399eadd1a401520d53cecbc7beece4f6991'
+agentddl_profile_sha256 = '97cc5cabf03190fa6597f1e7ca0c127bf21523af3feedd68b74497041668d13d'

@@ -423,6 +423,9 @@ def finishing(rt: Session, root: Row, child: Row) -> None:
         "fail_attempt", **rt.fence(child, "w2"), error="tool timed out", retryable=True, backoff_seconds=60
     )
     assert failed["run_status"] == "queued" and failed["wake_at"] > datetime.now().astimezone()
+    if rt.profile.model.details:  # the run keeps its last failure's error
+        error = rt.sql(f"SELECT error FROM {rt.schema}.runs WHERE run_id = %s", child["run_id"])[0]["error"]
+        assert error == "tool timed out"
     assert rt.claim("w5") is None  # backing off
     waiting = rt(
         "transition_run",
@@ -488,11 +491,14 @@ def model_parts(rt: Session) -> None:
     started = rt(
         "start_session_run", **rt.tenant, run_key="in-session", parent_run_id=None, kind="chat",
         input=Jsonb({}), priority=9, trace_id=None, user_id="user-1", session_id=session,
+        workflow_version="chat@3", span_id="00f067aa0ba902b7",
     )
     listed = rt("session_runs", **rt.tenant, session_id=session, limit=10)
     assert [r["run_id"] for r in listed] == [started["run_id"]] and "input" not in listed[0]
     claim = rt.claim("w8")
     assert claim is not None and claim["run_id"] == started["run_id"]
+    details(rt, claim)
+    notes(rt, claim)
     nodes(rt, claim)
     approval = approvals(rt, claim)
     version = rt.run(claim["run_id"])["version"]
@@ -512,6 +518,61 @@ def model_parts(rt: Session) -> None:
     assert [(e["kind"], e["actor"]) for e in events] == [
         ("run.waiting", "agent:planner"), ("approval.approved", "user:ana")
     ]
+
+
+def details(rt: Session, claim: Row) -> None:
+    """The seeds' descriptive columns: set by start, the first claim, record_step and
+    describe_operation; the fenced writers refuse a stale or forged caller."""
+    fence = rt.fence(claim, "w8")
+    version = rt.run(claim["run_id"])["version"]
+    assert rt("record_step", **{**fence, "fencing_token": 0}, current_step="plan") is None
+    assert rt("record_step", **fence, current_step="plan")["current_step"] == "plan"
+    assert rt.run(claim["run_id"])["version"] == version  # a description, not a state change
+    key = f"described-{claim['run_id']}"
+    assert rt("reserve_operation", **fence, idempotency_key=key, input_hash=b"\3" * 32)["inserted"]
+    described = {"action": "send_email", "provider_reference": "msg-42", "trace_id": None, "span_id": None}
+    op = {
+        **rt.tenant,
+        "idempotency_key": key,
+        "run_id": claim["run_id"],
+        "fencing_token": claim["fencing_token"],
+    }
+    assert rt("describe_operation", **op, lease_token="guessed", **described) is None
+    assert (
+        rt("describe_operation", **op, lease_token=fence["lease_token"], **described)["action"]
+        == "send_email"
+    )
+    kept = rt("describe_operation", **op, lease_token=fence["lease_token"], **{**described, "action": None})
+    assert (kept["action"], kept["provider_reference"]) == ("send_email", "msg-42")  # null keeps it
+    stored = rt.sql(
+        f"SELECT workflow_version, span_id, current_step, started_at IS NOT NULL AS started "
+        f"FROM {rt.schema}.runs WHERE run_id = %s",
+        claim["run_id"],
+    )[0]
+    assert stored == {
+        "workflow_version": "chat@3",
+        "span_id": "00f067aa0ba902b7",
+        "current_step": "plan",
+        "started": True,
+    }
+
+
+def notes(rt: Session, claim: Row) -> None:
+    """Attempt notes: appended under the caller's attempt, fenced, numbered per attempt,
+    bounded, and read back newest first."""
+    fence = rt.fence(claim, "w8")
+    forged = {**fence, "lease_token": "guessed"}
+    assert rt("append_attempt_note", **forged, note_kind="progress", body="x") is None
+    first = rt("append_attempt_note", **fence, note_kind="progress", body="read the repo layout")
+    second = rt("append_attempt_note", **fence, note_kind="finding", body="tests need PostgreSQL 16")
+    assert (first["attempt_no"], first["note_no"], second["note_no"]) == (claim["attempt_no"], 1, 2)
+    with pytest.raises(psycopg.errors.CheckViolation):
+        rt("append_attempt_note", **fence, note_kind="transcript", body="x")
+    with pytest.raises(psycopg.errors.CheckViolation):
+        rt("append_attempt_note", **fence, note_kind="warning", body="x" * 1001)
+    listed = rt("run_attempt_notes", **rt.tenant, run_id=claim["run_id"], limit=10)
+    assert [(n["note_no"], n["kind"]) for n in listed] == [(2, "finding"), (1, "progress")]
+    assert rt("run_attempt_notes", **rt.tenant, run_id=claim["run_id"], limit=1)[0]["note_no"] == 2
 
 
 def nodes(rt: Session, claim: Row) -> None:

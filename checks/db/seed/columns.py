@@ -92,6 +92,12 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
         # one node execution per operation slot (none for queued runs), one tool call each
         "node_executions": Source(_NODE_ROWS, _NODE_EXECUTIONS),
         "tool_calls": Source(_NODE_ROWS, _TOOL_CALLS),
+        # every run that started: two notes (progress, then a finding) by its last attempt
+        "attempt_notes": Source(
+            "_seed_run AS r"
+            " CROSS JOIN generate_series(1, CASE WHEN r.attempts > 0 THEN 2 ELSE 0 END) AS s(n)",
+            _NOTES,
+        ),
         # every seventh run that started asked for one approval: pending while it is live
         "approvals": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, CASE WHEN r.i %% 7 = 0"
@@ -126,6 +132,12 @@ _RUNS = {
     # half the runs belong to a user's session of about four runs
     "user_id": "CASE WHEN r.i %% 2 = 0 THEN 'user-' || (r.i / 8) %% 997 END",
     "session_id": "CASE WHEN r.i %% 2 = 0 THEN md5('agentddl-session-' || r.i / 8)::uuid END",
+    # model.details: what a run that started says about itself
+    "workflow_version": "'v' || (1 + r.i %% 3)",
+    "current_step": "CASE WHEN r.attempts > 0 THEN 'step_' || (1 + r.i %% 5) END",
+    "error": "CASE WHEN r.status = 'failed' THEN 'seeded failure' END",
+    "started_at": "CASE WHEN r.attempts > 0 THEN r.created_at END",
+    "span_id": "left(md5('agentddl-span-' || r.i), 16)",
 }
 
 _ATTEMPTS = {
@@ -187,6 +199,10 @@ _OPERATIONS = {
     "result": "CASE WHEN NOT o.pending THEN jsonb_build_object('ok', r.i %% 20 <> 0) END",
     "created_at": "o.at",
     "completed_at": "CASE WHEN NOT o.pending THEN o.at + interval '1 second' END",
+    "action": "(ARRAY['send_email', 'charge', 'post'])[1 + s.n %% 3]",
+    "provider_reference": "CASE WHEN NOT o.pending THEN 'ref-' || r.i || '-' || s.n END",
+    "trace_id": "md5('agentddl-trace-' || r.i)",
+    "span_id": "left(md5('agentddl-span-' || r.i || '-' || s.n), 16)",
 }
 
 _OUTBOX = {
@@ -235,6 +251,16 @@ _TOOL_CALLS = {
     "fencing_token": "r.attempts",
     "created_at": "x.at",
     "completed_at": "CASE WHEN NOT x.live THEN x.at + interval '1 second' END",
+}
+
+_NOTES = {
+    "tenant": "r.tkey",
+    "run_id": "r.run_id",
+    "attempt_no": "r.attempts",
+    "note_no": "s.n",
+    "kind": "(ARRAY['progress', 'finding'])[s.n]",
+    "body": "'seeded note ' || s.n || ' of run ' || r.i",
+    "created_at": "r.created_at + r.span * s.n / 3",
 }
 
 _APPROVALS = {

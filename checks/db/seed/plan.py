@@ -32,6 +32,7 @@ from agentddl.generator.model import SchemaModel
 RunStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "cancelled"]
 FINISHED: tuple[RunStatus, ...] = ("succeeded", "failed", "cancelled")
 DAY = 86_400
+PART_TABLES = ("node_executions", "tool_calls", "approvals", "attempt_notes")  # profile model:
 WINDOW_CAP_DAYS = 14
 OLD_RUNS_PER_WINDOW_RUN = 365  # a window of hours under a year of runs: not 8,760 to one
 TREE_SIZE = 5  # run i with i % TREE_SIZE == TREE_SIZE - 1 is a child of the tree's root
@@ -84,11 +85,13 @@ class SeedPlan:
 
     def _part_counts(self) -> dict[str, int]:
         """As seed/columns.py loads them: a node execution with one tool call per operation
-        slot, an approval for every seventh run that started."""
+        slot, an approval for every seventh run that started, two notes for every run that
+        started."""
         r = self.runs
         approvals = sum(1 for i, a in enumerate(r.attempts) if i % 7 == 0 and a > 0)
         nodes = sum(r.operations)
-        return {"node_executions": nodes, "tool_calls": nodes, "approvals": approvals}
+        notes = 2 * sum(1 for a in r.attempts if a > 0)
+        return {"node_executions": nodes, "tool_calls": nodes, "approvals": approvals, "attempt_notes": notes}
 
 
 def plan_seed(model: SchemaModel, events: int, seed: int = SEED) -> SeedPlan:
@@ -107,7 +110,7 @@ def plan_seed(model: SchemaModel, events: int, seed: int = SEED) -> SeedPlan:
     tenants = _tenant_count(old_runs + window_runs) if p.tenancy.column else 0
     runs = _runs(rng, model, old_runs, window_runs, window, events, max(tenants, 1))
     running = [i for i, s in enumerate(runs.status) if s == "running"]
-    parts = frozenset(t.name for t in model.tables) & {"node_executions", "tool_calls", "approvals"}
+    parts = frozenset(t.name for t in model.tables) & set(PART_TABLES)
     return SeedPlan(tenants, window, runs, expired_leases=max(1, len(running) // 10), part_tables=parts)
 
 

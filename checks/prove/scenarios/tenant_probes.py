@@ -91,14 +91,19 @@ def _run_probes(w: WorkerContext, a: Any, scope: dict[str, Any], t: Row) -> list
             "transition_run_with_event", **run, expected_version=t["version"], to_status="cancelled",
             actor="system",
         )),
-        *_part_probes(w, call, run, leased),
+        *_part_probes(w, call, run, leased, t["key"]),
     ]  # fmt: skip
 
 
 def _part_probes(
-    w: WorkerContext, call: Callable[..., Callable[[], bool]], run: dict[str, Any], leased: dict[str, Any]
+    w: WorkerContext,
+    call: Callable[..., Callable[[], bool]],
+    run: dict[str, Any],
+    leased: dict[str, Any],
+    key: str,
 ) -> list[Probe]:
-    """The optional parts' queries (profile model:) the profile has."""
+    """The optional parts' queries (profile model:) the profile has; key: the other
+    tenant's operation."""
     parts = w.model.profile.model
     found: list[Probe] = []
     if parts.nodes:
@@ -115,6 +120,19 @@ def _part_probes(
                 "request_approval", **leased, node_id=None, request=Jsonb({}), requested_by="probe"
             )),
             ("run_approvals", call("run_approvals", **run)),
+        ]  # fmt: skip
+    if parts.notes:
+        found += [
+            ("append_attempt_note", call("append_attempt_note", **leased, note_kind="warning", body="probe")),
+            ("run_attempt_notes", call("run_attempt_notes", **run, limit=10)),
+        ]
+    if parts.details:
+        found += [
+            ("record_step", call("record_step", **leased, current_step="probe")),
+            ("describe_operation", call(
+                "describe_operation", **leased, idempotency_key=key, action="probe",
+                provider_reference=None, trace_id=None, span_id=None,
+            )),
         ]  # fmt: skip
     return found
 

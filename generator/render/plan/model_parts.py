@@ -13,6 +13,8 @@ def model_parts_note(model: SchemaModel) -> str:
         _switch("nodes", parts.nodes, _NODES),
         _switch("approvals", parts.approvals, _APPROVALS),
         _switch("sessions", parts.sessions, _SESSIONS),
+        _switch("notes", parts.notes, _NOTES),
+        _switch("details", parts.details, _DETAILS),
     ]
     tail = (
         "A state change and its event are one statement where both matter: "
@@ -57,4 +59,19 @@ _SESSIONS = (
     "neither; a session always has its user), set by `start_session_run`; a session's runs "
     "newest first by `runs_session_idx` (tenant, `session_id`, `created_at DESC`) "
     "`WHERE session_id IS NOT NULL` (`session_runs`)."
+)
+_DETAILS = (
+    "on. The seeds' descriptive columns, nullable and never indexed (so the writes that "
+    "set them stay HOT-eligible): on `runs` `workflow_version` and `span_id` (set by "
+    "`start_session_run`), `started_at` (the first claim, in `claim_run`), `error` (the "
+    "last failed attempt's, by `fail_attempt`), `current_step` (`record_step`, fenced, "
+    "no version bump); on `operations` `action`, `provider_reference`, `trace_id` and "
+    "`span_id` (`describe_operation`, by the attempt holding the reservation)."
+)
+_NOTES = (
+    "on. `attempt_notes` (seed 002): short notes an attempt leaves for whoever runs next "
+    "(`progress`, `finding`, `warning`; the restartable summary is a checkpoint), under "
+    "the attempt (tenant-scoped FK, cascade), bounded by a check on the body. "
+    "`append_attempt_note` is fenced by the run's lease like `append_event`; "
+    "`run_attempt_notes` reads a run's notes newest first by the primary key."
 )

@@ -17,8 +17,10 @@ from agentddl.generator.model import SchemaModel
 from agentddl.generator.render.queries.attempts import attempt_queries
 from agentddl.generator.render.queries.base import Ctx, Query
 from agentddl.generator.render.queries.claim import claim_run
+from agentddl.generator.render.queries.details import detail_queries
 from agentddl.generator.render.queries.effects import effect_queries
 from agentddl.generator.render.queries.history import history_queries
+from agentddl.generator.render.queries.notes import note_queries
 from agentddl.generator.render.queries.ops import ops_queries
 from agentddl.generator.render.queries.parts import part_queries
 from agentddl.generator.render.queries.runs import run_queries
@@ -39,6 +41,8 @@ def build_queries(model: SchemaModel) -> tuple[Query, ...]:
             *effect_queries(c),
             *ops_queries(c),
             *part_queries(c),
+            *note_queries(c),
+            *detail_queries(c),
         )
     }
     if c.distributed:  # Citus: the few queries that differ in kind (generator/render/citus/)
@@ -57,8 +61,7 @@ def render_queries(model: SchemaModel) -> str:
         '--     queries = aiosql.from_path("queries.sql", "psycopg")\n'
         "-- Lease tokens are stored as sha256(token); every write of an attempt's work\n"
         "-- presents it (checked by its hash). Input hashes are sha256 of the caller's\n"
-        "-- canonical input bytes. Run each query in a short transaction.\n"
-        + _tenant_header(model)
+        "-- canonical input bytes. Run each query in a short transaction.\n" + _tenant_header(model)
     )
     return header + "".join(_render(q) for q in build_queries(model))
 

@@ -181,6 +181,8 @@ def fail_attempt(c: Ctx) -> Query:
         f"        wake_at = CASE WHEN {retry} THEN now() + {delay} ELSE r.wake_at END,\n"
         f"        finished_at = CASE WHEN {retry} THEN NULL ELSE now() END"
     )
+    if c.model.profile.model.details:  # the run keeps its last failure's error
+        run_set += ",\n        error = CAST(:error AS text)"
     sql = _end_attempt(c, "status = 'failed', ended_at = now(), error = CAST(:error AS text)", run_set)
     doc = (
         "Fail the caller's attempt. The run is queued again after an exponential",

@@ -133,12 +133,17 @@ def _claim_update(c: Ctx, *checks: str) -> str:
     SET status = 'running',
         version = r.version + 1,
         fencing_token = r.fencing_token + 1,
-        attempt_count = r.attempt_count + 1,
+        attempt_count = r.attempt_count + 1,{_first_claim(c)}
         updated_at = now()
     FROM candidate AS k
     {where(c.join("r", "k", "run_id"), _taken_over(c, "r", "k"), *checks, pad=4)}
     RETURNING {returned}
 )"""
+
+
+def _first_claim(c: Ctx) -> str:
+    """model.details: the run's started_at is its first claim's time."""
+    return "\n        started_at = coalesce(r.started_at, now())," if c.model.profile.model.details else ""
 
 
 def _update_based(c: Ctx, *checks: str) -> str:
@@ -257,7 +262,7 @@ claimed AS (
     SET status = 'running',
         version = r.version + 1,
         fencing_token = a.fencing_token,
-        attempt_count = a.attempt_no,
+        attempt_count = a.attempt_no,{_first_claim(c)}
         updated_at = now()
     FROM attempt AS a
     {

@@ -71,7 +71,8 @@ def _fenced_doc(what: str) -> str:
 
 
 def start_session_run(c: Ctx) -> Query:
-    return start_run(c, name="start_session_run", extra=("user_id", "session_id"))
+    details = ("workflow_version", "span_id") if c.model.profile.model.details else ()
+    return start_run(c, name="start_session_run", extra=("user_id", "session_id", *details))
 
 
 def session_runs(c: Ctx) -> Query:
@@ -313,8 +314,15 @@ def decide_approval(c: Ctx) -> Query:
     }
     RETURNING {c.cols("ap", "run_id", "approval_id", "status", "decided_by", "decided_at")}
 ),
-{_event_cte(c, "decided", "'approval.' || d.status", "'user:' || d.decided_by",
-            "jsonb_build_object('approval_id', d.approval_id)")}
+{
+        _event_cte(
+            c,
+            "decided",
+            "'approval.' || d.status",
+            "'user:' || d.decided_by",
+            "jsonb_build_object('approval_id', d.approval_id)",
+        )
+    }
 SELECT d.approval_id, d.status, d.decided_at, l.seq AS event_seq
 FROM decided AS d
 JOIN logged AS l ON true"""
@@ -386,8 +394,15 @@ def run_approvals(c: Ctx) -> Query:
 
 def transition_run_with_event(c: Ctx) -> Query:
     sql = f"""{transition_ctes(c)},
-{_event_cte(c, "moved", "'run.' || d.status", "CAST(:actor AS text)",
-            "jsonb_build_object('version', d.version)")}
+{
+        _event_cte(
+            c,
+            "moved",
+            "'run.' || d.status",
+            "CAST(:actor AS text)",
+            "jsonb_build_object('version', d.version)",
+        )
+    }
 SELECT m.version, l.seq AS event_seq
 FROM moved AS m
 JOIN logged AS l ON true

@@ -103,20 +103,24 @@ def test_default_schema_at_a_million_events_passes_every_access_path(at_volume: 
 
 
 def test_the_model_parts_read_paths_plan_on_their_declared_index(at_volume: Seeded) -> None:
-    """Sessions, node executions, tool calls and approvals, seeded with the runs at
+    """Sessions, node executions, tool calls, approvals and attempt notes, seeded with the runs at
     1,000,000 events: each read path scans its declared index, never a whole table."""
-    tables = {"node_executions", "tool_calls", "approvals"}
+    tables = {"node_executions", "tool_calls", "approvals", "attempt_notes"}
     reads = [
         p
         for p in at_volume.model.access_paths
         if p.kind == "read" and (p.table in tables or p.name == "session_runs")
     ]
-    assert len(reads) == 6
+    assert len(reads) == 7
     for path in reads:
         plan = at_volume.path(path.name).plan
         assert path.index in {s.index for s in plan.scans}, (path.name, plan.scans)
         assert not [s for s in plan.scans if s.node == "Seq Scan"], (path.name, plan.scans)
     assert at_volume.stats.rows["node_executions"] > 0 and at_volume.stats.rows["approvals"] > 0
+    assert at_volume.stats.rows["attempt_notes"] > 0
+    for name in ("record_step", "describe_operation"):  # model.details' fenced writers: by key
+        written = at_volume.path(name)
+        assert written.passed and not [s for s in written.plan.scans if s.node == "Seq Scan"], name
 
 
 def test_a_single_tenant_week_of_events_passes_its_own_audit(pg_server_latest: Any) -> None:

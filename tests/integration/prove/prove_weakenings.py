@@ -107,7 +107,13 @@ CLAIM_GUARDS_OFF = {
         "lease claim without one-active index, attempt key or run recheck",
         "claim_race",
         CLAIM_BROKEN,
-        (NO_ONE_ACTIVE, "ALTER TABLE {schema}.attempts DROP CONSTRAINT attempts_pkey"),
+        (
+            NO_ONE_ACTIVE,
+            # attempt notes (model.notes) reference the key; their FK goes first
+            "ALTER TABLE IF EXISTS {schema}.attempt_notes"
+            " DROP CONSTRAINT IF EXISTS attempt_notes_attempt_fkey",
+            "ALTER TABLE {schema}.attempts DROP CONSTRAINT attempts_pkey",
+        ),
         _guards_off(
             (
                 "        AND r.status IN ('queued', 'running')\n"

@@ -45,6 +45,17 @@ $$
     op.execute('CREATE SCHEMA agent AUTHORIZATION agent_owner')
     # the objects below are created as, and owned by, the owner role
     op.execute('SET ROLE agent_owner')
+    # time-ordered (version 7) uuid keys: inserts share the rightmost B-tree leaves
+    op.execute("""
+CREATE FUNCTION agent.uuid_v7() RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL SAFE
+AS $$
+SELECT pg_catalog.encode(pg_catalog.set_bit(pg_catalog.set_bit(pg_catalog.overlay(
+    pg_catalog.uuid_send(pg_catalog.gen_random_uuid()),
+    pg_catalog.substr(pg_catalog.int8send((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint), 3),
+    1, 6), 52, 1), 53, 1), 'hex')::uuid
+$$
+""")
     # monotonic event ids (identity columns on partitioned tables need PostgreSQL 17)
     op.execute('CREATE SEQUENCE agent.events_event_id_seq AS bigint')
     # Tenants; deleting one follows the profile's on_tenant_delete policy.
@@ -60,7 +71,7 @@ $$
     # Durable run record: one row per run, updated by key with a version check.
     op.create_table('runs',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
-    sa.Column('run_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Run identity.'),
+    sa.Column('run_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Run identity.'),
     sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False, comment='Immutable; children carry it as run_created_at for partitioning.'),
     sa.Column('run_key', sa.Text(), nullable=True, comment="Caller's idempotency key for starting the run (unique per parent)."),
     sa.Column('parent_run_id', sa.UUID(), nullable=True, comment='Parent in a multi-agent tree.'),
@@ -116,8 +127,8 @@ $$
     op.create_index('runs_parent_idx', 'runs', ['tenant_id', 'parent_run_id'], unique=False, schema='agent', postgresql_where=sa.text('parent_run_id IS NOT NULL'))
     # retention: finished runs older than the window, deleted in batches
     op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_where=sa.text('finished_at IS NOT NULL'))
-    # health: live runs by age, stuck or nearing the history retention; partial
-    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting')"))
+    # health: live runs by age, stuck or nearing the history retention; partial; finished_at IS NULL keeps key lookups (status = 'running') on runs_pkey
+    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting') AND finished_at IS NULL"))
     # a session's runs, newest first (seed 004); partial: runs outside a session stay out
     op.create_index('runs_session_idx', 'runs', ['tenant_id', 'session_id', sa.literal_column('created_at DESC')], unique=False, schema='agent', postgresql_where=sa.text('session_id IS NOT NULL'))
     # One execution attempt of a run, holding a time-bounded lease.
@@ -149,8 +160,8 @@ $$
     )
     # invariant: at most one active attempt per run (partial unique)
     op.create_index('attempts_one_active_key', 'attempts', ['tenant_id', 'run_id'], unique=True, schema='agent', postgresql_where=sa.text("status = 'active'"))
-    # takeover: active attempts whose lease has run out (claims take them over)
-    op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active'"))
+    # takeover: active attempts whose lease has run out (claims take them over); ended_at IS NULL keeps key lookups on attempts_one_active_key
+    op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active' AND ended_at IS NULL"))
     # Resumable snapshots of a run; large payloads live out of line (payload_ref).
     op.create_table('checkpoints',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
@@ -239,7 +250,7 @@ $$
     # Transactional outbox: written with the state change, delivered by the relay.
     op.create_table('outbox',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
-    sa.Column('message_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Consumers dedupe by this id.'),
+    sa.Column('message_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Consumers dedupe by this id.'),
     sa.Column('run_id', sa.UUID(), nullable=False),
     sa.Column('topic', sa.Text(), nullable=False),
     sa.Column('payload', postgresql.JSONB(astext_type=Text()), nullable=False, comment='The message, at most 65536 bytes.'),
@@ -328,7 +339,7 @@ $$
     op.create_table('approvals',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
     sa.Column('run_id', sa.UUID(), nullable=False),
-    sa.Column('approval_id', sa.UUID(), server_default=sa.text('gen_random_uuid()'), nullable=False, comment='Approval identity.'),
+    sa.Column('approval_id', sa.UUID(), server_default=sa.text('agent.uuid_v7()'), nullable=False, comment='Approval identity.'),
     sa.Column('node_id', sa.Text(), nullable=True, comment='The node waiting for it.'),
     sa.Column('status', sa.Text(), server_default=sa.text("'pending'"), nullable=False),
     sa.Column('request', postgresql.JSONB(astext_type=Text()), nullable=False, comment='What is to be approved, redacted and size-bounded.'),
@@ -836,6 +847,7 @@ def downgrade() -> None:
 # revision from it (model to model, without a database). Do not edit.
 agentddl_profile = """
 {
+  "distribution": {"colocate": true, "engine": "none", "shard_count": null},
   "engine": {"version": 16},
   "hot_state": {"running_ttl": "1d", "store": "none", "terminal_ttl": "1h"},
   "lease": {"duration": "1m", "max_attempts": 5},
@@ -852,4 +864,4 @@ agentddl_profile = """
   "volume": {"checkpoint_bytes": "16kB", "events_per_step": 2, "runs_per_day": 100000, "steps_per_second": 200}
 }
 """
-agentddl_profile_sha256 = '97cc5cabf03190fa6597f1e7ca0c127bf21523af3feedd68b74497041668d13d'
+agentddl_profile_sha256 = '60bc1fb852f6c824b50fc1e93856a14baa8f059d5ab43095e866be500be50a76'

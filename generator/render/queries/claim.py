@@ -142,8 +142,10 @@ def _claim_update(c: Ctx, *checks: str) -> str:
 
 
 def _first_claim(c: Ctx) -> str:
-    """model.details: the run's started_at is its first claim's time."""
-    return "\n        started_at = coalesce(r.started_at, now())," if c.model.profile.model.details else ""
+    """model.details: the run's started_at is its first claim's time. LEAST skips a NULL, so
+    this is coalesce(r.started_at, now()) in a form Citus runs (no STABLE function inside
+    COALESCE or CASE of an UPDATE: verify --citus, ADS105)."""
+    return "\n        started_at = least(r.started_at, now())," if c.model.profile.model.details else ""
 
 
 def _update_based(c: Ctx, *checks: str) -> str:

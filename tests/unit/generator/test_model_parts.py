@@ -104,6 +104,6 @@ def test_the_detail_columns_are_nullable_and_never_indexed() -> None:
         indexed |= {word for i in model.table(table).indexes if i.where for word in i.where.split()}
         assert not names & indexed, table
     queries = {q.name: q.sql for q in build_queries(model)}
-    assert "started_at = coalesce(r.started_at, now())" in queries["claim_run"]
+    assert "started_at = least(r.started_at, now())" in queries["claim_run"]
     assert "error = CAST(:error AS text)" in queries["fail_attempt"].split("UPDATE agent.runs")[1]
     assert "version" not in queries["record_step"].split("SET")[1].split("FROM")[0]

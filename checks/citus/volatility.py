@@ -18,45 +18,21 @@ from pglast import ast
 
 from agentddl.checks.citus.routing import returning
 from agentddl.checks.citus.walk import nodes
+from agentddl.checks.pg.ast_helpers import STABLE_FUNCTIONS, VOLATILE_FUNCTIONS
 
-VOLATILE = frozenset(
-    [
-        "random",
-        "gen_random_uuid",
-        "uuidv7",
-        "uuidv4",
-        "uuid_generate_v4",
-        "uuid_generate_v1",
-        "clock_timestamp",
-        "timeofday",
-        "nextval",
-        "setval",
-        "txid_current",
-        "pg_current_xact_id",
-        "set_config",
-        "pg_sleep",
-        "pg_try_advisory_xact_lock",
-        "pg_advisory_xact_lock",
-        "pg_try_advisory_lock",
-        "pg_advisory_lock",
-        "pg_try_advisory_xact_lock_shared",
-    ]
-)
-STABLE = frozenset(
-    [
-        "now",
-        "statement_timestamp",
-        "transaction_timestamp",
-        "current_setting",
-        "to_char",
-        "age",
-        "date_trunc",
-        "to_timestamp_tz",
-        "current_schema",
-        "current_user",
-        "session_user",
-    ]
-)
+# pg.ast_helpers' built-ins (the lint rules' table), and what Citus's rules add: functions
+# that change session or lock state are as volatile as random() to its planner.
+VOLATILE = VOLATILE_FUNCTIONS | {
+    "set_config",
+    "pg_sleep",
+    "pg_try_advisory_xact_lock",
+    "pg_advisory_xact_lock",
+    "pg_try_advisory_lock",
+    "pg_advisory_lock",
+    "pg_try_advisory_xact_lock_shared",
+}
+STABLE = STABLE_FUNCTIONS | {"age", "date_trunc", "to_timestamp_tz"}
+
 
 Problem = Literal["volatile-where", "stable-with-columns", "case-coalesce", "returning"]
 

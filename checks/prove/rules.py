@@ -265,7 +265,9 @@ class ForgedLeaseRejected(ProveRule):
     small counter) and the holder's operation key, but not the lease token, tries
     every write with a token of its own: `heartbeat`, `append_event`,
     `save_checkpoint`, `reserve_operation`, `complete_operation`, `fail_attempt`,
-    `interrupt_attempt`, `complete_attempt`. Each must return no row; then the
+    `interrupt_attempt`, `complete_attempt`, and those of the model's parts where the
+    profile has them (`start_node`, `request_approval`, `append_attempt_note`,
+    `record_step`). Each must return no row; then the
     holders' own writes and read-backs must go through untouched. Guarded counts:
     `forged_writes_accepted`, `forged_writes_missing`, `holder_state_damaged`,
     `errors`, `worker_failures`.

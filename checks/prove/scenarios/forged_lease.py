@@ -14,6 +14,7 @@ on, their operation's result is theirs).
 from __future__ import annotations
 
 import uuid
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -28,7 +29,19 @@ from agentddl.checks.prove.worker import Row, WorkerContext
 
 NAME = "forged_lease"
 HOLD_SECONDS = 120  # the holders' leases: only the lease token may stand between attacker and run
-FORGED_WRITES = 8  # per run, what _forged_writes tries
+FORGED_WRITES = 8  # per run, what _forged_writes tries of the core writes
+# The model parts' fenced writes (profile `model`), tried where the profile has them:
+# (what, query, its parameters besides the fence).
+PART_WRITES: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("node", "start_node", {"node_id": "forged"}),
+    ("approval", "request_approval", {"node_id": None, "request": Jsonb({}), "requested_by": "agent:forger"}),
+    ("note", "append_attempt_note", {"note_kind": "finding", "body": "forged"}),
+    ("step", "record_step", {"current_step": "forged"}),
+)
+
+
+def part_writes(names: frozenset[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [write for write in PART_WRITES if write[1] in names]
 
 
 def run(ctx: ScenarioContext) -> ScenarioResult:
@@ -83,6 +96,10 @@ def _targets(ctx: ScenarioContext, claims: list[Row]) -> list[Row]:
     return known
 
 
+def _writes_per_run(ctx: ScenarioContext) -> int:
+    return FORGED_WRITES + len(part_writes(frozenset(path.name for path in ctx.model.access_paths)))
+
+
 def _observe(ctx: ScenarioContext, count: int, held: int) -> dict[str, Any]:
     journal = ctx.journal()
     writes = [line for line in journal if line["kind"] == "forged_write"]
@@ -91,7 +108,7 @@ def _observe(ctx: ScenarioContext, count: int, held: int) -> dict[str, Any]:
         "runs_held": held,
         "forged_writes_attempted": len(writes),
         "forged_writes_accepted": sum(1 for line in writes if line["accepted"]),
-        "forged_writes_missing": max(count, 1) * FORGED_WRITES - len(writes),
+        "forged_writes_missing": max(count, 1) * _writes_per_run(ctx) - len(writes),
         "holder_state_damaged": sum(
             1 for line in journal if line["kind"] == "finished" and not line["intact"]
         ),
@@ -171,6 +188,7 @@ def _forged_writes(w: WorkerContext, t: Row) -> list[tuple[str, Any]]:
         )),
         ("interrupt", lambda: rt.call("interrupt_attempt", **forged, reason="forged")),
         ("complete", lambda: rt.call("complete_attempt", **forged, result=Jsonb({"by": "forger"}))),
+        *((what, partial(rt.call, name, **forged, **args)) for what, name, args in part_writes(rt.names)),
     ]  # fmt: skip
 
 

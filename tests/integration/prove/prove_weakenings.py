@@ -160,6 +160,15 @@ FORGED_LEASE = Weakening(
         Edit("complete_operation", HOLDER_CHECK, ANY_LEASE, regex=True),
     ),
 )
+PARTS_FORGED_LEASE = Weakening(  # issue 15: the model parts' fenced writes
+    "lease-token check removed from the node, approval, note and step writes",
+    "forged_lease",
+    ("forged_writes_accepted",),
+    edits=tuple(
+        Edit(name, LEASE_CHECK, ANY_LEASE)
+        for name in ("start_node", "request_approval", "append_attempt_note", "record_step")
+    ),
+)
 POISON_UNBOUNDED = Weakening(
     "delivery attempts unbounded: no dead-letter state",
     "poison_message",

@@ -14,6 +14,7 @@ from prove_weakenings import (
     FORGED_LEASE,
     NO_BACKOFF,
     OWNER_BYPASSES_RLS,
+    PARTS_FORGED_LEASE,
     POISON_UNBOUNDED,
     RLS_OFF,
     SESSION_TENANT,
@@ -81,6 +82,7 @@ ON_EVERY_STRATEGY = (
     ("newest-engine", SESSION_TENANT),
     ("newest-engine", OWNER_BYPASSES_RLS),
     ("default", APPROVAL_TWICE),  # issue 15: a model part's guard
+    ("default", PARTS_FORGED_LEASE),
 )
 
 

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 from agentddl.checks.bench.worker import Measured, WorkerSetup, serve
+from agentddl.checks.core.signals import sigint_ignored
 from agentddl.generator.errors import AgentDDLError
 
 START_SECONDS = 120.0  # a process start and connect on a loaded machine
@@ -49,7 +48,7 @@ class Clients:
             name=f"agentddl-bench-{slot}",
             daemon=True,
         )
-        with _sigint_ignored():  # Ctrl-C stops the coordinator, which stops the clients
+        with sigint_ignored():  # Ctrl-C stops the coordinator, which stops the clients
             process.start()
         child.close()
         return _Slot(process, parent)
@@ -139,15 +138,3 @@ class Clients:
                 entry.process.kill()
                 entry.process.join(5)
             entry.conn.close()
-
-
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)

@@ -13,9 +13,7 @@ a fresh tenant's short key range, are what index maintenance meets in production
 from __future__ import annotations
 
 import contextlib
-import random
 import secrets
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +21,7 @@ import psycopg
 from psycopg import sql
 
 from agentddl.checks.db.connect import error_line
+from agentddl.checks.db.tenants import create_tenants
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
@@ -107,26 +106,10 @@ class Stage:
         return [row[0] for row in rows] or None
 
     def _create_tenants(self) -> list[Any]:
-        column = self.profile.tenancy.column
-        if not column:
-            return [None]
-        tenants = [self._new_tenant_id() for _ in range(min(TENANTS, self.clients))]
-        insert = sql.SQL("INSERT INTO {} ({}, name) VALUES (%s, %s)").format(
-            self.table("tenants"), sql.Identifier(column)
-        )
-        with self._owner(), self.conn.cursor() as cursor:
-            cursor.executemany(
-                insert, [(t, f"{BENCH_TENANT_PREFIX}{uuid.uuid4().hex[:12]}") for t in tenants]
-            )
-        return tenants
-
-    def _new_tenant_id(self) -> Any:
-        kind = self.profile.tenancy.type
-        if kind == "uuid":
-            return uuid.uuid4()
-        if kind == "bigint":
-            return random.SystemRandom().randrange(2**40, 2**62)
-        return f"agentddl-bench-{uuid.uuid4().hex}"
+        count = min(TENANTS, self.clients)
+        with self._owner():
+            table = self.table("tenants")
+            return create_tenants(self.conn, self.profile, table, count, "bench", BENCH_TENANT_PREFIX)
 
     def _try_checkpoint(self) -> bool:
         """Whether this session may run CHECKPOINT (superuser; pg_checkpoint from 15)."""

@@ -8,7 +8,7 @@
 - `catalog`: the one catalog snapshot and diff (`declared`: a snapshot against the
   model; `indexes`: the index facts hygiene rules judge); `install`, `alembic_run`: put
   a profile's schema in a database; `runtime`: the named queries as production runs them;
-  `seed`: synthetic rows at volume.
+  `seed`: synthetic rows at volume; `tenants`: tenants prove and bench make for themselves.
 - `dump`: the newest pg_dump and a read-only schema dump; `clone`, `sample`: a user's
   database copied into a scratch one (schema, FK-consistent rows, statistics);
   `schema_read`: a live schema as SQL with table sizes, for the linter;

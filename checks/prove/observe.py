@@ -13,7 +13,6 @@ security lets it see every tenant), whoever connected; `as_role` switches for a 
 from __future__ import annotations
 
 import json
-import random
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from psycopg.rows import dict_row
 
 from agentddl.checks.db.connect import error_line
 from agentddl.checks.db.runtime import TENANT_SETTING, Role
+from agentddl.checks.db.tenants import create_tenants
 from agentddl.checks.prove.sessions import open_session
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
@@ -110,25 +110,8 @@ class Observer:
 
     def create_tenants(self, count: int) -> list[Any]:
         """`count` new tenants (or [None]: a single-tenant schema has no tenant to make)."""
-        if not self.tenant_column:
-            return [None]
-        tenants = [self._new_tenant_id() for _ in range(count)]
-        insert = sql.SQL("INSERT INTO {} ({}, name) VALUES (%s, %s)").format(
-            self.table("tenants"), sql.Identifier(self.tenant_column)
-        )
-        with self.conn.cursor() as cursor:
-            cursor.executemany(
-                insert, [(t, f"{PROVE_TENANT_PREFIX}{uuid.uuid4().hex[:12]}") for t in tenants]
-            )
-        return tenants
-
-    def _new_tenant_id(self) -> Any:
-        kind = self.profile.tenancy.type
-        if kind == "uuid":
-            return uuid.uuid4()
-        if kind == "bigint":
-            return random.SystemRandom().randrange(2**40, 2**62)
-        return f"agentddl-prove-{uuid.uuid4().hex}"
+        table = self.table("tenants")
+        return create_tenants(self.conn, self.profile, table, count, "prove", PROVE_TENANT_PREFIX)
 
     def start_runs(self, scenario: str, plans: Iterable[tuple[Any, dict[str, Any]]]) -> list[Row]:
         """Insert one queued run per (tenant, input) (set-up, not the runtime: one statement

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import signal
-import threading
 import time
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from agentddl.checks.core.signals import sigint_ignored
 from agentddl.checks.prove.worker import Task, WorkerSetup, serve
 from agentddl.generator.errors import AgentDDLError
 
@@ -83,7 +82,7 @@ class Pool:
         process = self._mp.Process(
             target=serve, args=(slot, child, self.stop, self.go), name=f"agentddl-prove-{slot}", daemon=True
         )
-        with _sigint_ignored():  # inherited: Ctrl-C stops the coordinator, which stops the workers
+        with sigint_ignored():  # inherited: Ctrl-C stops the coordinator, which stops the workers
             process.start()
         child.close()
         if self.setup is not None:  # a replacement joins the current database (its ack is skipped)
@@ -199,17 +198,6 @@ class Pool:
                 entry.process.join(5)
             entry.conn.close()
 
-
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 class _Run:

@@ -11,7 +11,7 @@ transaction, after a step's writes but before COMMIT, after a COMMIT.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -57,6 +57,17 @@ def relay_claim(
             "relay_claim", **scope, relay_id=relay_id, claim_seconds=w.lease_seconds, batch_size=batch_size
         )
     return batch
+
+
+def claims(w: WorkerContext, tenant: Any | None, poll: float = 0.02) -> Iterator[Row]:
+    """The worker's claims, one at a time, until the coordinator says stop; `poll`
+    seconds between polls that find nothing due."""
+    while not w.stop.is_set():
+        claim = claim_next(w, tenant)
+        if claim is None:
+            pause(poll)
+        else:
+            yield claim
 
 
 def claim_within(w: WorkerContext, tenant: Any | None, seconds: float) -> Row | None:

@@ -56,6 +56,32 @@ class ScenarioContext:
     def dispatch(self, tasks: dict[int, Task], watch: Watch | None = None) -> Dispatch:
         return self.pool.run(tasks, watch)
 
+    def phase(
+        self, slots: list[int], action: str, tenant: Any, until: Callable[[], bool], lease: int | None = None
+    ) -> Dispatch:
+        """`action` on every slot, with `lease`, until `until()` holds or nothing moves."""
+        watch = Watch(
+            finished=until,
+            progress=lambda: self.observer.progress(self.name),
+            stall_seconds=self.options.stall_seconds,
+        )
+        return self.dispatch({s: self.task(action, lease=lease, tenant=tenant) for s in slots}, watch)
+
+    def stall_and_take_over(
+        self, tenant: Any, count: int, lease: int
+    ) -> tuple[list[int], list[int], Dispatch, Dispatch]:
+        """`count` runs of `tenant`; half the workers (A, `stale`) claim them all and stall,
+        the other half (B, `fresh`, on leases of `lease` s) take each one over once A's
+        lease runs out. Returns the two halves and their dispatches (A's, B's)."""
+        self.observer.start_runs(self.name, ((tenant, {}) for _ in range(count)))
+        half = max(1, len(self.slots) // 2)
+        stale, fresh = self.slots[:half], self.slots[half:]
+        held = self.phase(stale, "hold", tenant, until=lambda: self.observer.live_queued(self.name) == 0)
+        taken = self.phase(
+            fresh, "take_over", tenant, lease=lease, until=lambda: held_by(self, self.name, fresh) >= count
+        )
+        return stale, fresh, held, taken
+
     def drain_watch(self, replacement: Callable[[int], Task | None] | None = None) -> Watch:
         """Until every run of the scenario is terminal, or nothing moves any more."""
         return Watch(
@@ -97,6 +123,11 @@ def held_by(ctx: ScenarioContext, scenario: str, slots: list[int]) -> int:
     workers = {f"worker-{slot}" for slot in slots}
     live = [a for a in ctx.observer.attempts(scenario) if a["status"] == "active"]
     return sum(1 for attempt in live if attempt["worker_id"] in workers)
+
+
+def share(items: list[Any], slots: list[int], slot: int) -> list[Any]:
+    """`slot`'s part of `items`, dealt round-robin over `slots`."""
+    return items[slots.index(slot) :: len(slots)]
 
 
 def overlapping_attempts(attempts: list[dict[str, Any]]) -> int:

@@ -124,11 +124,7 @@ def _key(claim: Row) -> str:
 def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """Claim runs, write step 1 and reserve an operation for each; keep them."""
     held = []
-    while not w.stop.is_set():
-        claim = steps.claim_next(w, tenant)
-        if claim is None:
-            steps.pause(0.02)
-            continue
+    for claim in steps.claims(w, tenant):
         try:
             steps.write_step(w, claim, 1, (claim["last_event_seq"] or 0) + 1)
             _reserve(w, claim, steps.fence(w, claim), _key(claim))

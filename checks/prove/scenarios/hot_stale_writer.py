@@ -17,9 +17,8 @@ from functools import partial
 from typing import Any
 
 from agentddl.checks.prove import hot, steps
-from agentddl.checks.prove.pool import Dispatch, Watch
 from agentddl.checks.prove.result import ScenarioResult
-from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, held_by
+from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, share
 from agentddl.checks.prove.worker import Row, WorkerContext
 
 NAME = "hot_stale_writer"
@@ -30,23 +29,15 @@ STALE_WRITES = 4  # per run, what _stale_writes tries: 3 while B holds it, 1 aft
 def run(ctx: ScenarioContext) -> ScenarioResult:
     tenant = ctx.tenants[0]
     count = ctx.options.stale_runs
-    ctx.observer.start_runs(NAME, ((tenant, {}) for _ in range(count)))
-    half = max(1, len(ctx.slots) // 2)
-    stale, fresh = ctx.slots[:half], ctx.slots[half:]
-    held = _phase(ctx, stale, "hold", tenant, until=lambda: ctx.observer.live_queued(NAME) == 0)
-
-    def b_holds_all() -> bool:
-        return held_by(ctx, NAME, fresh) >= count
-
-    taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=b_holds_all)
+    stale, fresh, held, taken = ctx.stall_and_take_over(tenant, count, HOLD_SECONDS)
     # A's latest claim of each run (a claim takes over an expired lease, A's own included)
     a_claims = list({str(c["run_id"]): c for result in held.all_results() for c in result["claims"]}.values())
     b_claims = {str(c["run_id"]): c for result in taken.all_results() for c in result["claims"]}
     pairs = [(a, b_claims[str(a["run_id"])]) for a in a_claims if str(a["run_id"]) in b_claims]
-    writes = ctx.dispatch({s: ctx.task("stale_writes", pairs=_share(pairs, stale, s)) for s in stale})
+    writes = ctx.dispatch({s: ctx.task("stale_writes", pairs=share(pairs, stale, s)) for s in stale})
     ending = [{**c, "cancel": n % 2 == 1} for n, c in enumerate(b_claims.values())]
-    ends = ctx.dispatch({s: ctx.task("end", claims=_share(ending, fresh, s)) for s in fresh})
-    late = ctx.dispatch({s: ctx.task("late_writes", pairs=_share(pairs, stale, s)) for s in stale})
+    ends = ctx.dispatch({s: ctx.task("end", claims=share(ending, fresh, s)) for s in fresh})
+    late = ctx.dispatch({s: ctx.task("late_writes", pairs=share(pairs, stale, s)) for s in stale})
     counts = _observe(ctx, count, len(pairs))
     counts["worker_failures"] = sum(len(d.failures) for d in (held, taken, writes, ends, late))
     ctx.hot.forget([r["run_id"] for r in ctx.observer.runs(NAME)])
@@ -83,27 +74,10 @@ def _observe(ctx: ScenarioContext, count: int, pairs: int) -> dict[str, Any]:
     }
 
 
-def _phase(
-    ctx: ScenarioContext, slots: list[int], action: str, tenant: Any, until: Any, lease: int | None = None
-) -> Dispatch:
-    watch = Watch(
-        finished=until, progress=lambda: ctx.observer.progress(NAME), stall_seconds=ctx.options.stall_seconds
-    )
-    return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch)
-
-
-def _share(items: list[Any], slots: list[int], slot: int) -> list[Any]:
-    return items[slots.index(slot) :: len(slots)]
-
-
 def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """A: claim, publish the projection; then stall (return the claims and write counts)."""
     held = []
-    while not w.stop.is_set():
-        claim = steps.claim_next(w, tenant)
-        if claim is None:
-            steps.pause(0.02)
-            continue
+    for claim in steps.claims(w, tenant):
         holder = hot.hold(w, claim)
         holder.progress("a-step", 10)
         held.append({**claim, "hot_version": holder.version})
@@ -113,11 +87,7 @@ def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
 def work_take_over(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """B: poll until the stalled leases run out, take the runs over, publish; hold them."""
     taken = []
-    while not w.stop.is_set():
-        claim = steps.claim_next(w, tenant)
-        if claim is None:
-            steps.pause(0.05)
-            continue
+    for claim in steps.claims(w, tenant, poll=0.05):
         holder = hot.hold(w, claim)
         outcome = holder.progress("b-step", 50)
         taken.append({**claim, "hot_version": holder.version, "published": outcome == "ok"})

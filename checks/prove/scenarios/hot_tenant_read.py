@@ -115,11 +115,7 @@ def _observe(ctx: ScenarioContext, runs: int, probes: int, tenants: bool) -> dic
 def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """Claim runs and publish their projections; hold them (no heartbeat needed: long lease)."""
     held = []
-    while not w.stop.is_set():
-        claim = steps.claim_next(w, tenant)
-        if claim is None:
-            steps.pause(0.02)
-            continue
+    for claim in steps.claims(w, tenant):
         hot.hold(w, claim).progress("working", 42, {"secret": "of this run's tenant"})
         held.append(claim)
     return {"claims": held}

@@ -21,9 +21,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.prove import steps
-from agentddl.checks.prove.pool import Dispatch, Watch
 from agentddl.checks.prove.result import ScenarioResult
-from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, held_by
+from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, share
 from agentddl.checks.prove.worker import Row, WorkerContext
 
 NAME = "stale_writer"
@@ -34,19 +33,11 @@ STALE_WRITES = 7  # per run, what _stale_writes tries
 def run(ctx: ScenarioContext) -> ScenarioResult:
     tenant = ctx.tenants[0]  # one tenant: under row-level security A and B share a session tenant
     count = ctx.options.stale_runs
-    ctx.observer.start_runs(NAME, ((tenant, {}) for _ in range(count)))
-    half = max(1, len(ctx.slots) // 2)
-    stale, fresh = ctx.slots[:half], ctx.slots[half:]
-    held = _phase(ctx, stale, "hold", tenant, until=lambda: ctx.observer.live_queued(NAME) == 0)
-
-    def b_holds_all() -> bool:
-        return held_by(ctx, NAME, fresh) >= count
-
-    taken = _phase(ctx, fresh, "take_over", tenant, lease=HOLD_SECONDS, until=b_holds_all)
+    stale, fresh, held, taken = ctx.stall_and_take_over(tenant, count, HOLD_SECONDS)
     a_claims = [c for result in held.all_results() for c in result["claims"]]
     b_claims = [c for result in taken.all_results() for c in result["claims"]]
-    writes = ctx.dispatch({s: ctx.task("stale_writes", claims=_share(a_claims, stale, s)) for s in stale})
-    finish = ctx.dispatch({s: ctx.task("finish", claims=_share(b_claims, fresh, s)) for s in fresh})
+    writes = ctx.dispatch({s: ctx.task("stale_writes", claims=share(a_claims, stale, s)) for s in stale})
+    finish = ctx.dispatch({s: ctx.task("finish", claims=share(b_claims, fresh, s)) for s in fresh})
     takeovers = sum(1 for c in b_claims if c["attempt_no"] > 1)  # a first attempt takes nothing over
     counts = _observe(ctx, count, takeovers)
     counts["worker_failures"] = sum(len(d.failures) for d in (held, taken, writes, finish))
@@ -81,27 +72,10 @@ MUST_BE_ZERO = {
 }
 
 
-def _phase(
-    ctx: ScenarioContext, slots: list[int], action: str, tenant: Any, until: Any, lease: int | None = None
-) -> Dispatch:
-    watch = Watch(
-        finished=until, progress=lambda: ctx.observer.progress(NAME), stall_seconds=ctx.options.stall_seconds
-    )
-    return ctx.dispatch({s: ctx.task(action, lease=lease, tenant=tenant) for s in slots}, watch)
-
-
-def _share(claims: list[Row], slots: list[int], slot: int) -> list[Row]:
-    return claims[slots.index(slot) :: len(slots)]
-
-
 def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """A: claim, write step 1, reserve an operation; then stall (return the claims)."""
     held = []
-    while not w.stop.is_set():
-        claim = steps.claim_next(w, tenant)
-        if claim is None:
-            steps.pause(0.02)
-            continue
+    for claim in steps.claims(w, tenant):
         try:
             steps.write_step(w, claim, 1, (claim["last_event_seq"] or 0) + 1)
             _reserve(w, claim, f"stale-{claim['run_id']}")
@@ -116,11 +90,7 @@ def work_take_over(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     """B: poll until the stalled leases expire, take the runs over, take over the
     operation A left pending; hold them."""
     taken = []
-    while not w.stop.is_set():
-        claim = steps.claim_next(w, tenant)
-        if claim is None:
-            steps.pause(0.05)
-            continue
+    for claim in steps.claims(w, tenant, poll=0.05):
         try:
             steps.resume_point(w, claim)
             reserved = _reserve(w, claim, f"stale-{claim['run_id']}")

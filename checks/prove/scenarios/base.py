@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -123,6 +124,18 @@ def held_by(ctx: ScenarioContext, scenario: str, slots: list[int]) -> int:
     workers = {f"worker-{slot}" for slot in slots}
     live = [a for a in ctx.observer.attempts(scenario) if a["status"] == "active"]
     return sum(1 for attempt in live if attempt["worker_id"] in workers)
+
+
+def broken_histories(ctx: ScenarioContext, succeeded: list[dict[str, Any]], steps: int) -> int:
+    """Succeeded runs whose checkpoints or events are not exactly seq 1..steps, once each."""
+    wanted = list(range(1, steps + 1))
+    seqs: dict[str, dict[Any, list[int]]] = {}
+    for table in ("checkpoints", "events"):
+        found: dict[Any, list[int]] = defaultdict(list)
+        for row in ctx.observer.child_rows(table, ctx.name):
+            found[row["run_id"]].append(row["seq"])
+        seqs[table] = found
+    return sum(1 for r in succeeded if any(sorted(seqs[t][r["run_id"]]) != wanted for t in seqs))
 
 
 def share(items: list[Any], slots: list[int], slot: int) -> list[Any]:

@@ -19,7 +19,12 @@ from typing import Any
 from agentddl.checks.prove import steps
 from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.result import ScenarioResult
-from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, overlapping_attempts
+from agentddl.checks.prove.scenarios.base import (
+    ScenarioContext,
+    broken_histories,
+    errors,
+    overlapping_attempts,
+)
 from agentddl.checks.prove.worker import Task, WorkerContext
 
 NAME = "crash_mid_step"
@@ -76,7 +81,7 @@ def observe(ctx: ScenarioContext, runs: int, deaths: int) -> dict[str, Any]:
         "lost_runs": runs - len(succeeded) - live,
         "expired_attempts": sum(1 for a in attempts if a["status"] == "expired"),
         "not_taken_over": _not_taken_over(attempts),
-        "broken_history": _broken_histories(ctx, succeeded),
+        "broken_history": broken_histories(ctx, succeeded, STEPS),
         "resumed_wrong": sum(1 for line in journal if line["kind"] == "resumed" and not line["intact"]),
         "max_takeover_seconds": _max_takeover(journal),
         "overlapping_attempts": overlapping_attempts(attempts),
@@ -93,19 +98,6 @@ def _not_taken_over(attempts: list[dict[str, Any]]) -> int:
         1
         for history in by_run.values()
         if history[0]["status"] != "succeeded" and not any(a["status"] == "succeeded" for a in history[1:])
-    )
-
-
-def _broken_histories(ctx: ScenarioContext, succeeded: list[dict[str, Any]]) -> int:
-    wanted = list(range(1, STEPS + 1))
-    seqs: dict[str, dict[Any, list[int]]] = {}
-    for table in ("checkpoints", "events"):
-        found: dict[Any, list[int]] = defaultdict(list)
-        for row in ctx.observer.child_rows(table, NAME):
-            found[row["run_id"]].append(row["seq"])
-        seqs[table] = found
-    return sum(
-        1 for r in succeeded if any(sorted(seqs[t][r["run_id"]]) != wanted for t in ("checkpoints", "events"))
     )
 
 

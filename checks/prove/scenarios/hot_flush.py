@@ -15,7 +15,6 @@ once their holders had a step's time to beat.
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from typing import Any
 
 from psycopg import sql
@@ -23,7 +22,7 @@ from psycopg import sql
 from agentddl.checks.prove import hot
 from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.result import ScenarioResult
-from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
+from agentddl.checks.prove.scenarios.base import ScenarioContext, broken_histories, errors
 from agentddl.checks.prove.worker import Task, WorkerContext
 
 NAME = "hot_flush"
@@ -137,24 +136,11 @@ def _observe(ctx: ScenarioContext, runs: int, losses: _Losses) -> dict[str, Any]
         "runs_completed": len(succeeded),
         "stuck_runs": live,
         "lost_runs": runs - len(succeeded) - live,
-        "broken_history": _broken_histories(ctx, succeeded),
+        "broken_history": broken_histories(ctx, succeeded, STEPS),
         "leases_lost": sum(1 for line in journal if line["kind"] == "lease_lost"),
         "leases_lapsed": len(losses.lapsed),
         "errors": errors(journal),
     }
-
-
-def _broken_histories(ctx: ScenarioContext, succeeded: list[dict[str, Any]]) -> int:
-    wanted = list(range(1, STEPS + 1))
-    seqs: dict[str, dict[Any, list[int]]] = {}
-    for table in ("checkpoints", "events"):
-        found: dict[Any, list[int]] = defaultdict(list)
-        for row in ctx.observer.child_rows(table, NAME):
-            found[row["run_id"]].append(row["seq"])
-        seqs[table] = found
-    return sum(
-        1 for r in succeeded if any(sorted(seqs[t][r["run_id"]]) != wanted for t in ("checkpoints", "events"))
-    )
 
 
 def work_drain(w: WorkerContext, tenant: Any, step_seconds: float) -> dict[str, int]:

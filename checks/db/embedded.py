@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import pwd
 import shutil
@@ -21,6 +22,7 @@ from agentddl.generator.errors import AgentDDLError
 
 # PostgreSQL refuses to run as root; as root we run it as this system user.
 SERVER_USER = "agentddl-pg"
+USERADD_LOCK = Path(tempfile.gettempdir()) / "agentddl-useradd.lock"
 STARTUP_TIMEOUT_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 10.0
 PORT_ATTEMPTS = 3
@@ -47,6 +49,17 @@ def server_user() -> pwd.struct_passwd | None:
     try:
         return pwd.getpwnam(SERVER_USER)
     except KeyError:
+        pass
+    # Two processes starting their first server at once (pytest-xdist workers, two CLI
+    # runs) must not both run useradd: concurrent writers of /etc/passwd left one with a
+    # uid that no longer existed a moment later ("initdb: could not look up effective
+    # user ID"). One creates the user under an exclusive lock; the others then read it.
+    with open(USERADD_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return pwd.getpwnam(SERVER_USER)
+        except KeyError:
+            pass
         command = ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin"]
         result = subprocess.run([*command, SERVER_USER], capture_output=True, text=True)
         if result.returncode != 0:

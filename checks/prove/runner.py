@@ -4,8 +4,10 @@ processes, and the scenarios one after another; the result."""
 from __future__ import annotations
 
 import importlib
+import pathlib
 import tempfile
 import time
+import traceback
 
 import psycopg
 
@@ -151,7 +153,7 @@ def _scenarios(
             for name in options.scenarios or default_scenarios(model):
                 progress(f"{strategy} {name}: running")
                 ctx = ScenarioContext(name, model, pool, observer, options, journal_dir, tenants, coordinator)
-                result = importlib.import_module(f"agentddl.checks.prove.scenarios.{name}").run(ctx)
+                result = _run_scenario(name, ctx, strategy)
                 observer.retire(name)
                 results.append(result)
                 progress(_said(result))
@@ -162,6 +164,29 @@ def _scenarios(
             if coordinator is not None:
                 coordinator.close()
     return results
+
+
+def _run_scenario(name: str, ctx: ScenarioContext, strategy: str) -> ScenarioResult:
+    """One scenario. A server's refusal propagates (prove_model words it); a bug in a
+    scenario's own code (an observer's arithmetic, say) is a one-line error that names
+    where it happened, never a traceback."""
+    try:
+        result: ScenarioResult = importlib.import_module(f"agentddl.checks.prove.scenarios.{name}").run(ctx)
+    except (psycopg.Error, AgentDDLError, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        raise AgentDDLError(f"prove {strategy} {name}: {located(error)}") from error
+    return result
+
+
+def located(error: BaseException) -> str:
+    """'file:line in function: Type: message' of the innermost frame an exception came from."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return f"{type(error).__name__}: {error}"
+    frame = frames[-1]
+    where = f"{pathlib.Path(frame.filename).name}:{frame.lineno} in {frame.name}"
+    return f"{where}: {type(error).__name__}: {error}"
 
 
 def _said(result: ScenarioResult) -> str:

@@ -22,6 +22,7 @@ from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import Row, Task, WorkerContext
+from agentddl.generator.render.queries.base import backoff_wait
 
 NAME = "poison_message"
 MAX_ATTEMPTS = 2  # of the scenario's messages (a column of each): small, so the bound is reached
@@ -187,7 +188,7 @@ def _handle(w: WorkerContext, rt: Any, relay_id: str, message: Row, counts: dict
             )
             w.conn.commit()
             if failed is not None:
-                wait = 0.0 if failed["dead"] else BACKOFF_SECONDS * 2 ** (failed["delivery_attempts"] - 1)
+                wait = 0.0 if failed["dead"] else backoff_wait(BACKOFF_SECONDS, failed["delivery_attempts"])
                 w.journal.write("refused", message=str(message["message_id"]), wait=wait, dead=failed["dead"])
                 counts["refused"] += 1
             return

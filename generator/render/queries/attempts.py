@@ -8,15 +8,15 @@ with transition_run.
 from __future__ import annotations
 
 from agentddl.generator.render.queries.base import (
+    BACKOFF_CAP,
     LEASE_END,
     LEASE_HASH,
     Ctx,
     Query,
+    backoff_sql,
     returning,
     where,
 )
-
-BACKOFF_CAP = 10  # retry delay stops doubling after 2^10 x backoff_seconds
 
 
 def attempt_queries(c: Ctx) -> tuple[Query, ...]:
@@ -172,10 +172,7 @@ def complete_attempt(c: Ctx) -> Query:
 
 def fail_attempt(c: Ctx) -> Query:
     retry = "CAST(:retryable AS boolean) AND r.attempt_count < r.max_attempts"
-    delay = (
-        f"CAST(:backoff_seconds AS integer) * power(2, least(r.attempt_count - 1, {BACKOFF_CAP}))"
-        " * interval '1 second'"
-    )
+    delay = backoff_sql("CAST(:backoff_seconds AS integer)", "r.attempt_count") + " * interval '1 second'"
     run_set = (
         f"status = CASE WHEN {retry} THEN 'queued' ELSE 'failed' END,\n"
         f"        wake_at = CASE WHEN {retry} THEN now() + {delay} ELSE r.wake_at END,\n"

@@ -107,5 +107,20 @@ def seconds(value: int) -> str:
     return f"interval '{int(value)} seconds'"
 
 
+# A retry waits backoff_seconds x 2^(attempt - 1), doubling at most BACKOFF_CAP times.
+BACKOFF_CAP = 10
+
+
+def backoff_sql(base: str, attempt: str) -> str:
+    """The retry delay as the queries compute it (a number of seconds)."""
+    return f"{base} * power(2, least({attempt} - 1, {BACKOFF_CAP}))"
+
+
+def backoff_wait(base: float, attempt: int) -> float:
+    """backoff_sql in Python, the same cap: what a caller (prove's observers) expects the
+    server to have set after `attempt` tries."""
+    return base * 2.0 ** min(max(attempt - 1, 0), BACKOFF_CAP)
+
+
 LEASE_HASH = "sha256(convert_to(CAST(:lease_token AS text), 'UTF8'))"
 LEASE_END = "now() + CAST(:lease_seconds AS integer) * interval '1 second'"

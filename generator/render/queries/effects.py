@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from agentddl.generator.render.queries.base import LEASE_HASH, Ctx, Query, returning, where
+from agentddl.generator.render.queries.base import (
+    BACKOFF_CAP,
+    LEASE_HASH,
+    Ctx,
+    Query,
+    backoff_sql,
+    returning,
+    where,
+)
 from agentddl.generator.render.queries.history import fenced_params, fenced_run
 
 MESSAGE_READ = ("message_id", "run_id", "topic", "payload", "created_at", "available_at", "delivery_attempts")
 DEAD_READ = ("message_id", "run_id", "topic", "created_at", "delivery_attempts", "last_error", "dead_at")
-BACKOFF_CAP = 10  # the wait after a failed delivery stops doubling after 2^10 x backoff_seconds
 
 
 def effect_queries(c: Ctx) -> tuple[Query, ...]:
@@ -259,10 +266,7 @@ def mark_delivered(c: Ctx) -> Query:
 
 def fail_delivery(c: Ctx) -> Query:
     spent = "m.delivery_attempts >= m.max_attempts"
-    delay = (
-        f"CAST(:backoff_seconds AS integer) * power(2, least(m.delivery_attempts - 1, {BACKOFF_CAP}))"
-        " * interval '1 second'"
-    )
+    delay = backoff_sql("CAST(:backoff_seconds AS integer)", "m.delivery_attempts") + " * interval '1 second'"
     sql = (
         f"UPDATE {c.t('outbox')} AS m\n"
         "SET claimed_by = NULL, claimed_until = NULL,\n"

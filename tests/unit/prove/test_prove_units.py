@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -14,8 +15,11 @@ from agentddl.checks.cli.main import main
 from agentddl.checks.db.runtime import role_of
 from agentddl.checks.prove.journal import Journal, read_journal
 from agentddl.checks.prove.result import TOTAL_KEYS, ProveResult, ScenarioResult, verdict
+from agentddl.checks.prove.runner import _run_scenario
 from agentddl.checks.prove.scenarios.base import overlapping_attempts
 from agentddl.checks.prove.scenarios.idempotency import MUST_BE_ZERO, judge
+from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.render.queries.base import BACKOFF_CAP, backoff_sql, backoff_wait
 
 T0 = datetime(2026, 1, 1)
 
@@ -181,3 +185,31 @@ def test_existing_is_a_deprecated_alias_with_one_note(capsys: pytest.CaptureFixt
     note = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
     assert lines[0] == note
     assert lines[1].startswith("agentddl: cannot connect to PostgreSQL at 127.0.0.1:1/") and len(lines) == 2
+
+
+def test_the_observers_backoff_is_the_queries_capped_one() -> None:
+    """poison_message's observer once computed 2 ** (attempts - 1) uncapped: on a fast
+    machine with the dead-letter guard removed, a message tried ~1,100 times overflowed a
+    float and prove crashed instead of reporting the weakening broken."""
+    assert [backoff_wait(1, n) for n in (1, 2, 3, 11)] == [1, 2, 4, 1024]
+    assert backoff_wait(1, 5_000) == backoff_wait(1, 11) == 2**BACKOFF_CAP
+    assert backoff_wait(30, 0) == 30
+    sql = backoff_sql("CAST(:backoff_seconds AS integer)", "m.delivery_attempts")
+    assert f"least(m.delivery_attempts - 1, {BACKOFF_CAP})" in sql
+
+
+def test_a_crash_in_a_scenarios_own_code_is_one_located_error() -> None:
+    class Broken:
+        @staticmethod
+        def run(ctx: object) -> object:
+            return 1.0 + 2**5000  # what the uncapped observer did
+
+    sys.modules["agentddl.checks.prove.scenarios._broken_for_test"] = Broken  # type: ignore[assignment]
+    try:
+        with pytest.raises(AgentDDLError) as raised:
+            _run_scenario("_broken_for_test", None, "optimistic")  # type: ignore[arg-type]
+    finally:
+        del sys.modules["agentddl.checks.prove.scenarios._broken_for_test"]
+    message = str(raised.value)
+    assert message.startswith("prove optimistic _broken_for_test: test_prove_units.py:")
+    assert "in run: OverflowError" in message and "\n" not in message

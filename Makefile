@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PG_MAJORS ?= 14 16 17 18
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-delta bench-prove bench-audit bench-audit-reach bench-hot-state bench-hotpath bench-retention bench-lease-check property-profiles lint-eval clean
+.PHONY: demo test postgres generate docs check reinstall squawk bench-lint bench-trace bench-trace-clone bench-delta bench-prove bench-audit bench-audit-reach bench-hot-state bench-hotpath bench-peers bench-evidence bench-retention bench-lease-check property-profiles lint-eval clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,15 @@ BENCH_HOTPATH ?= --pg-version 15 --clients 8 --duration 10 --history 10000,10000
 bench-hotpath: reinstall postgres
 	$(BIN)/python tests/benchmarks/bench_hotpath.py $(BENCH_HOTPATH)
 
+# `agentddl bench` side by side with its peers on one durable embedded server: claim +
+# complete vs procrastinate and pgmq, checkpoint save and latest read vs
+# langgraph-checkpoint-postgres (pinned, `pip download`ed into build/peers, never installed),
+# each as ops/s ÷ the durable-commit floor, with server CPU and WAL per operation.
+# Quick look: BENCH_PEERS="--duration 2". The run's JSON: build/bench-peers.json.
+BENCH_PEERS ?= --pg-version 15 --clients 8 --duration 10
+bench-peers: reinstall postgres
+	$(BIN)/python tests/benchmarks/peer_bench.py $(BENCH_PEERS)
+
 # Partition maintenance under `agentddl trace --load` at 1,000,000 events: how long claims
 # and step writes wait on it (quiet, and while a report's transaction stays open), for the
 # scheduled procedure and for the psql recipe of partition_steps().
@@ -118,6 +127,14 @@ bench-retention: reinstall postgres
 # writes + complete throughput with and without it, alternating rounds, the ratio.
 bench-lease-check: reinstall postgres
 	$(BIN)/python tests/benchmarks/lease_check_bench.py
+
+# Where the hot paths' cost goes (issue 13): per hot path, pg_waldump of its segment by
+# relation and pg_stat_statements per statement, then the plans each hot query runs with
+# after twelve prepared executions, cold and seeded, on a durable embedded PostgreSQL 15.
+# Quick look: BENCH_EVIDENCE="--history 10000 --duration 2".
+BENCH_EVIDENCE ?= --pg-version 15 --history 1000000 --clients 8 --duration 10
+bench-evidence: reinstall postgres
+	$(BIN)/python tests/benchmarks/bench_evidence.py $(BENCH_EVIDENCE)
 
 # The property-based test at length: PROPERTY_EXAMPLES profiles drawn afresh, each through
 # generate -> apply -> verify -> audit -> a short prove (the suite runs 2, always the same).

@@ -4,10 +4,13 @@ strategy, lease, outbox, payload limits, role names), keeps the valid ones, and 
 must go through generate -> apply -> verify -> audit (small volume) -> a short prove
 with no finding.
 
-The suite runs a few examples, the same ones every time (derandomized), to stay fast;
-`make property-profiles` runs many more, drawn afresh (AGENTDDL_PROPERTY_EXAMPLES=<n>,
-AGENTDDL_PROPERTY_FRESH=1; pytest's --hypothesis-seed replays a run). A drawn engine
-newer than the newest tested server is skipped by assume().
+The suite runs a few examples, the same ones every time (derandomized, Hypothesis pinned
+in pyproject.toml), to stay fast, and always the corners (CORNERS, @example): each lock
+strategy once, with tenancy and row-level security, pg_partman retention, another schema
+name and single-tenant spread across them. `make property-profiles` runs many more,
+drawn afresh (AGENTDDL_PROPERTY_EXAMPLES=<n>, AGENTDDL_PROPERTY_FRESH=1; pytest's
+--hypothesis-seed replays a run), the corners too. A drawn engine newer than the newest
+tested server is skipped by assume().
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from typing import Any
 
 import psycopg
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from measured_lease import lease_seconds
 from pydantic import ValidationError
 
 from agentddl.checks.audit import AuditOptions, audit_database
@@ -31,7 +35,7 @@ from agentddl.checks.verify import make_context, run_rules
 from agentddl.checks.verify.reference import read_reference
 from agentddl.generator.artifacts import render_artifacts
 from agentddl.generator.model import derive
-from agentddl.generator.profile import Profile
+from agentddl.generator.profile import LockStrategy, Profile
 
 EXAMPLES = int(os.environ.get("AGENTDDL_PROPERTY_EXAMPLES", "2"))
 FRESH = os.environ.get("AGENTDDL_PROPERTY_FRESH") == "1"  # draw anew (else the same examples each run)
@@ -39,9 +43,8 @@ NEWEST = 18
 AUDIT_EVENTS = 3_000
 # A short prove: every scenario that needs no lease to run out or worker to die (those
 # are proven per strategy in tests/integration/prove).
-PROVE = ProveOptions(
+PROVE = ProveOptions(  # lease_seconds: measured (tests/measured_lease.py)
     runs=8,
-    lease_seconds=1,
     scenarios=(
         "claim_race",
         "stale_writer",
@@ -110,6 +113,68 @@ def profile_data(draw: st.DrawFn, newest: int) -> dict[str, Any]:
     return data
 
 
+def corner(
+    lock_strategy: str, engine: int, schema: str, tenancy: dict[str, Any], **retention: Any
+) -> dict[str, Any]:
+    """A whole profile as profile_data draws one, every key set: a corner the suite always runs."""
+    return {
+        "profile": 1,
+        "name": f"corner_{lock_strategy}",
+        "engine": {"version": engine},
+        "schema": schema,
+        "tenancy": {"type": "uuid", "row_level_security": False, "on_tenant_delete": "cascade", **tenancy},
+        "volume": {
+            "steps_per_second": 200,
+            "runs_per_day": 100_000,
+            "checkpoint_bytes": "8kB",
+            "events_per_step": 3,
+        },
+        "retention": {
+            "events": "7d",
+            "checkpoints": "3d",
+            "outbox_delivered": "1d",
+            "runs": "90d",
+            "partition_manager": "builtin",
+            "scheduler": "external",
+            "runway": 7,
+            **retention,
+        },
+        "lock_strategy": lock_strategy,
+        "lease": {"duration": "60s", "max_attempts": 5},
+        "outbox": {"max_attempts": 5, "backoff": "30s"},
+        "payload": {
+            "compression": "lz4",
+            "inline_limit": "64kB",
+            "event_limit": "4kB",
+            "outbox_limit": "64kB",
+        },
+    }
+
+
+# Each lock strategy once; across them: a tenant column under row-level security (twice,
+# one of them under other role names), pg_partman's retention (on Debian's 15, as
+# schemas/examples/partman.yaml), two other schema names, single-tenant, the oldest engine.
+CORNERS = (
+    corner("skip_locked", 18, "agent", {"column": "tenant_id", "row_level_security": True}),
+    corner(
+        "optimistic",
+        15,
+        "agent",
+        {"column": "tenant_id", "type": "bigint"},
+        partition_manager="pg_partman",
+        scheduler="pg_cron",
+        events="30d",
+        checkpoints="14d",
+        runs="365d",
+    ),
+    {
+        **corner("advisory", 17, "wf", {"column": "org_id", "type": "text", "row_level_security": True}),
+        "roles": {kind: f"corner_{kind}" for kind in ("owner", "app", "relay", "readonly")},
+    },
+    corner("lease", 14, "runtime_x", {"column": None}),
+)
+
+
 def valid(data: dict[str, Any]) -> Profile | None:
     try:
         return Profile.model_validate(data)
@@ -138,6 +203,10 @@ def pool() -> Iterator[Pool]:
     ],
 )
 @given(data=profile_data(NEWEST))
+@example(data=CORNERS[0])
+@example(data=CORNERS[1])
+@example(data=CORNERS[2])
+@example(data=CORNERS[3])
 def test_every_valid_profile_passes_its_own_checks(
     data: dict[str, Any], pg_servers: Any, pg_server_latest: Any, pool: Pool
 ) -> None:
@@ -160,6 +229,19 @@ def test_every_valid_profile_passes_its_own_checks(
         with psycopg.connect(dsn) as conn:  # audit
             audited = audit_database(conn, model, audit_paths(model, ()), AuditOptions(hypopg=False))
         assert audited.passed, [f for f in audited.findings if f.is_error]
-    options = ProveOptions(**{**PROVE.__dict__, "workers": pool.size})
+    options = ProveOptions(**{**PROVE.__dict__, "workers": pool.size, "lease_seconds": lease_seconds(server)})
     proven = run(ProveRequest(profile, options, server=server.admin_dsn), pool=pool)  # a short prove
     assert proven.held, [(s.name, s.violations) for s in proven.scenarios if not s.held]
+
+
+def test_the_corners_are_valid_and_cover_every_lock_strategy() -> None:
+    """The @example corners must not be skipped by assume(): each is a valid profile a
+    tested server can run, and together they cover what CORNERS says."""
+    profiles = [valid(data) for data in CORNERS]
+    assert all(p is not None and p.engine.version <= NEWEST for p in profiles), profiles
+    found = [p for p in profiles if p is not None]
+    assert sorted(p.lock_strategy.value for p in found) == sorted(s.value for s in LockStrategy)
+    assert any(p.tenancy.column and p.tenancy.row_level_security for p in found)
+    assert any(p.retention.partition_manager == "pg_partman" for p in found)
+    assert {p.schema_name for p in found} - {"agent"}
+    assert any(p.tenancy.column is None for p in found)

@@ -245,8 +245,8 @@ def _counters(server: PostgresServer, dsn: str) -> tuple[Any, ...]:
     """The server's next transaction id (any write anywhere on it takes one) and the
     target's tuples written."""
     database = dsn.rsplit("/", 1)[1]
-    time.sleep(0.6)  # backends that just ended have flushed their statistics
     with connect(server.admin_dsn) as conn:
+        _until_alone(conn, database)
         conn.execute("SELECT pg_stat_clear_snapshot()")
         row = conn.execute(
             "SELECT txid_snapshot_xmax(txid_current_snapshot()), tup_inserted, tup_updated, tup_deleted"
@@ -255,6 +255,17 @@ def _counters(server: PostgresServer, dsn: str) -> tuple[Any, ...]:
         ).fetchone()
     assert row is not None
     return tuple(row)
+
+
+def _until_alone(conn: Any, database: str) -> None:
+    """Until no session is connected to `database` any more: a backend flushes its
+    statistics as it exits, before it leaves pg_stat_activity, so what the sessions that
+    just ended wrote is counted (however slowly they exit). A minute at most."""
+    deadline = time.monotonic() + 60
+    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"
+    while (row := conn.execute(query, [database]).fetchone()) is not None and row[0]:
+        assert time.monotonic() < deadline, f"sessions still connected to {database} after a minute"
+        time.sleep(0.01)
 
 
 def _ratio(hits: int, total: int) -> float:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -306,16 +305,29 @@ def test_maintenance_after_an_outage_fills_the_gap(db: psycopg.Connection[tuple[
 
 def test_generated_ids_are_time_ordered_version_7(db: psycopg.Connection[tuple[object, ...]]) -> None:
     """uuidv7() on 18, the schema's uuid_v7() before: new keys land on the right edge of the
-    B-trees (a random uuid puts each insert on a random leaf)."""
-    before_ms = int(time.time() * 1000)
+    B-trees (a random uuid puts each insert on a random leaf). Each id's 48-bit prefix is
+    the server's clock (Unix ms) while its insert ran, read on the server before and after
+    it (not this process's clock: the server may be another machine); the next insert waits
+    until the server's clock has passed that millisecond, however long that takes."""
+    ids: list[uuid.UUID] = []
     for n in range(6):
-        db.execute("INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, %s)", (TENANT_A, f"ordered-{n}"))
-        time.sleep(0.003)  # a later millisecond: the 48-bit prefix orders them
-    after_ms = int(time.time() * 1000)
-    rows = db.execute(
-        "SELECT run_id FROM agent.runs WHERE kind LIKE 'ordered-%%' ORDER BY kind"
-    ).fetchall()
-    ids = [row[0] for row in rows]
-    assert all(isinstance(i, uuid.UUID) and i.version == 7 and i.variant == uuid.RFC_4122 for i in ids)
+        before = server_ms(db)
+        row = db.execute(
+            "INSERT INTO agent.runs (tenant_id, kind) VALUES (%s, %s) RETURNING run_id",
+            (TENANT_A, f"ordered-{n}"),
+        ).fetchone()
+        after = server_ms(db)
+        assert row is not None and isinstance(row[0], uuid.UUID)
+        ids.append(row[0])
+        stamp = row[0].int >> 80
+        assert int(before) <= stamp <= int(after) + 1, (before, stamp, after)  # uuid_v7(): rounded
+        while server_ms(db) < stamp + 1:  # a later millisecond: the prefix alone orders them
+            pass
+    assert all(i.version == 7 and i.variant == uuid.RFC_4122 for i in ids)
     assert ids == sorted(ids) and len(set(ids)) == 6
-    assert all(before_ms - 1 <= i.int >> 80 <= after_ms + 1 for i in ids)  # type: ignore[union-attr]
+
+
+def server_ms(db: psycopg.Connection[tuple[object, ...]]) -> float:
+    row = db.execute("SELECT extract(epoch FROM clock_timestamp()) * 1000").fetchone()
+    assert row is not None
+    return float(row[0])  # type: ignore[arg-type]

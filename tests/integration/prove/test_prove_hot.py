@@ -1,7 +1,9 @@
 """prove with the hot projection in Redis (hot_state.store: redis), on a real PostgreSQL
 and a real redis-server: the hot scenarios hold on the generated module and show what
 they exercised, the totals stay at zero, and each guard of the module, taken away, is
-reported broken for the right reason."""
+reported broken for the right reason. The lease is measured (tests/measured_lease.py): a
+healthy holder whose lease lapses counts against hot_flush, so a loaded machine's stalls
+must not outlast it."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hot_weakenings import HOT_WEAKENINGS, HotWeakening
+from measured_lease import lease_seconds
 from profiles import ROOT, example_profiles, with_version
 
 from agentddl.checks.cli.main import main
@@ -24,7 +27,7 @@ from agentddl.generator.profile import Profile
 from agentddl.generator.render.hot import render_module
 
 PROFILES = example_profiles()
-SMALL = ProveOptions(runs=30, lease_seconds=1)  # workers: the pool's
+SMALL = ProveOptions(runs=30)  # workers: the pool's; lease_seconds: measured
 HOT = {"store": "redis", "running_ttl": 120}
 
 
@@ -37,7 +40,8 @@ def test_every_hot_scenario_holds_and_the_totals_stay_at_zero(
     pg_server_latest: PostgresServer, prove_pool: Pool
 ) -> None:
     profile = hot(PROFILES["default"], pg_server_latest)
-    options = replace(SMALL, workers=prove_pool.size, scenarios=HOT_SCENARIOS)
+    lease = lease_seconds(pg_server_latest)
+    options = replace(SMALL, workers=prove_pool.size, lease_seconds=lease, scenarios=HOT_SCENARIOS)
     report = run(ProveRequest(profile, options, server=pg_server_latest.admin_dsn), pool=prove_pool)
     assert report.held, [(s.name, s.violations) for s in report.scenarios if s.violations]
     counts = {s.name: s.counts for s in report.scenarios}
@@ -58,9 +62,8 @@ def test_the_read_path_and_fencing_hold_under_rls_and_single_tenant(
     pg_server_latest: PostgresServer, prove_pool: Pool, name: str
 ) -> None:
     profile = hot(PROFILES[name], pg_server_latest)
-    options = replace(
-        SMALL, workers=prove_pool.size, scenarios=("hot_stale_writer", "hot_tenant_read")
-    )
+    lease, scenarios = lease_seconds(pg_server_latest), ("hot_stale_writer", "hot_tenant_read")
+    options = replace(SMALL, workers=prove_pool.size, lease_seconds=lease, scenarios=scenarios)
     report = run(ProveRequest(profile, options, server=pg_server_latest.admin_dsn), pool=prove_pool)
     assert report.held, [(s.name, s.violations) for s in report.scenarios if s.violations]
     probes = next(s for s in report.scenarios if s.name == "hot_tenant_read").counts
@@ -73,7 +76,11 @@ def test_a_weakened_hot_state_module_is_reported_broken(
 ) -> None:
     profile = hot(PROFILES["default"], pg_server_latest)
     model = derive(profile)
-    options = replace(SMALL, workers=prove_pool.size, scenarios=(weakening.scenario,), stall=2.0)
+    lease = lease_seconds(pg_server_latest)
+    stall = 2.0 * lease  # short: it can only end a weakened run sooner
+    options = replace(
+        SMALL, workers=prove_pool.size, lease_seconds=lease, scenarios=(weakening.scenario,), stall=stall
+    )
     with pg_server_latest.scratch_database() as dsn:
         with connect(dsn, autocommit=True) as conn:
             install_schema(conn, model)
@@ -115,7 +122,8 @@ def test_a_given_redis_keeps_what_is_not_provess(
     profile = tmp_path / "hot.yaml"
     profile.write_text("profile: 1\nname: hot\nhot_state: {store: redis}\n")
     argv = ["prove", "-p", str(profile), "--server", pg_server_latest.admin_dsn, "--redis", redis_url]
-    small = ["--workers", "2", "--runs", "10", "--lease-seconds", "1", "--format", "json"]
+    lease = str(lease_seconds(pg_server_latest))
+    small = ["--workers", "2", "--runs", "10", "--lease-seconds", lease, "--format", "json"]
     assert main([*argv, *small, "--scenario", "hot_flush"]) == 0
     report = json.loads(capsys.readouterr().out)
     (scenario,) = report["scenarios"]

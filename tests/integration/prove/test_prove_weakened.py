@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from measured_lease import lease_seconds
 from profiles import example_profiles, with_strategy, with_version
 from prove_weakenings import (
     APPROVAL_TWICE,
@@ -28,9 +29,10 @@ from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
 
 PROFILES = example_profiles()
-# A short stall is safe here: it can only end a weakened run sooner, and what is left
-# unfinished then counts against the weakened schema, never for it.
-OPTIONS = ProveOptions(runs=30, lease_seconds=1, stall=2.0)  # workers: the pool's
+# workers: the pool's; lease_seconds: measured (tests/measured_lease.py); stall: two
+# leases. A short stall is safe here: it can only end a weakened run sooner, and what is
+# left unfinished then counts against the weakened schema, never for it.
+OPTIONS = ProveOptions(runs=30)
 # Where a broken race shows in some races only: enough of them that missing every one
 # is far less likely than one in a million.
 SCALE = {"version_races": replace(OPTIONS, runs=400)}
@@ -38,8 +40,13 @@ SCALE = {"version_races": replace(OPTIONS, runs=400)}
 
 def assert_broken(server: PostgresServer, pool: Pool, profile: Profile, weakening: Weakening) -> None:
     profile = with_version(profile, server.version)
+    lease = lease_seconds(server)
     options = replace(
-        SCALE.get(weakening.scenario, OPTIONS), workers=pool.size, scenarios=(weakening.scenario,)
+        SCALE.get(weakening.scenario, OPTIONS),
+        workers=pool.size,
+        lease_seconds=lease,
+        stall=2.0 * lease,
+        scenarios=(weakening.scenario,),
     )
     with server.scratch_database() as dsn:
         queries = weakening.install(derive(profile), dsn)

@@ -22,7 +22,7 @@ from agentddl.checks.trace.types import StatementTrace
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
 SCHEMA = FIXTURES / "schema.sql"
 _EXPECT = re.compile(r"^-- expect: (\S+)\s*(.*)$")
-_ALONGSIDE = re.compile(r"^-- alongside (\S+) (\S+): (.+)$")  # from, until (seconds): SQL
+_ALONGSIDE = re.compile(r"^-- alongside (\S+) (end|waited): (.+)$")  # from (seconds), until: SQL
 
 
 @dataclass
@@ -38,8 +38,10 @@ def parse(path: Path) -> Fixture:
     fixture = Fixture(path)
     pending: list[tuple[str, list[str]]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if (match := _ALONGSIDE.match(line)) is not None:
-            fixture.blockers.append(Blocker(float(match.group(1)), float(match.group(2)), match.group(3)))
+        if line.startswith("-- alongside"):
+            match = _ALONGSIDE.match(line)
+            assert match is not None, f"{path.name}:{number}: until is end or waited: {line}"
+            fixture.blockers.append(Blocker(float(match.group(1)), match.group(2), match.group(3)))
         elif (match := _EXPECT.match(line)) is not None:
             pending.append((match.group(1), match.group(2).split()))
         elif line.strip() and not line.startswith("--") and pending:

@@ -1,6 +1,12 @@
 """`trace --load`: the runtime's queries run while the migration applies; a plain CREATE
 INDEX makes writers wait for as long as its SHARE lock is held, CONCURRENTLY makes nobody
-wait. Small scale: the default profile's schema without seeded rows, four sessions."""
+wait. Small scale: the default profile's schema without seeded rows, four sessions.
+Nothing here depends on the machine's speed: the plain index's transaction holds its lock
+from the moment every session queues behind it for 0.6 s or three times as long as they
+took to get there (so a writer waits at least 0.6 s, and the workload stands still for
+three quarters of the transaction: it completes fewer calls per second than in the
+better of the windows before and after it, whichever a busy machine slowed down), and
+"nobody waits" is nobody seen waiting at all."""
 
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ from agentddl.generator.model import derive
 from agentddl.generator.profile import load_profile
 
 LOAD = Path(__file__).parents[2] / "fixtures" / "trace" / "load"
-HELD_SECONDS = 0.6  # the pg_sleep in both fixtures
+HELD_SECONDS = 0.6  # the pg_sleep in both fixtures (in create_index.sql, at least, once all wait)
 
 
 def traced(server: PostgresServer, name: str) -> TraceResult:
@@ -34,21 +40,20 @@ def test_a_plain_create_index_blocks_writers_while_its_lock_is_held(trace_server
     by_sql = {s.sql.split()[0] + " " + s.sql.split()[1]: s for s in result.statements}
     index = by_sql["CREATE INDEX"]
     assert index.strongest_lock == "ShareLock"
-    assert index.blocked_ms is not None and index.blocked_ms >= HELD_SECONDS * 1000 * 0.5
+    assert index.blocked_ms is not None and index.blocked_ms >= HELD_SECONDS * 1000
     assert index.lock_held_ms >= HELD_SECONDS * 1000
     assert "workload-blocked" in {f.name for f in result.findings}
     assert result.throughput is not None and result.throughput.queries > 0
-    assert result.throughput.during < result.throughput.before
+    assert result.throughput.during < max(result.throughput.before, result.throughput.after)
 
 
 def test_create_index_concurrently_blocks_nobody(trace_server: PostgresServer) -> None:
     result = traced(trace_server, "create_index_concurrently.sql")
     assert [s.error for s in result.statements] == [None, None]
-    # (its SHARE UPDATE EXCLUSIVE is only seen while it runs, and on an empty table it is
-    # over within a sample or two: 02_create_index_concurrently.sql makes it wait to see it)
-    assert all((s.blocked_ms or 0.0) < 100 for s in result.statements), [
-        s.blocked_ms for s in result.statements
-    ]
+    # No workload call was seen waiting on a lock while it ran (its SHARE UPDATE EXCLUSIVE
+    # is only seen while it runs, and on an empty table it is over within a sample or two:
+    # 02_create_index_concurrently.sql makes it wait to see it)
+    assert [s.blocked_ms for s in result.statements] == [0.0, 0.0]
     assert result.throughput is not None and result.throughput.during > 0
     assert "workload-blocked" not in {f.name for f in result.findings}
 

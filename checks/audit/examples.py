@@ -49,6 +49,7 @@ CONSTANTS: dict[str, object] = {
     "state_schema_version": 1,
     "next_nodes": ["audit_next"],
     "completed_nodes": ["audit_done"],
+    "metadata": Jsonb({"code_version": "audit"}),
     "payload_ref": None,
     "payload_bytes": None,
     "payload_sha256": None,
@@ -133,7 +134,22 @@ def read_samples(conn: psycopg.Connection[Any], model: SchemaModel) -> Samples:
     values |= _part_samples(cur, model, tenant, scope, run)
     now: datetime = _one(cur, "SELECT now()", model, tenant)
     values |= {"window_start": now - timedelta(hours=1), "window_end": now}
+    values |= _batch_samples(values, tenant)
     return Samples(values)
+
+
+def _batch_samples(values: dict[str, object], tenant: str | None) -> dict[str, object]:
+    """complete_attempts' arrays: the subject run as a batch of one (a batch plans per
+    element as a single completion does)."""
+    batch: dict[str, object] = {
+        "run_ids": [values["run_id"]],
+        "fencing_tokens": [values["fencing_token"]],
+        "lease_tokens": [CONSTANTS["lease_token"]],
+        "results": [CONSTANTS["result"]],
+    }
+    if tenant:
+        batch[f"{tenant}s"] = [values["run_tenant"]]
+    return batch
 
 
 def _part_samples(

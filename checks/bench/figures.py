@@ -33,6 +33,8 @@ class Figures:
     first_error: str | None = None
     wal_from: str | None = None  # the WAL it wrote: pg_waldump -s wal_from -e wal_to
     wal_to: str | None = None
+    runs_updates: int = 0  # updates of runs during the segment (pg_stat_user_tables)
+    runs_hot_share: float | None = None  # the share of them that were HOT (None: no update)
 
     def to_json(self) -> dict[str, Any]:
         return {key: _rounded(value) for key, value in asdict(self).items()}
@@ -74,6 +76,8 @@ def figures(workload: Workload, measured: list[Measured], delta: Delta) -> Figur
         first_error,
         delta.wal_from,
         delta.wal_to,
+        int(delta.runs_updates),
+        delta.runs_hot_updates / delta.runs_updates if delta.runs_updates > 0 else None,
     )
 
 

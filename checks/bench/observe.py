@@ -4,6 +4,8 @@
   WAL records and full-page images: `pg_stat_wal` (14+; the clients force their
   statistics out before the second snapshot). Both are the whole server's: autovacuum
   and any other client count too, which is why a quiet server is the place to bench.
+- HOT: updates of the schema's `runs` and how many of them were HOT, from
+  `pg_stat_user_tables` (forced out by the clients like the WAL statistics).
 - CPU: when the clients' server backends are processes of this machine (an embedded
   server, or a local one), their CPU time from /proc (`schedstat`, nanoseconds; `stat`
   ticks where it is missing), and that of every process of the server (walwriter,
@@ -39,12 +41,23 @@ SETTINGS = (
     "data_directory",
 )
 RAM_FILE_SYSTEMS = frozenset({"tmpfs", "ramfs"})
+COUNTERS = (
+    "wal_position",
+    "wal_records",
+    "wal_fpi",
+    "active_ms",
+    "commits",
+    "runs_updates",
+    "runs_hot_updates",
+)
 SNAPSHOT = """
 SELECT pg_current_wal_insert_lsn()::text AS lsn,
     pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS wal_position,
     w.wal_records::float8 AS wal_records, w.wal_fpi::float8 AS wal_fpi,
-    d.active_time::float8 AS active_ms, d.xact_commit::float8 AS commits
+    d.active_time::float8 AS active_ms, d.xact_commit::float8 AS commits,
+    coalesce(t.n_tup_upd, 0)::float8 AS runs_updates, coalesce(t.n_tup_hot_upd, 0)::float8 AS runs_hot_updates
 FROM pg_stat_wal AS w, pg_stat_database AS d
+LEFT JOIN pg_stat_user_tables AS t ON t.schemaname = %(schema)s AND t.relname = 'runs'
 WHERE d.datname = current_database()
 """
 
@@ -70,6 +83,8 @@ class Delta:
     commits: float
     backends_cpu_ms: float | None
     server_cpu_ms: float | None
+    runs_updates: float = 0.0  # updates of the schema's runs table (pg_stat_user_tables)
+    runs_hot_updates: float = 0.0  # ... of which HOT (no index entry written)
 
 
 def server_settings(conn: psycopg.Connection[Any]) -> dict[str, str]:
@@ -150,16 +165,16 @@ def children(parent: int) -> list[int]:
 class Observer:
     """Snapshots of the server around each segment, on the coordinator's connection."""
 
-    def __init__(self, conn: psycopg.Connection[Any], backend_pids: list[int]) -> None:
-        self.conn, self.backend_pids = conn, backend_pids
+    def __init__(self, conn: psycopg.Connection[Any], backend_pids: list[int], schema: str = "") -> None:
+        self.conn, self.backend_pids, self.schema = conn, backend_pids, schema
         self.local = bool(backend_pids) and all(is_local_backend(pid) for pid in backend_pids)
         self.postmaster = parent_pid(backend_pids[0]) if self.local else None
         self.cpu_source = CPU_FROM_PROC if self.local else CPU_FROM_ACTIVE_TIME
 
     def snapshot(self) -> Snapshot:
-        row = self.conn.execute(SNAPSHOT).fetchone()
+        row = self.conn.execute(SNAPSHOT, {"schema": self.schema}).fetchone()
         assert row is not None
-        names = ("wal_position", "wal_records", "wal_fpi", "active_ms", "commits")
+        names = COUNTERS
         counters = dict(zip(names, (float(v or 0) for v in row[1:]), strict=True))
         if not self.local:
             return Snapshot(time.monotonic(), row[0], counters, None)
@@ -194,4 +209,6 @@ class Observer:
             c1["commits"] - c0["commits"],
             backends,
             server,
+            c1.get("runs_updates", 0.0) - c0.get("runs_updates", 0.0),
+            c1.get("runs_hot_updates", 0.0) - c0.get("runs_hot_updates", 0.0),
         )

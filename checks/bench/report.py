@@ -35,6 +35,7 @@ COLUMNS = (
     "WAL B/op",
     "FPI/op",
     "CPU ms/op",
+    "runs HOT %",
 )
 
 
@@ -123,6 +124,7 @@ def _costs(measured: list[Figures]) -> list[str]:
         _number(f.wal_bytes_per_op, 0),
         _number(f.wal_fpi_per_op, 2),
         _number(f.cpu_ms_per_op, 3),
+        _number(f.runs_hot_share * 100, 1) if f.runs_hot_share is not None else "",
     ]
 
 

@@ -159,7 +159,7 @@ class _Database:
         )
         pids = self.clients.configure(setup)
         try:
-            observer = Observer(conn, pids)
+            observer = Observer(conn, pids, self.model.schema)
             facts = _facts(conn, observer, embedded, self.options.checkpoint and stage.can_checkpoint)
             return self._segments(stage, observer, history), facts
         finally:

@@ -31,6 +31,7 @@ TENANTS = 4
 TENANT_ARRAY = {"uuid": "uuid[]", "bigint": "bigint[]", "text": "text[]"}
 LIVE_ROWS = (
     ("runs", "status IN ('queued', 'running', 'waiting')", "live runs"),
+    ("run_queue", "true", "live rows"),
     ("attempts", "status = 'active'", "active attempts"),
 )
 
@@ -152,10 +153,21 @@ class Stage:
             if column
             else []
         )
-        insert = sql.SQL("INSERT INTO {} ({}) SELECT {} FROM generate_series(0, %(count)s - 1) AS g").format(
+        keys = [sql.Identifier(c) for c in ((column,) if column else ())] + [sql.Identifier("run_id")]
+        # each run enters the live set (run_queue) with it, as start_run does
+        insert = sql.SQL(
+            "WITH started AS (INSERT INTO {} ({}) SELECT {} FROM generate_series(0, %(count)s - 1) AS g"
+            " RETURNING {}, created_at, priority, wake_at, max_attempts)"
+            " INSERT INTO {} ({}, run_created_at, priority, visible_at, max_attempts)"
+            " SELECT {}, created_at, priority, wake_at, max_attempts FROM started"
+        ).format(
             self.table("runs"),
             sql.SQL(", ").join(names),
             sql.SQL(", ").join([*tenant, sql.SQL("%(kind)s, '{}'::jsonb")]),
+            sql.SQL(", ").join(keys),
+            self.table("run_queue"),
+            sql.SQL(", ").join(keys),
+            sql.SQL(", ").join(keys),
         )
         params = {"tenants": self.tenants, "spread": len(self.tenants), "count": missing, "kind": BENCH_KIND}
         with self._owner():

@@ -133,7 +133,6 @@ class Client:
         row = self.call(
             "append_event",
             **claim.fence,
-            seq=claim.event_seq,
             kind="step",
             actor="agent",
             policy_version=None,
@@ -150,11 +149,11 @@ class Client:
         row = self.call(
             "save_checkpoint",
             **claim.fence,
-            seq=seq,
             parent_seq=seq - 1 or None,
             state_schema_version=1,
             next_nodes=[f"node_{seq + 1}"],
             completed_nodes=[f"node_{seq}"],
+            metadata=None,
             **self._payload(payload, claim, seq),
         )
         if row is None:

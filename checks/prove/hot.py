@@ -114,7 +114,6 @@ def work_run(w: WorkerContext, claim: Row, count: int, step_seconds: float, beat
     run = str(claim["run_id"])
     try:
         done = steps.resume_point(w, claim)
-        event_seq = claim["last_event_seq"] or 0
         for seq in range(done + 1, count + 1):
             outcome = holder.progress(f"step{seq}", 100 * (seq - 1) // count, {"seq": seq})
             for _ in range(beats):
@@ -122,10 +121,9 @@ def work_run(w: WorkerContext, claim: Row, count: int, step_seconds: float, beat
                     break
                 steps.pause(step_seconds / beats)
                 outcome = holder.beat()
-            if outcome != "ok" or not steps.write_step(w, claim, seq, event_seq + 1):
+            if outcome != "ok" or not steps.write_step(w, claim, seq):
                 w.journal.write("lease_lost", run=run, token=claim["fencing_token"], hot=outcome)
                 return "lease_lost" if outcome != "cancelled" else "cancelled"
-            event_seq += 1
         return complete(w, claim, holder)
     except Exception as error:  # a query or Redis error: journaled, the run is left to a takeover
         w.journal.write("error", what="hot_step", sqlstate=None, message=str(error)[:300])

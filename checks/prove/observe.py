@@ -120,10 +120,20 @@ class Observer:
         prove, not a run to fail once the profile's max_attempts are spent."""
         columns = [sql.Identifier(c) for c in ([self.tenant_column] if self.tenant_column else [])]
         columns += [sql.Identifier(c) for c in ("kind", "run_key", "input", "max_attempts")]
-        insert = sql.SQL("INSERT INTO {} ({}) VALUES ({}) RETURNING *").format(
+        run_key = self._run_key()
+        # each run enters the live set (run_queue) with it, as start_run does
+        insert = sql.SQL(
+            "WITH started AS (INSERT INTO {} ({}) VALUES ({}) RETURNING *),"
+            " queued AS (INSERT INTO {} ({}, run_created_at, priority, visible_at, max_attempts)"
+            " SELECT {}, created_at, priority, wake_at, max_attempts FROM started)"
+            " SELECT * FROM started"
+        ).format(
             self.table("runs"),
             sql.SQL(", ").join(columns),
             sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+            self.table("run_queue"),
+            run_key,
+            run_key,
         )
         rows = []
         for n, (tenant, plan) in enumerate(plans):
@@ -203,9 +213,24 @@ class Observer:
             )
         )
 
+    def lapsed_leases(self, scenario: str) -> list[Row]:
+        """The scenario's running live rows whose lease (visible_at) has run out."""
+        return self.rows(
+            sql.SQL(
+                "SELECT q.* FROM {} AS q JOIN {} AS r USING ({}) "
+                "WHERE {} AND q.state = 'running' AND q.visible_at < now()"
+            ).format(
+                self.table("run_queue"), self.table("runs"), self._run_key(), self.scenario_runs(scenario)
+            )
+        )
+
     def _run_key(self) -> sql.Composable:
         names = [self.tenant_column, "run_id"] if self.tenant_column else ["run_id"]
         return sql.SQL(", ").join(sql.Identifier(n) for n in names)
+
+    def _aliased(self, alias: str) -> sql.Composable:
+        names = [self.tenant_column, "run_id"] if self.tenant_column else ["run_id"]
+        return sql.SQL(", ").join(sql.Identifier(alias, n) for n in names)
 
     def child_rows(self, table: str, scenario: str) -> list[Row]:
         return self.rows(
@@ -224,6 +249,15 @@ class Observer:
                 "WHERE a.run_id = r.run_id AND a.status = 'active' AND {}"
             ).format(self.table("attempts"), self.table("runs"), self.scenario_runs(scenario))
             self.conn.execute(ended)
+            self.conn.execute(
+                sql.SQL("DELETE FROM {} AS q USING {} AS r WHERE ({}) = ({}) AND {}").format(
+                    self.table("run_queue"),
+                    self.table("runs"),
+                    self._aliased("q"),
+                    self._aliased("r"),
+                    self.scenario_runs(scenario),
+                )
+            )
             cancelled = self.conn.execute(
                 sql.SQL(
                     "UPDATE {} AS r SET status = 'cancelled', finished_at = now(), version = r.version + 1 "

@@ -108,13 +108,13 @@ def heartbeat(w: WorkerContext, claim: Row) -> bool:
     return renewed is not None
 
 
-def write_step(w: WorkerContext, claim: Row, seq: int, event_seq: int) -> bool:
-    """One step's writes in one transaction: its event, then its checkpoint."""
+def write_step(w: WorkerContext, claim: Row, seq: int) -> bool:
+    """One step's writes in one transaction: its event, then its checkpoint (numbered by
+    the live row's counters: the checkpoint's seq is the step's)."""
     rt = w.runtime(tenant_of(w, claim))
     event = rt.call(
         "append_event",
         **fence(w, claim),
-        seq=event_seq,
         kind="step.done",
         actor=f"agent:worker-{w.slot}",
         policy_version=None,
@@ -135,11 +135,11 @@ def save_checkpoint(w: WorkerContext, claim: Row, seq: int, payload: dict[str, A
     saved: Row | None = w.runtime(tenant_of(w, claim)).call(
         "save_checkpoint",
         **fence(w, claim),
-        seq=seq,
         parent_seq=seq - 1 or None,
         state_schema_version=1,
         next_nodes=[f"step{seq + 1}"],
         completed_nodes=[f"step{seq}"],
+        metadata=Jsonb({"code_version": "prove"}),
         payload=Jsonb(payload),
         payload_ref=None,
         payload_bytes=None,
@@ -212,14 +212,12 @@ def work_run(
         w.arm(claim, 0, crash_step)  # step 0: the claim itself
         w.maybe_crash("after_claim")
         done = resume_point(w, claim)
-        event_seq = claim["last_event_seq"] or 0
         for seq in range(done + 1, steps + 1):
             w.arm(claim, seq, crash_step)
             w.journal.write("effect", run=str(claim["run_id"]), seq=seq, token=claim["fencing_token"])
-            if not heartbeat(w, claim) or not write_step(w, claim, seq, event_seq + 1):
+            if not heartbeat(w, claim) or not write_step(w, claim, seq):
                 w.journal.write("lease_lost", run=str(claim["run_id"]), token=claim["fencing_token"])
                 return "lease_lost"
-            event_seq += 1
         w.arm(claim, steps + 1, crash_step)
         return "completed" if complete(w, claim, message) else "lease_lost"
     except psycopg.Error as error:
@@ -262,18 +260,24 @@ def finish_each(
     return {}
 
 
-def step_two_intact(w: WorkerContext, claim: Row, event_seq: int, operation_key: str) -> bool:
-    """The holder writes step 2 (event `event_seq`, checkpoint 2) and its operation's result,
-    then reads back: the latest checkpoint is its own and the events run 1..event_seq."""
+def step_two_intact(w: WorkerContext, claim: Row, operation_key: str) -> bool:
+    """The holder writes step 2 (its event, checkpoint 2) and its operation's result, then
+    reads back: the latest checkpoint is its own, the events are numbered 1..n without a
+    gap or a double, and the last is the holder's own step."""
     rt = w.runtime(tenant_of(w, claim))
     scope = w.scope(tenant_of(w, claim))
-    wrote = write_step(w, claim, 2, event_seq)
+    wrote = write_step(w, claim, 2)
     recorded = record_operation(w, claim, operation_key, {"by": claim["fencing_token"]})
     w.conn.commit()
     run = {"run_id": claim["run_id"], "run_created_at": claim["run_created_at"]}
     latest = rt.call("latest_checkpoint", **scope, **run)
-    history = rt.call("run_events", **scope, **run, after_seq=0, limit=10)
+    history = rt.call("run_events", **scope, **run, after_seq=0, limit=1000)
     w.conn.commit()
     mine = latest is not None and latest["seq"] == 2 and latest["payload"].get("by") == claim["fencing_token"]
-    ordered = [e["seq"] for e in history] == list(range(1, event_seq + 1))
+    numbers = [e["seq"] for e in history]
+    ordered = numbers == list(range(1, len(numbers) + 1)) and bool(history) and _own_step(w, history[-1])
     return bool(wrote and recorded and mine and ordered)
+
+
+def _own_step(w: WorkerContext, event: Row) -> bool:
+    return bool(event["kind"] == "step.done" and event["actor"] == f"agent:worker-{w.slot}")

@@ -170,7 +170,6 @@ class _Worker:
         self.call(
             "append_event",
             **fence,
-            seq=seq,
             kind="step.done",
             actor="agent:trace",
             policy_version=None,
@@ -193,11 +192,11 @@ class _Worker:
         self.call(
             "save_checkpoint",
             **fence,
-            seq=seq,
             parent_seq=(seq - 1) or None,
             state_schema_version=1,
             next_nodes=["next"],
             completed_nodes=[],
+            metadata=None,
             payload=Jsonb({"s": seq}),
             payload_ref=None,
             payload_bytes=None,

@@ -13,11 +13,13 @@ from agentddl.generator.delta.functions import function_steps, partition_steps
 from agentddl.generator.delta.identity import identity_steps
 from agentddl.generator.delta.indexes import index_steps
 from agentddl.generator.delta.inventory import differences, inventory
+from agentddl.generator.delta.layout import layout_changes, layout_notes, layout_steps
 from agentddl.generator.delta.notes import operator_notes
 from agentddl.generator.delta.refusals import profile_refusals
 from agentddl.generator.delta.tables import table_steps
-from agentddl.generator.delta.types import PHASES, Delta, Difference, Refusal
+from agentddl.generator.delta.types import PHASES, Delta, Difference, Refusal, Step
 from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.model.layout import LAYOUT
 from agentddl.generator.profile import Profile
 from agentddl.generator.profile.canonical import changed_keys, describe_change
 
@@ -34,17 +36,24 @@ BUILDERS: tuple[Callable[[Context], Outcome], ...] = (
 )
 
 
-def compute_delta(old: Profile, new: Profile) -> Delta:
-    """The steps from `old`'s schema to `new`'s; refusals instead when one has no online form."""
+def compute_delta(old: Profile, new: Profile, old_layout: int = LAYOUT, new_layout: int = LAYOUT) -> Delta:
+    """The steps from `old`'s schema to `new`'s; refusals instead when one has no online
+    form. The layouts (model/layout.py): what each side was or will be rendered in."""
     changes = changed_keys(old, new)
     described = tuple(describe_change(k, v) for k, v in changes.items())
+    described += layout_changes(old_layout, new_layout)
     refused = profile_refusals(old, new)
     if refused:
         return Delta(described, (), refusals=refused)
-    old_model, new_model = derive(old), derive(new)
+    old_model, new_model = derive(old, old_layout), derive(new, new_layout)
     delta = delta_between(old_model, new_model)
-    notes = operator_notes(old_model, new_model, changes)
-    return Delta(described, delta.steps, notes, delta.refusals)
+    notes = operator_notes(old_model, new_model, changes) + layout_notes(old_layout, new_layout)
+    steps = _by_phase(delta.steps + layout_steps(new_model, old_layout))
+    return Delta(described, steps, notes, delta.refusals)
+
+
+def _by_phase(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    return tuple(sorted(steps, key=lambda step: PHASES.index(step.phase)))
 
 
 def delta_between(old: SchemaModel, new: SchemaModel) -> Delta:

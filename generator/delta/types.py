@@ -21,14 +21,16 @@ PHASES: tuple[Phase, ...] = ("prepare", "expand", "validate", "switch", "contrac
 Run = Literal["locked", "alone", "plain", "partitions"]
 
 # What the step does to the data: `catalog` changes only the catalog (instant once the
-# lock is granted); `scan` reads the table (VALIDATE); `build` builds an index. No step
-# rewrites a table: a change that would is refused.
-Work = Literal["catalog", "scan", "build"]
+# lock is granted); `scan` reads the table (VALIDATE); `build` builds an index; `backfill`
+# copies rows into a new table in committed batches. No step rewrites a table: a change
+# that would is refused.
+Work = Literal["catalog", "scan", "build", "backfill"]
 
 DURATION = {
     "catalog": "instant (catalog only)",
     "scan": "grows with the table (reads every row, writes nothing)",
     "build": "grows with the table (index build, writes continue)",
+    "backfill": "grows with the rows it copies (batched inserts, each batch committed)",
 }
 
 Key = tuple[str, str, str]  # (kind, table or "", name)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from agentddl.generator.model import blocks, effects, features, history, partitions, privileges
 from agentddl.generator.model.access import access_paths
+from agentddl.generator.model.layout import LAYOUT, LIVE_SET
+from agentddl.generator.model.live import run_queue
 from agentddl.generator.model.parts import part_tables
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.tables import attempts, runs, tenants
@@ -11,8 +13,10 @@ from agentddl.generator.model.types import SchemaModel, SqlBlock, Table
 from agentddl.generator.profile import Profile
 
 
-def derive(profile: Profile) -> SchemaModel:
-    scope = Scope(profile)
+def derive(profile: Profile, layout: int = LAYOUT) -> SchemaModel:
+    """The schema `profile` describes, in today's layout (or an older one, only to compute
+    the upgrade of an install that still has it: model/layout.py)."""
+    scope = Scope(profile, layout)
     tables = _tables(scope)
     return SchemaModel(
         profile=profile,
@@ -28,12 +32,14 @@ def derive(profile: Profile) -> SchemaModel:
         ),
         after=_after(scope, tables),
         features=features.used(profile.engine.version),
+        layout=scope.layout,
     )
 
 
 def _tables(scope: Scope) -> tuple[Table, ...]:
     core = (
         runs(scope),
+        *((run_queue(scope),) if scope.layout >= LIVE_SET else ()),
         attempts(scope),
         history.checkpoints(scope),
         history.events(scope),

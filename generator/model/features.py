@@ -25,6 +25,12 @@ FEATURES = (
         "the schema's uuid_v7() SQL function (time-ordered, over gen_random_uuid())",
     ),
     Feature(
+        "hot_with_brin",
+        16,
+        "HOT updates that change only a BRIN-indexed column (runs.finished_at's retention index)",
+        "a partial B-tree on finished runs: the completion's update of runs is not HOT",
+    ),
+    Feature(
         "partitioned_identity",
         17,
         "identity column on a partitioned table (events.event_id)",

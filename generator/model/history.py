@@ -71,6 +71,12 @@ def checkpoints(s: Scope) -> Table:
             Column("next_nodes", "text[]", default="'{}'::text[]", comment="Nodes to run next."),
             Column("completed_nodes", "text[]", default="'{}'::text[]", comment="Nodes done."),
             Column(
+                "metadata",
+                "jsonb",
+                nullable=True,
+                comment="Pending interrupt or approval, code version, config reference; bounded.",
+            ),
+            Column(
                 "payload",
                 "jsonb",
                 nullable=True,
@@ -102,6 +108,12 @@ def checkpoints(s: Scope) -> Table:
             Check("checkpoints_payload_bytes_check", "payload_bytes >= 0", "sizes are not negative"),
             Check("checkpoints_sha256_check", "octet_length(payload_sha256) = 32", "a sha256 hash"),
             Check("checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"),
+            size_check(
+                "checkpoints",
+                "metadata",
+                p.payload.event_limit,
+                "checkpoint metadata stay bounded like events",
+            ),
         ),
         foreign_keys=(
             # The parent is checked by checkpoint_parent_guard, not a self-referencing FK:

@@ -13,6 +13,7 @@ from agentddl.generator.model.types import SqlBlock, Table
 APP_PRIVILEGES = {
     "tenants": "SELECT",
     "runs": "SELECT, INSERT, UPDATE",
+    "run_queue": "SELECT, INSERT, UPDATE, DELETE",  # the live set: completion deletes its row
     "attempts": "SELECT, INSERT, UPDATE",
     "checkpoints": "SELECT, INSERT",
     "events": "SELECT, INSERT",

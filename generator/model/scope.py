@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentddl.generator.model import features
+from agentddl.generator.model.layout import LAYOUT
 from agentddl.generator.model.types import Check, Column, ForeignKey
 from agentddl.generator.profile import Profile
 
@@ -45,6 +46,7 @@ def sql_list(values: tuple[str, ...]) -> str:
 @dataclass(frozen=True)
 class Scope:
     profile: Profile
+    layout: int = LAYOUT  # model/layout.py: an older one only to compute an upgrade from it
 
     @property
     def version(self) -> int:
@@ -53,6 +55,12 @@ class Scope:
     @property
     def tenant(self) -> str | None:
         return self.profile.tenancy.column
+
+    @property
+    def claims_within_tenant(self) -> bool:
+        """With row-level security or Citus a worker claims within one tenant."""
+        p = self.profile
+        return bool(self.tenant and (p.tenancy.row_level_security or p.distribution.engine == "citus"))
 
     def keyed(self, *columns: str) -> tuple[str, ...]:
         """Prefix a key with the tenant column: every key is tenant-scoped."""

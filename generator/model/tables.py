@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from agentddl.generator.model import features, parts, tuning
+from agentddl.generator.model.layout import LIVE_SET, legacy_attempt_index, legacy_run_indexes
 from agentddl.generator.model.scope import (
     ATTEMPT_STATUSES,
     RUN_STATUSES,
@@ -23,15 +24,6 @@ from agentddl.generator.model.types import (
 )
 
 NIL_UUID = "'00000000-0000-0000-0000-000000000000'::uuid"
-
-# The predicates of the two partial indexes that are not on a key. Each carries a clause
-# the CHECKs make redundant (finished_at / ended_at is null exactly while the row is live)
-# and that only the queries meant for the index state: a fenced write's lookup by key says
-# only status = 'running' / 'active', which then cannot match them, so its plan stays on
-# runs_pkey / attempts_one_active_key (one row) instead of scanning every live row, as it
-# did whenever statistics made the live set look small.
-LIVE_RUNS = "status IN ('running', 'waiting') AND finished_at IS NULL"
-LAPSING_ATTEMPTS = "status = 'active' AND ended_at IS NULL"
 
 
 def tenants(s: Scope) -> Table:
@@ -78,9 +70,6 @@ def runs(s: Scope) -> Table:
                 "runs belong to a tenant",
             ),
         )
-    claim_columns: tuple[str, ...] = ("priority DESC", "wake_at")
-    if (p.tenancy.row_level_security or p.distribution.engine == "citus") and t:
-        claim_columns = (t, *claim_columns)  # with RLS or Citus a worker claims within one tenant
     return Table(
         name="runs",
         comment="Durable run record: one row per run, updated by key with a version check.",
@@ -183,14 +172,6 @@ def runs(s: Scope) -> Table:
             ),
             _run_key_index(s),
             Index(
-                "runs_claim_idx",
-                "runs",
-                claim_columns,
-                serves=("claim_run",),
-                why="claim: the next due queued run by priority; partial, so it holds only the queue",
-                where="status = 'queued'",
-            ),
-            Index(
                 "runs_parent_idx",
                 "runs",
                 s.keyed("parent_run_id"),
@@ -198,29 +179,38 @@ def runs(s: Scope) -> Table:
                 why="children of a run (multi-agent trees) and the parent FK's cascade",
                 where="parent_run_id IS NOT NULL",
             ),
-            Index(
-                "runs_finished_idx",
-                "runs",
-                ("finished_at",),
-                serves=("purge_finished_runs",),
-                why="retention: finished runs older than the window, deleted in batches",
-                where="finished_at IS NOT NULL",
-            ),
-            Index(
-                "runs_live_idx",
-                "runs",
-                ("created_at",),
-                serves=("health_stuck_runs",),
-                # created_at never changes, so step writes (version, updated_at) stay HOT.
-                why=(
-                    "health: live runs by age, stuck or nearing the history retention; partial; "
-                    "finished_at IS NULL keeps key lookups (status = 'running') on runs_pkey"
-                ),
-                where=LIVE_RUNS,
-            ),
+            *((_finished_index(s),) if s.layout >= LIVE_SET else legacy_run_indexes(_claim_columns(s))),
             *parts.session_indexes(s),
         ),
-        storage=tuning.hot_table_storage(s.profile, updates_per_step=1.0),
+        storage=tuning.run_row_storage(s.profile),
+    )
+
+
+def _claim_columns(s: Scope) -> tuple[str, ...]:
+    columns: tuple[str, ...] = ("priority DESC", "wake_at")
+    return (str(s.tenant), *columns) if s.claims_within_tenant else columns
+
+
+def _finished_index(s: Scope) -> Index:
+    """Retention finds finished runs by finished_at. From 16 a BRIN index keeps the
+    completion's update HOT (a summarizing index does not block HOT); before, a partial
+    B-tree, and the completion is the one update of runs that is not HOT."""
+    if features.has(s.version, "hot_with_brin"):
+        return Index(
+            "runs_finished_idx",
+            "runs",
+            ("finished_at",),
+            serves=("purge_finished_runs",),
+            why="retention: finished runs older than the window (BRIN: summarizing, so updates stay HOT)",
+            method="brin",
+        )
+    return Index(
+        "runs_finished_idx",
+        "runs",
+        ("finished_at",),
+        serves=("purge_finished_runs",),
+        why="retention: finished runs older than the window, deleted in batches",
+        where="finished_at IS NOT NULL",
     )
 
 
@@ -309,21 +299,12 @@ def attempts(s: Scope) -> Table:
                 "attempts",
                 s.keyed("run_id"),
                 serves=("claim_run", "at most one active attempt per run"),
+                # the lease claim's guard; updated once per attempt (when it ends)
                 why="invariant: at most one active attempt per run (partial unique)",
                 unique=True,
                 where="status = 'active'",
             ),
-            Index(
-                "attempts_lease_expiry_idx",
-                "attempts",
-                ("lease_expires_at",),
-                serves=("claim_run", "expire_leases", "health_expired_leases"),
-                why=(
-                    "takeover: active attempts whose lease has run out (claims take them over); "
-                    "ended_at IS NULL keeps key lookups on attempts_one_active_key"
-                ),
-                where=LAPSING_ATTEMPTS,
-            ),
+            *(() if s.layout >= LIVE_SET else (legacy_attempt_index(),)),
         ),
         storage=tuning.hot_table_storage(s.profile, updates_per_step=0.5),
     )

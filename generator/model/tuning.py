@@ -13,6 +13,9 @@ from agentddl.generator.profile.periods import TARGET_ROWS_PER_PARTITION, Period
 __all__ = ["TARGET_ROWS_PER_PARTITION", "Period"]
 BRIN_MIN_ROWS_PER_DAY = 1_000_000  # below this a B-tree on the time column is cheap enough
 DAY = 86400
+# The live set (run_queue) is vacuumed after this many dead rows, whatever its size.
+LIVE_VACUUM_THRESHOLD = 500
+RUN_ROW_FILLFACTOR = 60  # runs: room for a claim's and an ending's new versions (run_row_storage)
 
 
 def event_rows_per_day(profile: Profile) -> int:
@@ -53,6 +56,17 @@ def hot_table_storage(profile: Profile, updates_per_step: float) -> tuple[tuple[
         ("autovacuum_analyze_scale_factor", scale),
         ("autovacuum_vacuum_cost_limit", str(cost_limit)),
     )
+
+
+def run_row_storage(profile: Profile) -> tuple[tuple[str, str], ...]:
+    """The durable run row: every run is updated two or more times within seconds of its
+    insert (the claim, the step writes that describe it, its ending), all HOT-eligible,
+    so its page must hold the new versions until pruning frees the old ones. 40% free:
+    `agentddl bench --path claim_complete` (PostgreSQL 16, 8 clients) measured 94.6% of
+    runs updates HOT at fillfactor 60 against 83.5% at 80."""
+    hot = dict(hot_table_storage(profile, updates_per_step=1.0))
+    hot["fillfactor"] = str(min(int(hot["fillfactor"]), RUN_ROW_FILLFACTOR))
+    return tuple(hot.items())
 
 
 def batch_size(profile: Profile) -> int:

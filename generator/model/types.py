@@ -128,6 +128,7 @@ class SchemaModel:
     before: tuple[SqlBlock, ...]  # roles, schema, helper functions: before tables
     after: tuple[SqlBlock, ...]  # triggers, grants, policies, partitions: after tables
     features: tuple[str, ...] = field(default=())  # version-gated features in use, for PLAN.md
+    layout: int = 2  # model/layout.py's generation this model was derived in
 
     def table(self, name: str) -> Table:
         return next(t for t in self.tables if t.name == name)

@@ -38,6 +38,11 @@ TABLE_COLUMNS = frozenset(
         "priority",
         "wake_at",
         "attempt_count",
+        "state",  # run_queue, the live set
+        "visible_at",
+        "event_seq",
+        "checkpoint_seq",
+        "metadata",  # checkpoints
         "max_attempts",
         "trace_id",
         "input",

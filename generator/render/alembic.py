@@ -55,7 +55,7 @@ def render_revision(model: SchemaModel, revision: str = REVISION, down_revision:
         revision=revision,
         revises=f" {down_revision}" if down_revision else "",
         down_revision=down_revision,
-        record=record_block(profile),
+        record=record_block(profile, model.layout),
         upgrade="\n".join([*(_render_step(step) for step in steps(model)), *_citus_step(model)]),
         downgrade=_render_downgrade(model),
     )

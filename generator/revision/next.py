@@ -14,6 +14,7 @@ from pathlib import Path
 from agentddl.generator.delta import Delta, RefusedChange, compute_delta
 from agentddl.generator.errors import AgentDDLError, DriftError
 from agentddl.generator.model import derive
+from agentddl.generator.model.layout import LAYOUT
 from agentddl.generator.profile import Profile
 from agentddl.generator.profile.canonical import changed_keys, describe_change, flat
 from agentddl.generator.profile.load import locate_key
@@ -89,6 +90,11 @@ def check_generation(request: Request) -> Generation:
         raise DriftError(f"{chain.folder}: no agentddl revision yet (run `agentddl generate`)")
     last = chain.generated[-1]
     recorded = _recorded(last, request)
+    if last.layout != LAYOUT:
+        raise DriftError(
+            f"{last.path} was rendered in schema layout {last.layout} (today's: {LAYOUT}): "
+            "run `agentddl generate` to write the revision that moves it on"
+        )
     if recorded != request.profile:
         changes = ", ".join(describe_change(k, v) for k, v in changed_keys(recorded, request.profile).items())
         raise DriftError(
@@ -127,12 +133,13 @@ def _next_revision(request: Request, chain: Chain, files: dict[str, str]) -> Gen
             f"--down-revision places the first agentddl revision; {chain.folder} has them: "
             f"the next one always follows the head"
         )
-    if recorded == request.profile and (request.live is None or request.live.empty):
+    up_to_date = recorded == request.profile and last.layout == LAYOUT
+    if up_to_date and (request.live is None or request.live.empty):
         return Generation(files, None, None, last)
-    delta = request.live or compute_delta(recorded, request.profile)
+    delta = request.live or compute_delta(recorded, request.profile, old_layout=last.layout)
     if delta.refusals:
         raise RefusedChange(delta.refusals[0], _where(request, delta.refusals[0].key))
-    undo = None if request.live else compute_delta(request.profile, recorded)
+    undo = None if request.live else compute_delta(request.profile, recorded, new_layout=last.layout)
     assert chain.head is not None
     parts = _parts(delta, undo)
     first = int(chain.next_id())
@@ -203,7 +210,7 @@ def _changes(generation: Generation, chain: Chain, request: Request) -> str | No
     if not generated or generated[-1].profile_text is None or not since:
         return None
     base = generated[-1]
-    delta = compute_delta(base.profile(), request.profile)
+    delta = compute_delta(base.profile(), request.profile, old_layout=base.layout)
     return changes_section(delta, _intro(tuple(r.path.name for r in since), base))
 
 
@@ -217,6 +224,8 @@ def _slug(delta: Delta, recorded: Profile, request: Request) -> str:
     if request.live is not None:
         return "live"
     sections = sorted({key.split(".")[0] for key in changed_keys(recorded, request.profile)})
+    if not sections and any(change.startswith("layout:") for change in delta.changes):
+        return "live_set"
     return "_".join(sections) if len(sections) <= 2 else "profile"
 
 

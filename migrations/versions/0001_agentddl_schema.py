@@ -121,16 +121,38 @@ $$
     op.create_index('runs_identity_key', 'runs', ['tenant_id', 'run_id', 'created_at'], unique=True, schema='agent')
     # start_run: one run per (parent, run_key); root runs (no parent) count as one parent
     op.create_index('runs_run_key_key', 'runs', ['tenant_id', 'parent_run_id', 'run_key'], unique=True, schema='agent', postgresql_where=sa.text('run_key IS NOT NULL'), postgresql_nulls_not_distinct=True)
-    # claim: the next due queued run by priority; partial, so it holds only the queue
-    op.create_index('runs_claim_idx', 'runs', [sa.literal_column('priority DESC'), 'wake_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'queued'"))
     # children of a run (multi-agent trees) and the parent FK's cascade
     op.create_index('runs_parent_idx', 'runs', ['tenant_id', 'parent_run_id'], unique=False, schema='agent', postgresql_where=sa.text('parent_run_id IS NOT NULL'))
-    # retention: finished runs older than the window, deleted in batches
-    op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_where=sa.text('finished_at IS NOT NULL'))
-    # health: live runs by age, stuck or nearing the history retention; partial; finished_at IS NULL keeps key lookups (status = 'running') on runs_pkey
-    op.create_index('runs_live_idx', 'runs', ['created_at'], unique=False, schema='agent', postgresql_where=sa.text("status IN ('running', 'waiting') AND finished_at IS NULL"))
+    # retention: finished runs older than the window (BRIN: summarizing, so updates stay HOT)
+    op.create_index('runs_finished_idx', 'runs', ['finished_at'], unique=False, schema='agent', postgresql_using='brin')
     # a session's runs, newest first (seed 004); partial: runs outside a session stay out
     op.create_index('runs_session_idx', 'runs', ['tenant_id', 'session_id', sa.literal_column('created_at DESC')], unique=False, schema='agent', postgresql_where=sa.text('session_id IS NOT NULL'))
+    # The live set: one row per queued, waiting or running run; deleted when the run ends.
+    op.create_table('run_queue',
+    sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
+    sa.Column('run_id', sa.UUID(), nullable=False),
+    sa.Column('run_created_at', postgresql.TIMESTAMP(timezone=True), nullable=False, comment="The run's created_at (history partition key)."),
+    sa.Column('state', sa.Text(), server_default=sa.text("'queued'"), nullable=False, comment='queued, waiting or running.'),
+    sa.Column('priority', sa.SmallInteger(), server_default=sa.text('0'), nullable=False, comment='Higher is claimed first.'),
+    sa.Column('visible_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False, comment='Claimable from here: the due time while queued, the lease expiry while running.'),
+    sa.Column('max_attempts', sa.Integer(), server_default=sa.text('5'), nullable=False, comment="The run's max_attempts (the claim needs no join)."),
+    sa.Column('attempt_no', sa.Integer(), server_default=sa.text('0'), nullable=False, comment='Attempts started so far.'),
+    sa.Column('fencing_token', sa.BigInteger(), server_default=sa.text('0'), nullable=False, comment='Bumped by every claim.'),
+    sa.Column('lease_token_hash', postgresql.BYTEA(), nullable=True, comment="sha256 of the running attempt's lease token; the token is never stored."),
+    sa.Column('worker_id', sa.Text(), nullable=True, comment='Which worker holds the lease.'),
+    sa.Column('event_seq', sa.Integer(), server_default=sa.text('0'), nullable=False, comment="The run's last event seq (counter)."),
+    sa.Column('checkpoint_seq', sa.Integer(), server_default=sa.text('0'), nullable=False, comment="The run's last checkpoint seq (counter)."),
+    sa.CheckConstraint("(state = 'running') = (lease_token_hash IS NOT NULL AND worker_id IS NOT NULL)", name='run_queue_lease_check'),
+    sa.CheckConstraint("state IN ('queued', 'waiting', 'running')", name='run_queue_state_check'),
+    sa.CheckConstraint('attempt_no >= 0 AND fencing_token >= 0 AND event_seq >= 0 AND checkpoint_seq >= 0 AND max_attempts > 0', name='run_queue_counters_check'),
+    sa.CheckConstraint('octet_length(lease_token_hash) = 32', name='run_queue_token_hash_check'),
+    sa.ForeignKeyConstraint(['tenant_id', 'run_id'], ['agent.runs.tenant_id', 'agent.runs.run_id'], name='run_queue_run_fkey', ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('tenant_id', 'run_id', name='run_queue_pkey'),
+    schema='agent',
+    comment='The live set: one row per queued, waiting or running run; deleted when the run ends.'
+    )
+    # claim: the next visible row by priority, a due queued run or a lapsed lease alike; the only index besides the key, so counter updates stay HOT
+    op.create_index('run_queue_visible_idx', 'run_queue', [sa.literal_column('priority DESC'), 'visible_at'], unique=False, schema='agent')
     # One execution attempt of a run, holding a time-bounded lease.
     op.create_table('attempts',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
@@ -160,8 +182,6 @@ $$
     )
     # invariant: at most one active attempt per run (partial unique)
     op.create_index('attempts_one_active_key', 'attempts', ['tenant_id', 'run_id'], unique=True, schema='agent', postgresql_where=sa.text("status = 'active'"))
-    # takeover: active attempts whose lease has run out (claims take them over); ended_at IS NULL keeps key lookups on attempts_one_active_key
-    op.create_index('attempts_lease_expiry_idx', 'attempts', ['lease_expires_at'], unique=False, schema='agent', postgresql_where=sa.text("status = 'active' AND ended_at IS NULL"))
     # Resumable snapshots of a run; large payloads live out of line (payload_ref).
     op.create_table('checkpoints',
     sa.Column('tenant_id', sa.UUID(), nullable=False, comment='Owning tenant.'),
@@ -173,12 +193,14 @@ $$
     sa.Column('state_schema_version', sa.Integer(), nullable=False, comment="Version of the state's shape."),
     sa.Column('next_nodes', postgresql.ARRAY(Text()), server_default=sa.text("'{}'::text[]"), nullable=False, comment='Nodes to run next.'),
     sa.Column('completed_nodes', postgresql.ARRAY(Text()), server_default=sa.text("'{}'::text[]"), nullable=False, comment='Nodes done.'),
+    sa.Column('metadata', postgresql.JSONB(astext_type=Text()), nullable=True, comment='Pending interrupt or approval, code version, config reference; bounded.'),
     sa.Column('payload', postgresql.JSONB(astext_type=Text()), nullable=True, comment='Inline state, at most 65536 bytes.'),
     sa.Column('payload_ref', sa.Text(), nullable=True, comment='URI of an out-of-line payload.'),
     sa.Column('payload_bytes', sa.Integer(), nullable=False, comment='Size of the payload, inline or not.'),
     sa.Column('payload_sha256', postgresql.BYTEA(), nullable=False, comment='Integrity hash of the payload.'),
     sa.Column('created_at', postgresql.TIMESTAMP(timezone=True), server_default=sa.text('now()'), nullable=False),
     sa.CheckConstraint('(payload IS NULL) <> (payload_ref IS NULL)', name='checkpoints_payload_place_check'),
+    sa.CheckConstraint('octet_length(metadata::text) <= 8192', name='checkpoints_metadata_size_check'),
     sa.CheckConstraint('octet_length(payload_sha256) = 32', name='checkpoints_sha256_check'),
     sa.CheckConstraint('payload IS NULL OR payload_bytes <= 65536', name='checkpoints_inline_limit_check'),
     sa.CheckConstraint('payload_bytes >= 0', name='checkpoints_payload_bytes_check'),
@@ -381,7 +403,9 @@ $$
     # the sequence goes away with its column
     op.execute('ALTER SEQUENCE agent.events_event_id_seq OWNED BY agent.events.event_id')
     # hot-updated table: room for HOT updates and eager autovacuum
-    op.execute('ALTER TABLE agent.runs SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
+    op.execute('ALTER TABLE agent.runs SET (fillfactor = 60, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
+    # hot-updated table: room for HOT updates and eager autovacuum
+    op.execute('ALTER TABLE agent.run_queue SET (fillfactor = 50, autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 500, autovacuum_vacuum_cost_delay = 0)')
     # hot-updated table: room for HOT updates and eager autovacuum
     op.execute('ALTER TABLE agent.attempts SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_limit = 1000)')
     # hot-updated table: room for HOT updates and eager autovacuum
@@ -824,6 +848,7 @@ GRANT SELECT ON ALL TABLES IN SCHEMA agent TO agent_readonly;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA agent TO agent_app;
 GRANT SELECT ON agent.tenants TO agent_app;
 GRANT SELECT, INSERT, UPDATE ON agent.runs TO agent_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON agent.run_queue TO agent_app;
 GRANT SELECT, INSERT, UPDATE ON agent.attempts TO agent_app;
 GRANT SELECT, INSERT ON agent.checkpoints TO agent_app;
 GRANT SELECT, INSERT ON agent.events TO agent_app;
@@ -843,8 +868,9 @@ def downgrade() -> None:
     op.execute('DROP SCHEMA agent CASCADE')
 
 
-# The profile this revision was rendered from: `agentddl generate` computes the next
-# revision from it (model to model, without a database). Do not edit.
+# The profile this revision was rendered from, and the schema layout it was rendered
+# in: `agentddl generate` computes the next revision from them (model to model,
+# without a database). Do not edit.
 agentddl_profile = """
 {
   "distribution": {"colocate": true, "engine": "none", "shard_count": null},
@@ -865,3 +891,4 @@ agentddl_profile = """
 }
 """
 agentddl_profile_sha256 = '60bc1fb852f6c824b50fc1e93856a14baa8f059d5ab43095e866be500be50a76'
+agentddl_layout = 2

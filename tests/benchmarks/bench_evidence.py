@@ -102,6 +102,7 @@ def _seeded(server: PostgresServer, model: SchemaModel, history: int) -> str:
             "UPDATE agent.runs SET status = 'cancelled', finished_at = now(), version = version + 1 "
             "WHERE status IN ('queued', 'running', 'waiting')"
         )
+        conn.execute("DELETE FROM agent.run_queue")  # the live set leaves with them
     return dsn
 
 

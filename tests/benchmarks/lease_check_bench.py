@@ -131,7 +131,6 @@ def _one_run(rt: Runtime, tenant: uuid.UUID) -> int:
     rt.call(
         "append_event",
         **fence,
-        seq=1,
         kind="step.done",
         actor="agent:bench",
         policy_version=None,
@@ -140,11 +139,11 @@ def _one_run(rt: Runtime, tenant: uuid.UUID) -> int:
     rt.call(
         "save_checkpoint",
         **fence,
-        seq=1,
         parent_seq=None,
         state_schema_version=1,
         next_nodes=[],
         completed_nodes=["a"],
+        metadata=None,
         payload=Jsonb({"s": 1}),
         payload_ref=None,
         payload_bytes=None,

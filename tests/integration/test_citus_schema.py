@@ -26,8 +26,8 @@ def test_schema_sql_applies_on_plain_postgresql_and_citus_sql_needs_the_extensio
     assert "create_distributed_table" not in files["schema.sql"]
     with pg_server_latest.scratch_database() as dsn, connect(dsn, autocommit=True) as conn:
         conn.execute(files["schema.sql"].encode())
-        index = conn.execute("SELECT pg_get_indexdef('agent.runs_claim_idx'::regclass)").fetchone()
-        assert index is not None and "(tenant_id, priority DESC, wake_at)" in index[0]
+        index = conn.execute("SELECT pg_get_indexdef('agent.run_queue_visible_idx'::regclass)").fetchone()
+        assert index is not None and "(tenant_id, priority DESC, visible_at)" in index[0]
         with (
             pytest.raises(psycopg.errors.UndefinedFunction, match="create_reference_table"),
             conn.transaction(),

@@ -109,6 +109,13 @@ class Session:
         return row
 
     def backdate_lease(self, run_id: uuid.UUID) -> None:
+        """The lease ran out a minute ago: the live row's visible_at (the lease) and the
+        attempt's record of it."""
+        self.sql(
+            f"UPDATE {self.schema}.run_queue SET visible_at = now() - interval '1 minute' "
+            "WHERE run_id = %s AND state = 'running'",
+            run_id,
+        )
         self.sql(
             f"UPDATE {self.schema}.attempts SET started_at = now() - interval '2 minutes', "
             "lease_expires_at = now() - interval '1 minute' "
@@ -139,6 +146,7 @@ def test_every_query_runs_and_keeps_its_guarantees(runtime: Session) -> None:
     finishing(runtime, taken_over, second)
     maintenance(runtime, root["run_id"])
     model_parts(runtime)
+    batches(runtime)
     assert runtime.called == runtime.all_names
 
 
@@ -164,6 +172,8 @@ def claiming(rt: Session, root_id: uuid.UUID, child_id: uuid.UUID) -> tuple[Row,
     second = rt.claim("w2")
     assert second is not None and second["run_id"] == child_id
     assert rt.claim("w3") is None  # both runs have a live attempt: nothing to claim
+    current = rt("current_attempt", **rt.tenant, run_id=root_id)
+    assert (current["attempt_no"], current["worker_id"], current["lease_live"]) == (1, "w1", True)
     assert rt("heartbeat", **rt.fence(first, "w1"), lease_seconds=60) > datetime.now().astimezone()
     assert rt("heartbeat", **{**rt.fence(first, "w1"), "lease_token": "stolen"}, lease_seconds=60) is None
     stale = {**rt.fence(first, "w1"), "fencing_token": 0}
@@ -180,11 +190,11 @@ def checkpoint(
         run_id=claim["run_id"],
         fencing_token=claim["fencing_token"] if token is None else token,
         lease_token=claim["lease_token"] if lease is None else lease,
-        seq=seq,
         parent_seq=seq - 1 or None,
         state_schema_version=1,
         next_nodes=["plan"],
         completed_nodes=[],
+        metadata=Jsonb({"pending": "approval", "code_version": "v3"}),
         payload=Jsonb({"step": seq}),
         payload_ref=None,
         payload_bytes=None,
@@ -202,7 +212,6 @@ def event(
         run_id=claim["run_id"],
         fencing_token=claim["fencing_token"] if token is None else token,
         lease_token=claim["lease_token"] if lease is None else lease,
-        seq=seq,
         kind="step.started",
         actor="agent:planner",
         policy_version=None,
@@ -222,12 +231,13 @@ def writing_history(rt: Session, claim: Row, _name: str) -> None:
     )
     assert latest["seq"] == 1 and latest["payload"] == {"step": 1}
     assert latest["payload_sha256"] == hashlib.sha256(b'{"step": 1}').digest()
+    assert latest["metadata"] == {"pending": "approval", "code_version": "v3"}  # what resuming needs
     appended = event(rt, claim, 1)
-    assert appended is not None and appended["seq"] == 1
+    assert appended is not None and appended["seq"] == 2  # 1: the claim's own attempt.started
     assert event(rt, claim, 2, token=claim["fencing_token"] + 5) is None
     assert event(rt, claim, 2, lease="guessed") is None
-    with pytest.raises(psycopg.errors.UniqueViolation):
-        event(rt, claim, 1)  # the caller's seq: a duplicate is an error, not a silent skip
+    again = event(rt, claim, 2)  # the live row's counter: refused writers took no number
+    assert again is not None and again["seq"] == 3
     history = rt(
         "run_events",
         **rt.tenant,
@@ -236,10 +246,14 @@ def writing_history(rt: Session, claim: Row, _name: str) -> None:
         after_seq=0,
         limit=10,
     )
-    assert [e["seq"] for e in history] == [1]
-    since = rt("events_since", **rt.tenant, after_id=0, limit=10)
-    assert [e["event_id"] for e in since] == [appended["event_id"]]
-    assert rt("events_since", **rt.tenant, after_id=appended["event_id"], limit=10) == []
+    assert [(e["seq"], e["kind"]) for e in history] == [
+        (1, "attempt.started"),
+        (2, "step.started"),
+        (3, "step.started"),
+    ]
+    since = [e["event_id"] for e in rt("events_since", **rt.tenant, after_id=0, limit=10)]
+    assert since == sorted(since) and since[-2:] == [appended["event_id"], again["event_id"]]
+    assert rt("events_since", **rt.tenant, after_id=again["event_id"], limit=10) == []
     now = datetime.now().astimezone()
     window = rt(
         "events_in_window",
@@ -247,7 +261,7 @@ def writing_history(rt: Session, claim: Row, _name: str) -> None:
         window_start=now - timedelta(hours=1),
         window_end=now + timedelta(hours=1),
     )
-    assert [e["event_id"] for e in window] == [appended["event_id"]]
+    assert {appended["event_id"], again["event_id"]} <= {e["event_id"] for e in window}
 
 
 def reserve(
@@ -369,7 +383,8 @@ def lease_expiry(rt: Session, old: Row) -> Row:
     new = rt.claim("w4")  # takes the lapsed run over in the claim itself
     assert new is not None and new["run_id"] == old["run_id"]
     assert (new["attempt_no"], new["fencing_token"]) == (2, 2)
-    assert (new["last_checkpoint_seq"], new["last_event_seq"]) == (1, 1)
+    # events 1-3 were the first attempt's; the takeover logged 4 attempt.expired, 5 attempt.started
+    assert (new["last_checkpoint_seq"], new["last_event_seq"]) == (1, 5)
     # The old worker wakes up: every write it tries is fenced off.
     assert checkpoint(rt, old, 2) is None
     assert event(rt, old, 2) is None
@@ -484,6 +499,32 @@ def maintenance(rt: Session, root_id: uuid.UUID) -> None:
     assert all(r["ok"] and r["future_partitions"] >= r["wanted_runway"] for r in runway)
 
 
+def batches(rt: Session) -> None:
+    """claim_runs takes several visible runs in one statement, complete_attempts finishes
+    them in one; a stale element is left out, the others complete."""
+    started = [rt.start(f"batch-{n}", priority=20)["run_id"] for n in range(3)]
+    claimed = rt(
+        "claim_runs", **rt.claim_scope, worker_id="wb", lease_token="token-wb", lease_seconds=30, batch_size=2
+    )
+    assert len(claimed) == 2 and {c["run_id"] for c in claimed} < set(started)
+    assert all(c["attempt_no"] == 1 and c["last_event_seq"] == 1 for c in claimed)
+    column = rt.profile.tenancy.column
+    keys = {f"{column}s": [c[column] for c in claimed]} if column else {}
+    if rt.profile.tenancy.row_level_security:  # one tenant's claims: one tenant's batch
+        keys = rt.claim_scope
+    tokens = [c["fencing_token"] for c in claimed]
+    done = rt(
+        "complete_attempts",
+        **keys,
+        run_ids=[c["run_id"] for c in claimed],
+        fencing_tokens=[tokens[0], tokens[1] + 1],  # the second is stale: left out
+        lease_tokens=["token-wb", "token-wb"],
+        results=[Jsonb({"n": 0}), Jsonb({"n": 1})],
+    )
+    assert [(d["run_id"], d["run_status"]) for d in done] == [(claimed[0]["run_id"], "succeeded")]
+    assert rt.run(claimed[1]["run_id"])["effective_status"] == "running"
+
+
 def model_parts(rt: Session) -> None:
     """The optional parts (all on in these profiles): a session's run, its nodes and tool
     calls, an approval, and the state changes that write their event in one statement."""
@@ -505,10 +546,10 @@ def model_parts(rt: Session) -> None:
     wait = {**rt.tenant, "run_id": claim["run_id"], "to_status": "waiting", "actor": "agent:planner"}
     assert rt("transition_run_with_event", **wait, expected_version=version - 1) is None
     moved = rt("transition_run_with_event", **wait, expected_version=version)
-    assert moved["version"] == version + 1 and moved["event_seq"] == 1
+    assert moved["version"] == version + 1 and moved["event_seq"] == 2  # 1: attempt.started
     decision = {**rt.tenant, "run_id": claim["run_id"], "approval_id": approval, "decided_by": "ana"}
     decided = rt("decide_approval", **decision, decision="approved", decision_note="ok")
-    assert (decided["status"], decided["event_seq"]) == ("approved", 2)
+    assert (decided["status"], decided["event_seq"]) == ("approved", 3)
     assert rt("decide_approval", **decision, decision="rejected", decision_note=None) is None  # once
     assert rt("pending_approvals", **rt.tenant, limit=10) == []
     events = rt(
@@ -516,7 +557,7 @@ def model_parts(rt: Session) -> None:
         after_seq=0, limit=10,
     )
     assert [(e["kind"], e["actor"]) for e in events] == [
-        ("run.waiting", "agent:planner"), ("approval.approved", "user:ana")
+        ("attempt.started", "system"), ("run.waiting", "agent:planner"), ("approval.approved", "user:ana")
     ]
 
 
@@ -694,6 +735,7 @@ def test_runs_out_of_attempts_fail_instead_of_requeueing(pg_server: PostgresServ
     for key in ("retry-exhausted", "not-retryable", "expired-last"):
         rt.start(key)
     rt.sql(f"UPDATE {rt.schema}.runs SET max_attempts = 1")
+    rt.sql(f"UPDATE {rt.schema}.run_queue SET max_attempts = 1")  # the live row's copy
     exhausted, fatal, expiring = rt.claim("a"), rt.claim("b"), rt.claim("c")
     assert exhausted and fatal and expiring
     out = rt("fail_attempt", **rt.fence(exhausted, "a"), error="boom", retryable=True, backoff_seconds=1)
@@ -725,8 +767,9 @@ def test_a_state_change_before_the_first_claim_is_counted_by_the_claim(
     back = rt("transition_run_with_event", **change, to_status="queued", expected_version=held["version"])
     assert back["event_seq"] == 2
     claim = rt.claim("a")
-    assert claim is not None and claim["attempt_no"] == 1 and claim["last_event_seq"] == 2
-    assert event(rt, claim, claim["last_event_seq"] + 1) is not None
+    assert claim is not None and claim["attempt_no"] == 1 and claim["last_event_seq"] == 3  # its own: 3
+    appended = event(rt, claim, claim["last_event_seq"] + 1)
+    assert appended is not None and appended["seq"] == 4
     rt.close()
 
 
@@ -837,7 +880,6 @@ def test_a_last_step_does_not_deadlock_with_a_cancel_or_a_reaper(
             "append_event",
             worker,
             **fence,
-            seq=1,
             kind="run.done",
             actor="agent:w",
             policy_version=None,

@@ -40,8 +40,10 @@ def variants() -> dict[str, Profile]:
 
 VARIANTS = variants()
 # Worker, relay and operator paths that run across tenants.
+BATCH_PATHS = {"complete_attempts"}
 GLOBAL_PATHS = {
     "claim_run",
+    "claim_runs",
     "expire_leases",
     "relay_claim",
     "dead_letters",
@@ -141,6 +143,8 @@ def test_tenant_owned_paths_take_the_tenant_and_global_ones_do_not(name: str) ->
     for query in build_queries(model_of(name)):
         if query.name in GLOBAL_PATHS:
             assert "tenant_id" not in query.param_names, query.name
+        elif query.name in BATCH_PATHS and query.param_names[0] == "tenant_ids":  # one per element
+            assert "b.tenant_id" in query.sql, query.name
         else:
             assert query.param_names[0] == "tenant_id", query.name
             assert ".tenant_id = :tenant_id" in query.sql or ":tenant_id," in query.sql, query.name
@@ -160,7 +164,7 @@ def test_claim_is_tenant_scoped_only_with_row_level_security(strategy: LockStrat
     scoped = next(q for q in build_queries(model_of(f"rls-{strategy.value}")) if q.name == "claim_run")
     shared = next(q for q in build_queries(model_of(f"default-{strategy.value}")) if q.name == "claim_run")
     assert scoped.param_names[0] == "tenant_id"
-    assert "r.tenant_id = :tenant_id" in scoped.sql
+    assert "q.tenant_id = :tenant_id" in scoped.sql
     assert "tenant_id" not in shared.param_names
 
 
@@ -189,7 +193,7 @@ def test_each_lock_strategy_has_its_own_claim(strategy: LockStrategy) -> None:
 
 def test_optimistic_claim_is_a_compare_and_set_without_locks() -> None:
     sql = claims()[LockStrategy.optimistic]
-    assert "r.version = k.version" in sql
+    assert "q.fencing_token = k.fencing_token" in sql
     assert "FOR UPDATE" not in sql and "advisory" not in sql
 
 

@@ -51,6 +51,20 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
             },
         ),
         "runs": Source("_seed_run AS r", _RUNS),
+        # the live set: one row per queued, waiting or running run, counters at its history's end
+        "run_queue": Source(
+            "_seed_run AS r CROSS JOIN generate_series(1, CASE WHEN r.status IN"
+            " ('queued', 'running', 'waiting') THEN 1 ELSE 0 END) AS s(n)",
+            {
+                **_LIVE,
+                "visible_at": (
+                    "CASE WHEN r.status = 'waiting' THEN 'infinity'::timestamptz"
+                    f" WHEN r.status = 'queued' THEN {_RUNS['wake_at']}"
+                    " WHEN r.lease_expired THEN %(now)s - interval '10 seconds'"
+                    f" ELSE %(now)s + {lease} END"
+                ),
+            },
+        ),
         "attempts": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, r.attempts) AS s(n)"
             " CROSS JOIN LATERAL (SELECT r.created_at + (s.n - 1) * r.span / r.attempts"
@@ -138,6 +152,21 @@ _RUNS = {
     "error": "CASE WHEN r.status = 'failed' THEN 'seeded failure' END",
     "started_at": "CASE WHEN r.attempts > 0 THEN r.created_at END",
     "span_id": "left(md5('agentddl-span-' || r.i), 16)",
+}
+
+_LIVE = {
+    "tenant": "r.tkey",
+    "run_id": "r.run_id",
+    "run_created_at": "r.created_at",
+    "state": "r.status",
+    "priority": _RUNS["priority"],
+    "attempt_no": "r.attempts",
+    "fencing_token": "r.attempts",
+    "lease_token_hash": "CASE WHEN r.status = 'running'"
+    " THEN sha256(convert_to('seed-lease-' || r.i || '-' || r.attempts, 'UTF8')) END",
+    "worker_id": "CASE WHEN r.status = 'running' THEN 'worker-' || r.i %% 16 END",
+    "event_seq": "r.events",
+    "checkpoint_seq": "r.checkpoints",
 }
 
 _ATTEMPTS = {

@@ -75,6 +75,7 @@ class SeedPlan:
         return {
             **({"tenants": self.tenants} if self.tenants else {}),
             "runs": len(r),
+            "run_queue": sum(1 for s in r.status if s in ("queued", "running", "waiting")),  # the live set
             "attempts": sum(r.attempts),
             "checkpoints": sum(r.checkpoints),
             "events": sum(r.events),

@@ -127,15 +127,25 @@ def held_by(ctx: ScenarioContext, scenario: str, slots: list[int]) -> int:
 
 
 def broken_histories(ctx: ScenarioContext, succeeded: list[dict[str, Any]], steps: int) -> int:
-    """Succeeded runs whose checkpoints or events are not exactly seq 1..steps, once each."""
+    """Succeeded runs whose history is not whole: checkpoints not exactly seq 1..steps;
+    events not numbered 1..n without a gap or a double, or whose worker steps
+    (step.done, the payload's step number) are not 1..steps once each, in order. The
+    rest of the events are the claims' and endings' own (attempt.*)."""
     wanted = list(range(1, steps + 1))
-    seqs: dict[str, dict[Any, list[int]]] = {}
-    for table in ("checkpoints", "events"):
-        found: dict[Any, list[int]] = defaultdict(list)
-        for row in ctx.observer.child_rows(table, ctx.name):
-            found[row["run_id"]].append(row["seq"])
-        seqs[table] = found
-    return sum(1 for r in succeeded if any(sorted(seqs[t][r["run_id"]]) != wanted for t in seqs))
+    checkpoints: dict[Any, list[int]] = defaultdict(list)
+    for row in ctx.observer.child_rows("checkpoints", ctx.name):
+        checkpoints[row["run_id"]].append(row["seq"])
+    events: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for row in ctx.observer.child_rows("events", ctx.name):
+        events[row["run_id"]].append(row)
+
+    def whole(run_id: Any) -> bool:
+        history = sorted(events[run_id], key=lambda e: e["seq"])
+        numbered = [e["seq"] for e in history] == list(range(1, len(history) + 1))
+        stepped = [e["payload"].get("step") for e in history if e["kind"] == "step.done"] == wanted
+        return sorted(checkpoints[run_id]) == wanted and numbered and stepped
+
+    return sum(1 for r in succeeded if not whole(r["run_id"]))
 
 
 def share(items: list[Any], slots: list[int], slot: int) -> list[Any]:

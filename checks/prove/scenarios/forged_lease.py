@@ -126,7 +126,7 @@ def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     held = []
     for claim in steps.claims(w, tenant):
         try:
-            steps.write_step(w, claim, 1, (claim["last_event_seq"] or 0) + 1)
+            steps.write_step(w, claim, 1)
             _reserve(w, claim, steps.fence(w, claim), _key(claim))
             w.conn.commit()
         except psycopg.Error as error:
@@ -166,12 +166,12 @@ def _forged_writes(w: WorkerContext, t: Row) -> list[tuple[str, Any]]:
     return [
         ("heartbeat", lambda: rt.call("heartbeat", **forged, lease_seconds=60)),
         ("event", lambda: rt.call(
-            "append_event", **forged, seq=2, kind="step.done", actor="agent:forger", policy_version=None,
+            "append_event", **forged, kind="step.done", actor="agent:forger", policy_version=None,
             payload=Jsonb({"forged": True}),
         )),
         ("checkpoint", lambda: rt.call(
-            "save_checkpoint", **forged, seq=2, parent_seq=1, state_schema_version=1, next_nodes=[],
-            completed_nodes=[], payload=Jsonb({"step": 2, "by": "forger"}), payload_ref=None,
+            "save_checkpoint", **forged, parent_seq=1, state_schema_version=1, next_nodes=[],
+            completed_nodes=[], metadata=None, payload=Jsonb({"step": 2, "by": "forger"}), payload_ref=None,
             payload_bytes=None, payload_sha256=None,
         )),
         ("operation", lambda: _reserve(w, t, forged, f"forger-{t['run_id']}")),
@@ -194,6 +194,5 @@ def work_finish(w: WorkerContext, claims: list[Row]) -> dict[str, Any]:
 
 
 def _finish(w: WorkerContext, claim: Row) -> bool:
-    event_seq = (claim["last_event_seq"] or 0) + 2
-    intact = steps.step_two_intact(w, claim, event_seq, _key(claim))
+    intact = steps.step_two_intact(w, claim, _key(claim))
     return bool(intact and steps.complete(w, claim))

@@ -17,8 +17,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from psycopg import sql
-
 from agentddl.checks.prove import hot
 from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.result import ScenarioResult
@@ -95,14 +93,9 @@ class _Losses:
         return False
 
     def _sample_leases(self) -> None:
-        """Active attempts whose durable lease has run out: their holder is working (no
+        """Running live rows whose durable lease has run out: their holder is working (no
         worker dies here), so it renewed too rarely."""
-        database_now = self.ctx.observer.one(sql.SQL("SELECT now() AS now"))["now"]
-        self.lapsed |= {
-            str(a["run_id"])
-            for a in self.ctx.observer.attempts(NAME)
-            if a["status"] == "active" and a["lease_expires_at"] < database_now
-        }
+        self.lapsed |= {str(q["run_id"]) for q in self.ctx.observer.lapsed_leases(NAME)}
 
     def _runs(self) -> list[dict[str, Any]]:
         return self.ctx.observer.runs(NAME)

@@ -77,7 +77,7 @@ def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:
     held = []
     for claim in steps.claims(w, tenant):
         try:
-            steps.write_step(w, claim, 1, (claim["last_event_seq"] or 0) + 1)
+            steps.write_step(w, claim, 1)
             _reserve(w, claim, f"stale-{claim['run_id']}")
             w.conn.commit()
         except psycopg.Error as error:
@@ -132,7 +132,6 @@ def _stale_writes(w: WorkerContext, claim: Row) -> list[tuple[str, Any]]:
     rt = w.runtime(steps.tenant_of(w, claim))
     scope = w.scope(steps.tenant_of(w, claim))
     fenced = steps.fence(w, claim)
-    event_seq = (claim["last_event_seq"] or 0) + 2
     return [
         (
             "transition",
@@ -150,7 +149,6 @@ def _stale_writes(w: WorkerContext, claim: Row) -> list[tuple[str, Any]]:
             lambda: rt.call(
                 "append_event",
                 **fenced,
-                seq=event_seq,
                 kind="step.done",
                 actor="agent:stale",
                 policy_version=None,
@@ -176,6 +174,5 @@ def work_finish(w: WorkerContext, claims: list[Row]) -> dict[str, Any]:
 
 
 def _finish(w: WorkerContext, claim: Row) -> bool:
-    event_seq = (claim["last_event_seq"] or 0) + 1
-    intact = steps.step_two_intact(w, claim, event_seq, f"stale-{claim['run_id']}")
+    intact = steps.step_two_intact(w, claim, f"stale-{claim['run_id']}")
     return bool(intact and claim.get("owned_operation") and steps.complete(w, claim))

@@ -253,7 +253,7 @@ def _give_history(w: WorkerContext, claim: Row) -> int:
     scope = w.scope(steps.tenant_of(w, claim))
     key = f"iso-{claim['run_id']}"
     try:
-        steps.write_step(w, claim, 1, (claim["last_event_seq"] or 0) + 1)
+        steps.write_step(w, claim, 1)
         rt.call(
             "reserve_operation",
             **steps.fence(w, claim),

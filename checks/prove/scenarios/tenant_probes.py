@@ -71,7 +71,7 @@ def _run_probes(w: WorkerContext, a: Any, scope: dict[str, Any], t: Row) -> list
         ("interrupt_attempt", call("interrupt_attempt", **leased, reason="probe")),
         ("save_checkpoint", call("save_checkpoint", **leased, **_checkpoint())),
         ("append_event", call(
-            "append_event", **leased, seq=50, kind="probe", actor="system", policy_version=None,
+            "append_event", **leased, kind="probe", actor="system", policy_version=None,
             payload=Jsonb({}),
         )),
         ("reserve_operation", call(
@@ -139,11 +139,11 @@ def _part_probes(
 
 def _checkpoint() -> dict[str, Any]:
     return {
-        "seq": 50,
         "parent_seq": None,
         "state_schema_version": 1,
         "next_nodes": [],
         "completed_nodes": [],
+        "metadata": None,
         "payload": Jsonb({}),
         "payload_ref": None,
         "payload_bytes": None,

@@ -3,9 +3,10 @@
 - maintain_partitions calls Citus's time-partition functions (citus.sql).
 - expire_leases, fail_attempt, transition_run and fail_delivery set timestamps inside
   CASE (`CASE WHEN ... THEN now() END`) and add a backoff that depends on the row to
-  now(). Citus refuses both in an UPDATE of a distributed table ("non-IMMUTABLE functions
-  are not allowed in CASE or COALESCE statements"; "STABLE functions used in UPDATE
-  queries cannot be called with column references"; ADS105). Their Citus form reads the
+  now() (a failed run's live row becomes visible after it). Citus refuses both in an
+  UPDATE of a distributed table ("non-IMMUTABLE functions are not allowed in CASE or
+  COALESCE statements"; "STABLE functions used in UPDATE queries cannot be called with
+  column references"; ADS105). Their Citus form reads the
   clock once in the FROM clause, `(SELECT now() AS at) AS clock`, uses clock.at in the
   CASE, and adds the backoff in UTC timestamp arithmetic (IMMUTABLE):
   `((clock.at AT TIME ZONE 'UTC') + backoff) AT TIME ZONE 'UTC'`. The same instants as
@@ -36,16 +37,18 @@ TRANSITION = (
     ("THEN now() ELSE r.wake_at END", f"THEN {AT} ELSE r.wake_at END"),
     ("THEN now() END", f"THEN {AT} END"),
     ("AS lock_first\n", f"AS lock_first, {CLOCK}\n"),
+    ("THEN now() ELSE 'infinity'", f"THEN {AT} ELSE 'infinity'"),  # the live row follows
+    ("    FROM moved AS m\n    WHERE q.", f"    FROM moved AS m, {CLOCK}\n    WHERE q."),
 )
+# the run's UPDATE in an ending (FROM the live row's CTE)
+RUN_CLOCK = ("    FROM live AS l\n    WHERE r.", f"    FROM live AS l, {CLOCK}\n    WHERE r.")
 SUBSTITUTIONS: dict[str, tuple[tuple[str, str], ...]] = {
-    "expire_leases": (
-        ("THEN now() END,", f"THEN {AT} END,"),
-        ("FROM expired AS e\n", f"FROM expired AS e, {CLOCK}\n"),
-    ),
+    "expire_leases": (("THEN now() END,", f"THEN {AT} END,"), RUN_CLOCK),
     "fail_attempt": (
-        ("THEN now() + ", f"THEN {AT} + "),
-        ("THEN NULL ELSE now() END", f"THEN NULL ELSE {AT} END"),
-        ("FROM ended AS e\n", f"FROM ended AS e, {CLOCK}\n"),
+        ("visible_at = now() + ", f"visible_at = {AT} + "),
+        ("\n    WHERE q.", f"\n    FROM {CLOCK}\n    WHERE q."),  # the retry's live row
+        ("THEN now() END", f"THEN {AT} END"),
+        RUN_CLOCK,
     ),
     "transition_run": TRANSITION,
     "transition_run_with_event": TRANSITION,  # the same transition (runs.transition_ctes)
@@ -75,9 +78,11 @@ def _citus_form(query: Query) -> Query:
 
 
 def _backoff_in_utc(sql: str) -> str:
-    """`clock.at + <backoff> ELSE|END` -> the same sum in UTC timestamp arithmetic."""
+    """`clock.at + <backoff>` (ending at ELSE, END or the SET list's next comma) -> the
+    same sum in UTC timestamp arithmetic."""
     start = sql.index(f"{AT} + ") + len(f"{AT} + ")
-    end = min(i for i in (sql.find(" ELSE", start), sql.find(" END", start)) if i != -1)
+    ends = (sql.find(" ELSE", start), sql.find(" END", start), sql.find(",\n", start))
+    end = min(i for i in ends if i != -1)
     return sql[: start - len(f"{AT} + ")] + _utc(sql[start:end]) + sql[end:]
 
 

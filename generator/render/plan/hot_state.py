@@ -88,7 +88,7 @@ def _lease(model: SchemaModel) -> list[str]:
         f"The durable lease stays in PostgreSQL: the holder renews it with `heartbeat` every "
         f"{renew} (a third of the {md.duration(lease)} lease, so two renewals may fail before "
         "it runs out), however often it heartbeats to Redis. That is one UPDATE of the "
-        "attempt (never HOT: `lease_expires_at` is indexed) per renewal instead of per "
+        "run's live row (never HOT: `visible_at` is indexed) per renewal instead of per "
         "heartbeat: `make bench-hot-state` measures the WAL this saves.",
         "A crashed worker stops both. Takeover is unchanged: once the durable lease has "
         "run out, the next claim in PostgreSQL takes the run over, by time alone; Redis "

@@ -19,6 +19,7 @@ class Names:
     """The model's names the concurrency story refers to."""
 
     runs: str
+    live: str
     attempts: str
     claim_index: str
     one_active: str
@@ -31,10 +32,11 @@ def names(model: SchemaModel) -> Names:
     one_active = next(i.name for i in attempts.indexes if i.unique and i.where)
     return Names(
         runs=fig.qualified(model, "runs"),
+        live=fig.qualified(model, "run_queue"),
         attempts=fig.qualified(model, "attempts"),
-        claim_index=fig.path(model, "claim_run").index or "runs_pkey",
+        claim_index=fig.path(model, "claim_run").index or "run_queue_pkey",
         one_active=one_active,
-        lease_expiry=fig.path(model, "expire_leases").index or "attempts_pkey",
+        lease_expiry=fig.path(model, "expire_leases").index or "run_queue_pkey",
         version_columns="`version` and `fencing_token`",
     )
 
@@ -64,19 +66,21 @@ def concurrency_section(model: SchemaModel) -> str:
 
 
 SUMMARY = {
-    LockStrategy.skip_locked: "row lock on the run, `FOR UPDATE SKIP LOCKED`",
+    LockStrategy.skip_locked: "row lock on the live row, `FOR UPDATE SKIP LOCKED`",
     LockStrategy.lease: "claim = insert an attempt, guarded by a partial unique index",
-    LockStrategy.optimistic: "compare-and-set on `runs.version`, no lock held while deciding",
+    LockStrategy.optimistic: "compare-and-set on the live row's fencing token, no lock held while deciding",
     LockStrategy.advisory: "transaction-level advisory lock on a hash of the run key",
 }
 
 
 def _expire_first(n: Names) -> str:
     return (
-        "Lapsed runs first: a run still `running` whose active attempt's `lease_expires_at` "
-        f"has passed (found through `{n.lease_expiry}`) is taken over in the claim's own "
-        "statement: the attempt becomes `expired` (fenced by the run's token) before the "
-        "new one opens. No reaper and no separate `expire_leases` round trip; a run whose "
+        f"The live set `{n.live}` holds one row per queued, waiting or running run; a row "
+        "is *visible* once its `visible_at` has passed: the due time while queued, the "
+        "lease's expiry while running. A lapsed lease is just a row that became visible "
+        "again, so the claim needs no reaper: it takes the first visible row by priority, "
+        "and a running one is taken over in the claim's own statement (its attempt becomes "
+        "`expired`, `attempt.expired` is logged) before the new attempt opens. A run whose "
         "attempts are spent is left to `expire_leases` (its effective status is already "
         "`failed`)."
     )
@@ -84,17 +88,19 @@ def _expire_first(n: Names) -> str:
 
 def _candidates(n: Names) -> str:
     return (
-        f"due queued runs come from `{n.claim_index}` (partial on `status = 'queued'`, "
-        "ordered by priority, then `wake_at <= now()`)"
+        f"visible live rows come from `{n.claim_index}` (priority, then `visible_at`: one "
+        "index for the due queued runs and the lapsed leases alike)"
     )
 
 
 def _open_attempt(n: Names) -> str:
     return (
-        "In the same transaction: set the run `running`, increment `fencing_token`, "
-        "`attempt_count` and `version`, and insert the attempt with `lease_expires_at = "
-        f"now() + lease` and the sha256 of a fresh lease token; `{n.one_active}` refuses "
-        "a second active attempt for the run whatever happened before."
+        "In the same statement: the live row becomes `running` under `fencing_token` + 1 "
+        "with the sha256 of a fresh lease token and `visible_at = now() + lease`; the "
+        "attempt is inserted; the durable run mirrors `running` (a HOT update: no index of "
+        f"`{n.runs}` covers a column the claim changes); `attempt.started` is logged at the "
+        f"live row's event counter. `{n.one_active}` refuses a second active attempt for "
+        "the run whatever happened before."
     )
 
 
@@ -114,24 +120,25 @@ def _skip_locked_steps(n: Names) -> list[str]:
 
 def _lease_steps(n: Names) -> list[str]:
     return [
-        f"`claim_run` picks a candidate without locking: {_candidates(n)}, without an active attempt.",
+        f"`claim_run` picks a candidate without locking: {_candidates(n)}.",
         f"It inserts the next attempt `ON CONFLICT DO NOTHING`: `{n.one_active}` (unique "
         "on the run while `status = 'active'`) and the attempt's primary key are the "
         "claim itself. A second inserter for the same run waits for the first "
         "transaction and then inserts nothing. A lapsed run's attempt is expired in the "
         "same statement before the insert (step 1), or it would still count as active.",
-        "Only an inserted attempt moves the run to `running` (fencing token and version + "
-        "1), re-checking `status = 'queued'` and the fencing token. If the run changed "
-        "meanwhile (cancelled), the attempt moves nothing and expires by time.",
+        "Only an inserted attempt moves the live row (fencing token + 1, re-checking the "
+        "token it read and that the row is still visible). If the run changed meanwhile "
+        "(a transition), the attempt moves nothing: the next transition ends it, or "
+        "`expire_leases` once its lease ran out.",
     ]
 
 
 def _optimistic_steps(n: Names) -> list[str]:
     return [
-        f"`claim_run` reads the first candidate with its `version`, without locking: {_candidates(n)}.",
-        "Compare-and-set in the same statement: the run becomes `running` (`version`, "
-        "`fencing_token` and `attempt_count` + 1) only `WHERE version = <read version> "
-        "AND status = 'queued'`. One row: claimed. No row: another worker won; poll again. "
+        f"`claim_run` reads the first candidate with its fencing token, without locking: {_candidates(n)}.",
+        "Compare-and-set in the same statement: the live row becomes `running` (fencing "
+        "token and attempt + 1) only `WHERE fencing_token = <read token> AND visible_at <= "
+        "now()`. One row: claimed. No row: another worker won; poll again. "
         "Under READ COMMITTED the loser waits for the winner's row lock, then re-checks "
         "the predicate against the new version, so exactly one wins.",
         f"The attempt is inserted in the same statement; `{n.one_active}` is the backstop.",
@@ -146,9 +153,9 @@ def _advisory_steps(n: Names) -> list[str]:
         "them is tried in order with `pg_try_advisory_xact_lock(hashtextextended(run_id::"
         "text, 0))`, stopping at the first lock granted, so no run beyond the claimed one "
         "is locked and the lock function never runs over the whole queue.",
-        "The candidate list was read before the lock: the run update re-checks `status = "
-        "'queued'` and the `version` read, so a run claimed and committed meanwhile is "
-        "not claimed twice.",
+        "The candidate list was read before the lock: the live row's update re-checks the "
+        "fencing token read and the visibility, so a run claimed and committed meanwhile "
+        "is not claimed twice.",
         _open_attempt(n),
         "COMMIT releases the advisory lock; from then on the attempt's lease is the claim. "
         "Transaction-level locks are safe behind a transaction-pooling proxy (PgBouncer); "
@@ -171,8 +178,8 @@ def lease_text(model: SchemaModel, n: Names) -> str:
         [
             f"Lease: {md.duration(lease.duration)} (`lease.duration`). Heartbeat every "
             f"{md.duration(beat)} (a third of the lease, so two missed beats still leave "
-            "time): `heartbeat` renews `lease_expires_at` for the active attempt whose "
-            "token hash matches and whose lease has not expired.",
+            "time): `heartbeat` moves the live row's `visible_at` (the lease) where the "
+            "fencing token and the token hash match and the lease has not expired.",
             "A heartbeat that updates zero rows means the lease is lost: the worker stops "
             "at once and writes nothing more.",
             f"Takeover by time alone: a crashed worker stops beating; at most "
@@ -186,9 +193,9 @@ def lease_text(model: SchemaModel, n: Names) -> str:
             "`health_stuck_runs` report `effective_status` (`running` only while the lease is "
             "live, `claimable` once it ran out, `failed` after the last attempt), so no "
             "reader waits for a sweep to see that a worker died.",
-            f"`lease_expires_at` is indexed (`{n.lease_expiry}`, partial on active "
-            "attempts), so heartbeats are not HOT updates; the index stays small because "
-            "only active attempts are in it.",
+            f"`visible_at` is indexed (`{n.lease_expiry}`), so a heartbeat is not a HOT "
+            f"update of the live row; `{n.live}` holds only the runs in flight, so that index "
+            "stays small, and the wide durable run row is never touched by a heartbeat.",
         ]
     )
 
@@ -196,22 +203,23 @@ def lease_text(model: SchemaModel, n: Names) -> str:
 def fencing_text(n: Names) -> str:
     return md.bullets(
         [
-            "Every claim increments `runs.fencing_token`; the attempt records the token it got. "
+            "Every claim increments the live row's `fencing_token` (mirrored on the run); "
+            "the attempt records the token it got. "
             "The fencing token orders claims; it is not a secret. The lease token is: "
             "returned once, stored as its sha256, and presented with every write of the "
             "attempt's work (`heartbeat`, `append_event`, `save_checkpoint`, "
             "`reserve_operation`, `complete_operation` and the attempt's end), so a caller "
             "who guesses the fencing token still changes nothing.",
-            "Every step write carries the token: attempt ends and run transitions update "
-            "only where the run still has it (`transition_run` also checks `version`); "
-            "`save_checkpoint`, `append_event` and `reserve_operation` insert from the "
-            "active attempt (`FOR KEY SHARE`) and its run (`FOR SHARE`) where the token "
-            "matches and the run is `running`, so a concurrent claim, cancel or reaper "
-            "waits for the write (or skips it) or the write sees the new token. Attempt "
-            "before run, as in every query: a step that writes and then ends its attempt "
-            "in one transaction cannot deadlock with a cancel or a reaper. A worker that "
-            "paused past its lease and wakes up after a "
-            "takeover holds an older token: its writes match zero rows and it must stop.",
+            "Every step write is fenced on the live row: `append_event` and "
+            "`save_checkpoint` take their sequence number from the row's counter in the "
+            "same `UPDATE ... RETURNING` that checks the fencing token, the lease token's "
+            "hash and `state = 'running'` (never `max(seq) + 1`); the other writes hold "
+            "the row `FOR SHARE`. A concurrent claim, cancel or reaper waits for the write "
+            "(or skips it), or the write sees the new token. The live row first, then the "
+            "attempt, then the run, in every query: a step that writes and then ends its "
+            "attempt in one transaction cannot deadlock with a cancel or a reaper. A worker "
+            "that paused past its lease and wakes up after a takeover holds an older "
+            "token: its writes match zero rows and it must stop.",
             f"The {n.version_columns} checks keep every step's write constant-time: one run "
             "row by key, one event, optionally one checkpoint, operation and outbox row.",
         ]
@@ -264,39 +272,39 @@ def isolation_text() -> str:
 
 def _claim_locks(strategy: LockStrategy, n: Names) -> list[str]:
     row = {
-        LockStrategy.skip_locked: "FOR UPDATE on one run (others skipped, never waited "
-        "for), then FOR NO KEY UPDATE by the UPDATE",
+        LockStrategy.skip_locked: "FOR UPDATE on one live row (others skipped, never waited "
+        "for), then FOR NO KEY UPDATE on its run",
         LockStrategy.lease: f"none while choosing; the insert waits on `{n.one_active}` "
         "only for a concurrent claim of the same run",
-        LockStrategy.optimistic: "FOR NO KEY UPDATE on one run for the compare-and-set; "
+        LockStrategy.optimistic: "FOR NO KEY UPDATE on one live row for the compare-and-set; "
         "losers wait for it, then match zero rows",
         LockStrategy.advisory: "an advisory lock per run in the lock manager, then FOR "
         "NO KEY UPDATE by the UPDATE",
     }[strategy]
-    row += "; a lapsed run's attempt and run are taken (and skipped) the same way"
-    return ["`claim_run`", "ROW EXCLUSIVE on runs and attempts", row]
+    row += "; a lapsed run is just a visible live row, taken (and skipped) the same way"
+    return ["`claim_run`", "ROW EXCLUSIVE on the live set, attempts, runs and events", row]
 
 
 def lock_table(strategy: LockStrategy, n: Names) -> str:
     rows = [
         _claim_locks(strategy, n),
-        ["`heartbeat`", "ROW EXCLUSIVE on attempts", "FOR NO KEY UPDATE on the attempt"],
+        ["`heartbeat`", "ROW EXCLUSIVE on the live set", "FOR NO KEY UPDATE on the live row"],
         [
             "`transition_run`",
-            "ROW EXCLUSIVE on runs",
-            "FOR NO KEY UPDATE on the run (no key column changes)",
+            "ROW EXCLUSIVE on the live set, runs and attempts",
+            "FOR UPDATE on the live row first, then FOR NO KEY UPDATE on the run",
         ],
         [
             "`append_event`, `save_checkpoint`",
-            "ROW EXCLUSIVE on the partition, ROW SHARE on attempts and runs",
-            "FOR KEY SHARE on the active attempt, then FOR SHARE on the run (the fence): "
+            "ROW EXCLUSIVE on the partition and the live set",
+            "FOR NO KEY UPDATE on the live row (the fence and the counter in one UPDATE): "
             "waits for, and holds off, a claim, transition or expiry of that same run "
-            "only; heartbeats and other runs are untouched",
+            "only; other runs are untouched",
         ],
         [
             "`reserve_operation`",
-            "ROW EXCLUSIVE on operations, ROW SHARE on attempts and runs",
-            "FOR KEY SHARE on the attempt, FOR SHARE on the run; a concurrent insert of "
+            "ROW EXCLUSIVE on operations, ROW SHARE on the live set",
+            "FOR SHARE on the live row; a concurrent insert of "
             "the same key waits on the "
             "primary key until the first commits",
         ],
@@ -307,8 +315,8 @@ def lock_table(strategy: LockStrategy, n: Names) -> str:
         ],
         [
             "`expire_leases` (housekeeping)",
-            "ROW EXCLUSIVE on attempts and runs",
-            "FOR NO KEY UPDATE on each expired attempt and its run",
+            "ROW EXCLUSIVE on the live set, attempts and runs",
+            "FOR UPDATE SKIP LOCKED on each lapsed live row, then its attempt and run",
         ],
         [
             "partition maintenance",
@@ -363,7 +371,7 @@ def comparison_table(model: SchemaModel) -> str:
     ]
     header = ["strategy", "claim guard", "under contention", "switch to it for", "index change"]
     return md.table(header, rows) + (
-        "\n\nEvery strategy ends in the same run update and attempt insert guarded by the "
+        "\n\nEvery strategy ends in the same live-row update and attempt insert guarded by the "
         "partial unique index, so workers can be rolled over to another strategy gradually "
         "once its indexes exist."
     )

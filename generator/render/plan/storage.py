@@ -121,7 +121,14 @@ def _storage_reason(table: Table, steps_per_second: int) -> str:
     if "fillfactor" in options:
         free = 100 - int(options["fillfactor"])
         parts.append(f"fillfactor leaves {free}% of each page free for same-page (HOT) updates")
-    if "autovacuum_vacuum_scale_factor" in options:
+    by_count = float(options.get("autovacuum_vacuum_scale_factor", 1)) == 0
+    if by_count and "autovacuum_vacuum_threshold" in options:
+        parts.append(
+            f"autovacuum starts after {options['autovacuum_vacuum_threshold']} dead rows whatever the "
+            "table's size (a share of a small, churning table would be a handful of rows), and "
+            "runs without cost pauses, so the live set stays as small as the work in flight"
+        )
+    elif "autovacuum_vacuum_scale_factor" in options:
         share = float(options["autovacuum_vacuum_scale_factor"]) * 100
         parts.append(f"autovacuum starts once {share:g}% of rows are dead (default 20%)")
     if "autovacuum_vacuum_cost_limit" in options:

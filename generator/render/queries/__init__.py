@@ -16,7 +16,7 @@ from __future__ import annotations
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.render.queries.attempts import attempt_queries
 from agentddl.generator.render.queries.base import Ctx, Query
-from agentddl.generator.render.queries.claim import claim_run
+from agentddl.generator.render.queries.claim import claim_run, claim_runs
 from agentddl.generator.render.queries.details import detail_queries
 from agentddl.generator.render.queries.effects import effect_queries
 from agentddl.generator.render.queries.history import history_queries
@@ -36,6 +36,7 @@ def build_queries(model: SchemaModel) -> tuple[Query, ...]:
             *run_queries(c),
             *([set_tenant(c)] if c.tenant else []),
             claim_run(c),
+            claim_runs(c),
             *attempt_queries(c),
             *history_queries(c),
             *effect_queries(c),

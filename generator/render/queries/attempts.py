@@ -1,12 +1,15 @@
 """The attempt's life after the claim: heartbeat, end (complete/fail/interrupt), expiry.
 
-Lock order everywhere: the attempt row first, then the run row (claim_run touches only
-queued runs, which have no active attempt), so these never deadlock with each other or
-with transition_run.
+Every one is fenced on the live row (run_queue): the caller's fencing token and lease
+token's hash must both match a running row. Lock order everywhere, as in the claim: the
+live row first, then the attempt, then the run, so these never deadlock with each other,
+with the claim or with transition_run. Each ending writes its event, numbered by the
+live row's counter, in the same statement.
 """
 
 from __future__ import annotations
 
+from agentddl.generator.profile import LockStrategy
 from agentddl.generator.render.queries.base import (
     BACKOFF_CAP,
     LEASE_END,
@@ -20,16 +23,24 @@ from agentddl.generator.render.queries.base import (
 
 
 def attempt_queries(c: Ctx) -> tuple[Query, ...]:
-    return (expire_leases(c), heartbeat(c), complete_attempt(c), fail_attempt(c), interrupt_attempt(c))
-
-
-def _fenced(c: Ctx) -> tuple[str, ...]:
-    """The caller's active attempt: lease token hash and fencing token must both match."""
     return (
-        c.match("a", "run_id"),
-        "a.status = 'active'",
-        "a.fencing_token = CAST(:fencing_token AS bigint)",
-        f"a.lease_token_hash = {LEASE_HASH}",
+        expire_leases(c),
+        current_attempt(c),
+        heartbeat(c),
+        complete_attempt(c),
+        complete_attempts(c),
+        fail_attempt(c),
+        interrupt_attempt(c),
+    )
+
+
+def fenced_live(c: Ctx, alias: str = "q") -> tuple[str, ...]:
+    """The caller's running live row: fencing token and lease token hash must both match."""
+    return (
+        c.match(alias, "run_id"),
+        f"{alias}.state = 'running'",
+        f"{alias}.fencing_token = CAST(:fencing_token AS bigint)",
+        f"{alias}.lease_token_hash = {LEASE_HASH}",
     )
 
 
@@ -37,49 +48,70 @@ def _fenced_params(c: Ctx) -> list[str]:
     return [*c.tenant_param(), "run_id uuid", "fencing_token bigint", "lease_token text"]
 
 
-_ACTIVE = "a.status = 'active'"
-_FENCED_RUNNING = ("r.fencing_token = e.fencing_token", "r.status = 'running'")
+def _live_returning(c: Ctx, seq: str) -> str:
+    return returning(
+        c.cols("q", "run_id"), "q.run_created_at", "q.attempt_no", "q.fencing_token", f"{seq} AS event_seq"
+    )
 
 
 def expire_leases(c: Ctx) -> Query:
-    lapsed = ("a.status = 'active'", "a.ended_at IS NULL", "a.lease_expires_at < now()")  # the expiry index's
     sql = f"""WITH due AS (
-    SELECT {c.cols("a", "run_id")}, a.attempt_no
-    FROM {c.t("attempts")} AS a
-    {where(*c.shard_filter("a"), *lapsed, pad=4)}
-    ORDER BY a.lease_expires_at
+    SELECT {c.cols("q", "run_id")}
+    FROM {c.t("run_queue")} AS q
+    {where(*c.shard_filter("q"), "q.visible_at < now()", "q.state = 'running'", pad=4)}
+    ORDER BY q.priority DESC, q.visible_at
     LIMIT CAST(:batch_size AS integer)
     FOR UPDATE SKIP LOCKED
+),
+requeued AS (
+    UPDATE {c.t("run_queue")} AS q
+    SET state = 'queued', visible_at = now(), lease_token_hash = NULL, worker_id = NULL,
+        event_seq = q.event_seq + 1
+    FROM due AS d
+    {where(c.join("q", "d", "run_id"), "q.attempt_no < q.max_attempts", pad=4)}
+    {_live_returning(c, "q.event_seq")}, 'queued' AS run_status
+),
+spent AS (
+    DELETE FROM {c.t("run_queue")} AS q
+    USING due AS d
+    {where(c.join("q", "d", "run_id"), "q.attempt_no >= q.max_attempts", pad=4)}
+    {_live_returning(c, "q.event_seq + 1")}, 'failed' AS run_status
+),
+live AS (
+    SELECT * FROM requeued
+    UNION ALL
+    SELECT * FROM spent
 ),
 expired AS (
     UPDATE {c.t("attempts")} AS a
     SET status = 'expired', ended_at = now(), interruption_reason = 'lease_expired'
-    FROM due AS d
-    {where(*c.shard_filter("a"), c.join("a", "d", "run_id"), "a.attempt_no = d.attempt_no", _ACTIVE, pad=4)}
-    RETURNING {c.cols("a", "run_id", "attempt_no", "fencing_token")}
+    FROM live AS l
+    {where(c.join("a", "l", "run_id"), "a.attempt_no = l.attempt_no", "a.status = 'active'", pad=4)}
+    RETURNING {c.cols("a", "run_id", "attempt_no")}
 ),
 moved AS (
     UPDATE {c.t("runs")} AS r
-    SET status = CASE WHEN r.attempt_count >= r.max_attempts THEN 'failed' ELSE 'queued' END,
-        finished_at = CASE WHEN r.attempt_count >= r.max_attempts THEN now() END,
+    SET status = l.run_status,
+        finished_at = CASE WHEN l.run_status = 'failed' THEN now() END,
         wake_at = now(),
         version = r.version + 1,
         updated_at = now()
-    FROM expired AS e
-    {where(*c.shard_filter("r"), c.join("r", "e", "run_id"), *_FENCED_RUNNING, pad=4)}
+    FROM live AS l
+    {where(c.join("r", "l", "run_id"), "r.status = 'running'", pad=4)}
     RETURNING {c.cols("r", "run_id", "status", "version")}
-)
-SELECT {c.cols("e", "run_id", "attempt_no")}, m.status AS run_status, m.version AS run_version
-FROM expired AS e
-LEFT JOIN moved AS m ON {c.join("m", "e", "run_id")}
-ORDER BY {c.cols("e", "run_id", "attempt_no")}"""
+),
+{_event(c, "moved", "'attempt.expired'")}{_orphaned(c)}
+SELECT {c.cols("l", "run_id", "attempt_no")}, m.status AS run_status, m.version AS run_version
+FROM live AS l
+LEFT JOIN moved AS m ON {c.join("m", "l", "run_id")}{_orphans_listed(c)}
+ORDER BY 1, 2{", 3" if c.tenant else ""}"""
     doc = (
-        "Housekeeping, optional: close up to :batch_size active attempts whose lease ran",
-        "out (expired, reason lease_expired) and requeue their runs, or fail them once",
-        "attempt_count >= max_attempts, only if the run's fencing token is still the",
-        "attempt's. Nothing waits for it: claim_run takes a lapsed run over itself, and",
-        "readers see the effective status; run it now and then (e.g. with the retention",
-        "jobs) so stored statuses catch up and runs out of attempts are recorded failed.",
+        "Housekeeping, optional: up to :batch_size running live rows whose lease ran out",
+        "are queued again (visible at once), or, once their attempts are spent, leave the",
+        "live set and their runs fail; their attempts end expired (reason lease_expired).",
+        "Nothing waits for it: claim_run takes a lapsed run over itself, and readers see",
+        "the effective status; run it now and then (e.g. with the retention jobs) so runs",
+        "out of attempts are recorded failed.",
         *(_expire_scope(c) if c.tenant else []),
         f"index: {c.path('expire_leases').index}",
         "returns: one row per expired attempt, with the run's new status (null: the run",
@@ -88,20 +120,63 @@ ORDER BY {c.cols("e", "run_id", "attempt_no")}"""
     return Query("expire_leases", "", doc, sql, params=tuple([*c.shard_param(), "batch_size integer"]))
 
 
+def _orphaned(c: Ctx) -> str:
+    """lease: a claim whose attempt went in but whose live row moved meanwhile (a
+    transition) left an active attempt no live row points at; once its lease ran out it
+    is expired here (attempts_one_active_key holds every active attempt: a short list)."""
+    if c.model.profile.lock_strategy != LockStrategy.lease:
+        return ""
+    pointed = (
+        f"NOT EXISTS (SELECT FROM {c.t('run_queue')} AS q\n"
+        f"        WHERE {c.join('q', 'a', 'run_id')} AND q.state = 'running' AND q.attempt_no = a.attempt_no)"
+    )
+    return f""",
+orphaned AS (
+    UPDATE {c.t("attempts")} AS a
+    SET status = 'expired', ended_at = now(), interruption_reason = 'lease_expired'
+    {where(*c.shard_filter("a"), "a.status = 'active'", "a.lease_expires_at < now()", pointed, pad=4)}
+    RETURNING {c.cols("a", "run_id", "attempt_no")}
+)"""
+
+
+def _orphans_listed(c: Ctx) -> str:
+    if c.model.profile.lock_strategy != LockStrategy.lease:
+        return ""
+    return f"\nUNION ALL\nSELECT {c.cols('o', 'run_id', 'attempt_no')}, NULL, NULL\nFROM orphaned AS o"
+
+
 def _expire_scope(c: Ctx) -> list[str]:
     if c.distributed:
-        return [f"One {c.tenant}'s attempts (distributed: one shard, a router query)."]
+        return [f"One {c.tenant}'s live rows (distributed: one shard, a router query)."]
     return ["Runs across tenants (under row-level security: the session's tenant)."]
+
+
+def current_attempt(c: Ctx) -> Query:
+    sql = f"""SELECT a.attempt_no, a.worker_id, a.fencing_token, a.started_at,
+    q.visible_at AS lease_expires_at, q.visible_at > now() AS lease_live
+FROM {c.t("attempts")} AS a
+LEFT JOIN {c.t("run_queue")} AS q
+    ON {c.join("q", "a", "run_id")} AND q.state = 'running' AND q.attempt_no = a.attempt_no
+{where(c.match("a", "run_id"), "a.status = 'active'")}"""
+    doc = (
+        "The run's active attempt (at most one) and its lease, read from the live row:",
+        "who holds the run, since when, and whether the lease is still live. No row: no",
+        "attempt is active.",
+        f"index: {c.path('current_attempt').index}, then run_queue_pkey",
+        "returns: attempt_no, worker_id, fencing_token, started_at, lease_expires_at, lease_live",
+    )
+    return Query("current_attempt", "^", doc, sql, params=tuple([*c.tenant_param(), "run_id uuid"]))
 
 
 def heartbeat(c: Ctx) -> Query:
     sql = (
-        f"UPDATE {c.t('attempts')} AS a\n"
-        f"SET heartbeat_at = now(), lease_expires_at = {LEASE_END}\n"
-        f"{where(*_fenced(c), 'a.lease_expires_at > now()')}\n" + returning("a.lease_expires_at")
+        f"UPDATE {c.t('run_queue')} AS q\n"
+        f"SET visible_at = {LEASE_END}\n"
+        f"{where(*fenced_live(c), 'q.visible_at > now()')}\n" + returning("q.visible_at AS lease_expires_at")
     )
     doc = (
-        "Renew the lease of the caller's active attempt while it has not yet expired.",
+        "Renew the caller's lease while it has not yet expired: the live row's visible_at",
+        "moves to the new expiry (a lapsed lease is a row that became visible again).",
         "No row: the lease is lost (expired, taken over, or the run left 'running');",
         "stop working on the run. Run it in its own short transaction: now() is the",
         "transaction's start.",
@@ -123,69 +198,166 @@ def _hot_heartbeats(c: Ctx) -> tuple[str, ...]:
     )
 
 
-def _end_attempt(c: Ctx, attempt_set: str, run_set: str, run_checks: tuple[str, ...] = ()) -> str:
-    """One statement: end the fenced attempt, then move its run (fencing CAS + version)."""
-    return f"""WITH ended AS (
+def _event(c: Ctx, moved: str, kind: str) -> str:
+    """logged: the event of each moved run at the live row's counter (live AS l)."""
+    return f"""logged AS (
+    INSERT INTO {c.t("events")} AS ev
+        ({c.names("run_id", "run_created_at", "seq", "kind", "actor", "payload")})
+    SELECT {c.cols("l", "run_id")}, l.run_created_at, l.event_seq, {kind}, 'system',
+        jsonb_build_object('attempt_no', l.attempt_no, 'fencing_token', l.fencing_token)
+    FROM live AS l
+    JOIN {moved} AS m ON {c.join("m", "l", "run_id")}
+)"""
+
+
+def _end_attempt(c: Ctx, live: str, attempt_set: str, run_set: str, kind: str, *, batch: bool = False) -> str:
+    """One statement: the fenced live row (deleted or requeued: `live` is the CTEs that
+    do it, ending in `live`), then its attempt, then its run (version + 1), then the
+    event."""
+    return f"""WITH {live},
+ended AS (
     UPDATE {c.t("attempts")} AS a
     SET {attempt_set}
-    {where(*_fenced(c), pad=4)}
-    RETURNING {c.cols("a", "run_id", "attempt_no", "fencing_token")}
+    FROM live AS l
+    {where(c.join("a", "l", "run_id"), "a.attempt_no = l.attempt_no", "a.status = 'active'", pad=4)}
+    RETURNING {c.cols("a", "run_id", "attempt_no")}
 ),
 moved AS (
     UPDATE {c.t("runs")} AS r
     SET {run_set},
         version = r.version + 1,
         updated_at = now()
-    FROM ended AS e
-    {
-        where(
-            c.join("r", "e", "run_id"),
-            "r.fencing_token = e.fencing_token",
-            "r.status = 'running'",
-            *run_checks,
-            pad=4,
-        )
-    }
+    FROM live AS l
+    {where(c.join("r", "l", "run_id"), "r.fencing_token = l.fencing_token", "r.status = 'running'", pad=4)}
     RETURNING {c.cols("r", "run_id", "status", "version", "wake_at")}
-)
-SELECT m.status AS run_status, m.version AS run_version, m.wake_at, e.attempt_no
+),
+{_event(c, "moved", kind)}
+SELECT {c.cols("m", "run_id") + ", " if batch else ""}m.status AS run_status, m.version AS run_version,
+    m.wake_at, l.attempt_no
 FROM moved AS m
-JOIN ended AS e ON {c.join("e", "m", "run_id")}"""
+JOIN live AS l ON {c.join("l", "m", "run_id")}"""
+
+
+def _gone(c: Ctx, *fence: str, name: str = "live", extra: str = "") -> str:
+    """The fenced live row deleted: the run leaves the live set (`extra`: more columns)."""
+    return f"""{name} AS (
+    DELETE FROM {c.t("run_queue")} AS q
+    {where(*fence, pad=4)}
+    {_live_returning(c, "q.event_seq + 1")}{extra}
+)"""
 
 
 def complete_attempt(c: Ctx) -> Query:
     sql = _end_attempt(
         c,
+        _gone(c, *fenced_live(c)),
         "status = 'succeeded', ended_at = now()",
         "status = 'succeeded',\n        result = CAST(:result AS jsonb),\n        finished_at = now()",
+        "'attempt.succeeded'",
     )
     doc = (
-        "Finish the caller's attempt and the run (succeeded, with its result).",
-        "A stale worker (other fencing token, wrong lease token, attempt no longer",
-        "active) gets no row and changes nothing. A lease that ran out but was not yet",
-        "taken over still completes: the fencing token, not the clock, decides.",
-        f"index: {c.path('complete_attempt').index}, then runs_pkey",
+        "Finish the caller's attempt and the run (succeeded, with its result): the live",
+        "row is deleted, the attempt and the run updated (HOT), attempt.succeeded logged.",
+        "A stale worker (other fencing token, wrong lease token, run no longer running)",
+        "gets no row and changes nothing. A lease that ran out but was not yet taken over",
+        "still completes: the fencing token, not the clock, decides.",
+        f"index: {c.path('complete_attempt').index}, then attempts_pkey and runs_pkey",
         "returns: run_status, run_version, wake_at, attempt_no; or no row",
     )
     return Query("complete_attempt", "<!", doc, sql, params=tuple([*_fenced_params(c), "result jsonb"]))
 
 
+def complete_attempts(c: Ctx) -> Query:
+    """The batched completion: parallel arrays, one element per claimed run. Where the
+    claim is one tenant's (row-level security, Citus), so is the batch: the tenant is one
+    parameter, and a distributed batch stays on one shard."""
+    scoped = c.claim_is_tenant_scoped
+    per_run = () if scoped else c.keyed()
+    keys = [*(f"CAST(:{t}s AS {c.tenant_type}[])" for t in per_run), "CAST(:run_ids AS uuid[])"]
+    names = ", ".join([*per_run, "run_id", "fencing_token", "lease_token", "result"])
+    matched = [*c.tenant_filter("q"), "q.run_id = b.run_id"] if scoped else [c.join("q", "b", "run_id")]
+    batch = f"""batch AS (
+    SELECT *
+    FROM unnest({", ".join(keys)},
+        CAST(:fencing_tokens AS bigint[]), CAST(:lease_tokens AS text[]), CAST(:results AS jsonb[]))
+        AS b ({names})
+),
+live AS (
+    DELETE FROM {c.t("run_queue")} AS q
+    USING batch AS b
+    {
+        where(
+            *matched,
+            "q.state = 'running'",
+            "q.fencing_token = b.fencing_token",
+            "q.lease_token_hash = sha256(convert_to(b.lease_token, 'UTF8'))",
+            pad=4,
+        )
+    }
+    {_live_returning(c, "q.event_seq + 1")}, b.result
+)"""
+    sql = _end_attempt(
+        c,
+        batch,
+        "status = 'succeeded', ended_at = now()",
+        "status = 'succeeded',\n        result = l.result,\n        finished_at = now()",
+        "'attempt.succeeded'",
+        batch=True,
+    )
+    doc = (
+        "complete_attempt for several runs in one statement (a worker that claimed a",
+        "batch with claim_runs): element i of each array is one run's key, fencing token,",
+        "lease token and result. Each run is fenced on its own; a stale one is left out.",
+        f"index: {c.path('complete_attempts').index}, then attempts_pkey and runs_pkey",
+        "returns: one row per completed run: its key, run_status, run_version, wake_at, attempt_no",
+    )
+    params = [
+        *(c.tenant_param() if scoped else (f"{t}s {c.tenant_type}[]" for t in c.keyed())),
+        "run_ids uuid[]",
+        "fencing_tokens bigint[]",
+        "lease_tokens text[]",
+        "results jsonb[]",
+    ]
+    return Query("complete_attempts", "", doc, sql, params=tuple(params))
+
+
 def fail_attempt(c: Ctx) -> Query:
-    retry = "CAST(:retryable AS boolean) AND r.attempt_count < r.max_attempts"
-    delay = backoff_sql("CAST(:backoff_seconds AS integer)", "r.attempt_count") + " * interval '1 second'"
+    retry = "CAST(:retryable AS boolean) AND q.attempt_no < q.max_attempts"
+    delay = backoff_sql("CAST(:backoff_seconds AS integer)", "q.attempt_no") + " * interval '1 second'"
+    spent = ", 'failed' AS run_status, NULL::timestamptz AS wake_at"
+    live = f"""retried AS (
+    UPDATE {c.t("run_queue")} AS q
+    SET state = 'queued', visible_at = now() + {delay},
+        lease_token_hash = NULL, worker_id = NULL, event_seq = q.event_seq + 1
+    {where(*fenced_live(c), retry, pad=4)}
+    {_live_returning(c, "q.event_seq")}, 'queued' AS run_status, q.visible_at AS wake_at
+),
+{_gone(c, *fenced_live(c), f"NOT ({retry})", name="spent", extra=spent)},
+live AS (
+    SELECT * FROM retried
+    UNION ALL
+    SELECT * FROM spent
+)"""
     run_set = (
-        f"status = CASE WHEN {retry} THEN 'queued' ELSE 'failed' END,\n"
-        f"        wake_at = CASE WHEN {retry} THEN now() + {delay} ELSE r.wake_at END,\n"
-        f"        finished_at = CASE WHEN {retry} THEN NULL ELSE now() END"
+        "status = l.run_status,\n"
+        "        wake_at = coalesce(l.wake_at, r.wake_at),\n"
+        "        finished_at = CASE WHEN l.run_status = 'failed' THEN now() END"
     )
     if c.model.profile.model.details:  # the run keeps its last failure's error
         run_set += ",\n        error = CAST(:error AS text)"
-    sql = _end_attempt(c, "status = 'failed', ended_at = now(), error = CAST(:error AS text)", run_set)
+    sql = _end_attempt(
+        c,
+        live,
+        "status = 'failed', ended_at = now(), error = CAST(:error AS text)",
+        run_set,
+        "'attempt.failed'",
+    )
     doc = (
         "Fail the caller's attempt. The run is queued again after an exponential",
-        f"backoff (backoff_seconds x 2^(attempt_count - 1), doubling at most {BACKOFF_CAP} times)",
-        "when retryable and attempts remain; otherwise it fails.",
-        f"index: {c.path('fail_attempt').index}, then runs_pkey",
+        f"backoff (backoff_seconds x 2^(attempt - 1), doubling at most {BACKOFF_CAP} times: its",
+        "live row becomes visible then) when retryable and attempts remain; otherwise it",
+        "leaves the live set and fails.",
+        f"index: {c.path('fail_attempt').index}, then attempts_pkey and runs_pkey",
         "returns: run_status (queued or failed), run_version, wake_at, attempt_no; or no row",
     )
     return Query(
@@ -205,16 +377,26 @@ def fail_attempt(c: Ctx) -> Query:
 
 
 def interrupt_attempt(c: Ctx) -> Query:
+    live = f"""live AS (
+    UPDATE {c.t("run_queue")} AS q
+    SET state = 'queued', visible_at = now(),
+        lease_token_hash = NULL, worker_id = NULL, event_seq = q.event_seq + 1
+    {where(*fenced_live(c), pad=4)}
+    {_live_returning(c, "q.event_seq")}
+)"""
     sql = _end_attempt(
         c,
+        live,
         "status = 'interrupted', ended_at = now(),\n        interruption_reason = CAST(:reason AS text)",
         "status = 'queued',\n        wake_at = now()",
+        "'attempt.interrupted'",
     )
     doc = (
         "Give the run back (shutdown, preemption): the attempt ends as interrupted with",
-        "the reason, and the run is queued again at once. Interruptions are not the",
-        "run's fault: they do not fail it, though attempt_count keeps counting.",
-        f"index: {c.path('interrupt_attempt').index}, then runs_pkey",
+        "the reason, and the run is queued again at once (its live row visible now).",
+        "Interruptions are not the run's fault: they do not fail it, though the attempt",
+        "count keeps counting.",
+        f"index: {c.path('interrupt_attempt').index}, then attempts_pkey and runs_pkey",
         "returns: run_status, run_version, wake_at, attempt_no; or no row",
     )
     return Query(

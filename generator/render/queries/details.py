@@ -5,7 +5,7 @@ nor touches an indexed column, so both are HOT-eligible updates."""
 from __future__ import annotations
 
 from agentddl.generator.render.queries.base import LEASE_HASH, Ctx, Query, returning, where
-from agentddl.generator.render.queries.history import fenced_params
+from agentddl.generator.render.queries.history import fenced_params, fenced_run
 
 
 def detail_queries(c: Ctx) -> tuple[Query, ...]:
@@ -13,21 +13,12 @@ def detail_queries(c: Ctx) -> tuple[Query, ...]:
 
 
 def record_step(c: Ctx) -> Query:
-    # The attempt is locked first (KEY SHARE, the fence's lock order), the run only by the
+    # The live row is locked first (SHARE, the fence's lock order), the run only by the
     # UPDATE itself: a claim that took the run over meanwhile fails the re-check on r.
+    fence = fenced_run(c).replace("\n", "\n    ")
     sql = f"""WITH fence AS (
-    SELECT {c.cols("a", "run_id")}, a.fencing_token
-    FROM {c.t("attempts")} AS a
-    {
-        where(
-            c.match("a", "run_id"),
-            "a.status = 'active'",
-            "a.fencing_token = CAST(:fencing_token AS bigint)",
-            f"a.lease_token_hash = {LEASE_HASH}",
-            pad=4,
-        )
-    }
-    FOR KEY SHARE OF a
+    SELECT {c.cols("q", "run_id")}, q.fencing_token
+    {fence}
 )
 UPDATE {c.t("runs")} AS r
 SET current_step = CAST(:current_step AS text),
@@ -40,7 +31,7 @@ FROM fence AS f
         "or forged writer, or a run no longer running, gets no row. The run's version is",
         "not bumped (a step name is a description, not a state change) and no indexed",
         "column changes, so the update is HOT-eligible.",
-        f"index: {c.path('record_step').index}; the attempt by attempts_pkey",
+        f"index: {c.path('record_step').index}; the live row by run_queue_pkey",
         "returns: current_step, updated_at; or no row",
     )
     return Query("record_step", "<!", doc, sql, params=(*fenced_params(c), "current_step text"))

@@ -40,11 +40,11 @@ def reserve_operation(c: Ctx) -> Query:
     )
     values = ", ".join(
         [
-            *(f"r.{t}" for t in c.keyed()),
+            *(f"q.{t}" for t in c.keyed()),
             "CAST(:idempotency_key AS text)",
-            "r.run_id",
+            "q.run_id",
             "CAST(:input_hash AS bytea)",
-            "r.fencing_token",
+            "q.fencing_token",
         ]
     )
     sql = f"""INSERT INTO {c.t("operations")} AS o

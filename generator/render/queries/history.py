@@ -6,7 +6,8 @@ created_at, returned by start_run and claim_run) so only one partition is touche
 
 from __future__ import annotations
 
-from agentddl.generator.render.queries.base import LEASE_HASH, Ctx, Query, returning, where
+from agentddl.generator.render.queries.attempts import fenced_live
+from agentddl.generator.render.queries.base import Ctx, Query, returning, where
 
 
 def own_columns(c: Ctx, table: str, *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -27,28 +28,23 @@ def history_queries(c: Ctx) -> tuple[Query, ...]:
 
 
 def fenced_run(c: Ctx) -> str:
-    """FROM the caller's active attempt and its run, if the run is running under their
-    fencing token and the caller holds the attempt's lease token (checked by its hash: the
-    fencing token orders claims, the lease token proves the caller is the claim's holder;
-    a guessed or stale one matches nothing). The locks keep a takeover out until this
-    write commits: the attempt
-    first (KEY SHARE, which a heartbeat does not need and a cancel or reaper's FOR UPDATE
-    waits for or skips), then the run (SHARE, which a claim's token bump waits for).
-    Attempt before run is every query's lock order: a step that writes, then ends its
-    attempt in the same transaction, cannot deadlock with a cancel or a reaper."""
-    return (
-        f"FROM {c.t('attempts')} AS a\n"
-        f"JOIN {c.t('runs')} AS r ON {c.join('r', 'a', 'run_id')}\n"
-        + where(
-            c.match("a", "run_id"),
-            "a.status = 'active'",
-            "a.fencing_token = CAST(:fencing_token AS bigint)",
-            f"a.lease_token_hash = {LEASE_HASH}",
-            "r.fencing_token = a.fencing_token",
-            "r.status = 'running'",
-        )
-        + "\nFOR KEY SHARE OF a FOR SHARE OF r"
-    )
+    """FROM the caller's live row (alias q), if it is running under their fencing token
+    and the caller holds its lease token (checked by its hash: the fencing token orders
+    claims, the lease token proves the caller is the claim's holder; a guessed or stale
+    one matches nothing). FOR SHARE keeps a takeover (the claim's UPDATE of the row) out
+    until this write commits. The live row first is every query's lock order."""
+    return f"FROM {c.t('run_queue')} AS q\n" + where(*fenced_live(c)) + "\nFOR SHARE OF q"
+
+
+def counted(c: Ctx, counter: str) -> str:
+    """WITH fence: the caller's live row, fenced, its `counter` taken (+ 1) by the same
+    UPDATE: the next sequence number, allocated under the fence. Never max(seq) + 1."""
+    return f"""WITH fence AS (
+    UPDATE {c.t("run_queue")} AS q
+    SET {counter} = q.{counter} + 1
+    {where(*fenced_live(c), pad=4)}
+    RETURNING {c.cols("q", "run_id")}, q.run_created_at, q.fencing_token, q.{counter} AS seq
+)"""
 
 
 def fenced_params(c: Ctx) -> list[str]:
@@ -65,27 +61,31 @@ PAYLOAD_ONCE = (
 
 def save_checkpoint(c: Ctx) -> Query:
     columns = c.names(*own_columns(c, "checkpoints", without=("created_at",)))
-    fenced = fenced_run(c).replace("FROM ", f"FROM {PAYLOAD_ONCE},\n    ", 1)
-    sql = f"""INSERT INTO {c.t("checkpoints")} AS k
+    sql = f"""{counted(c, "checkpoint_seq")}
+INSERT INTO {c.t("checkpoints")} AS k
     ({columns})
-SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:parent_seq AS integer),
-    r.fencing_token, CAST(:state_schema_version AS integer),
-    CAST(:next_nodes AS text[]), CAST(:completed_nodes AS text[]),
+SELECT {c.cols("f", "run_id")}, f.run_created_at, f.seq, CAST(:parent_seq AS integer),
+    f.fencing_token, CAST(:state_schema_version AS integer),
+    CAST(:next_nodes AS text[]), CAST(:completed_nodes AS text[]), CAST(:metadata AS jsonb),
     p.doc, CAST(:payload_ref AS text),
     coalesce(octet_length(p.body), CAST(:payload_bytes AS integer)),
     coalesce(sha256(convert_to(p.body, 'UTF8')), CAST(:payload_sha256 AS bytea))
-{fenced}
+FROM fence AS f,
+    {PAYLOAD_ONCE}
 {returning("k.seq", "k.run_created_at", "k.created_at")}"""
     doc = (
-        "Insert checkpoint :seq of the caller's run, fenced: a writer whose fencing token",
-        "is not the run's, who does not hold the attempt's lease token, or whose run is",
+        "Insert the next checkpoint of the caller's run, fenced: a writer whose fencing",
+        "token is not the live row's, who does not hold its lease token, or whose run is",
         "not running inserts nothing and gets no row.",
-        "run_created_at comes from the run row, so partition and FK always match.",
-        "seq is the caller's (last_checkpoint_seq from claim_run + 1); the primary key",
-        "rejects a duplicate. Payload inline (payload, then size and sha256 are computed",
-        "here from one parse and one serialization of it) or out of line (payload_ref",
-        "with payload_bytes and payload_sha256).",
-        f"index: {c.path('save_checkpoint').index}",
+        "seq is the live row's checkpoint counter, taken by the fenced UPDATE itself",
+        "(parent_seq: the caller's last, e.g. last_checkpoint_seq from claim_run).",
+        "run_created_at comes from the live row, so partition and FK always match.",
+        "metadata: what resuming needs besides the state (a pending interrupt or approval,",
+        "the code version, the model/tool configuration reference), or null.",
+        "Payload inline (payload, then size and sha256 are computed here from one parse",
+        "and one serialization of it) or out of line (payload_ref with payload_bytes and",
+        "payload_sha256).",
+        f"index: {c.path('save_checkpoint').index}; the live row by run_queue_pkey",
         "returns: seq, run_created_at, created_at; or no row (stale or forged writer)",
     )
     return Query(
@@ -96,11 +96,11 @@ SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:paren
         params=tuple(
             [
                 *fenced_params(c),
-                "seq integer",
                 "parent_seq integer|null",
                 "state_schema_version integer",
                 "next_nodes text[]",
                 "completed_nodes text[]",
+                "metadata jsonb|null (pending interrupt or approval, code version, config reference)",
                 "payload jsonb|null",
                 "payload_ref text|null",
                 "payload_bytes integer|null",
@@ -132,18 +132,19 @@ def latest_checkpoint(c: Ctx) -> Query:
 
 def append_event(c: Ctx) -> Query:
     columns = c.names("run_id", "run_created_at", "seq", "kind", "actor", "policy_version", "payload")
-    sql = f"""INSERT INTO {c.t("events")} AS ev
+    sql = f"""{counted(c, "event_seq")}
+INSERT INTO {c.t("events")} AS ev
     ({columns})
-SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:kind AS text),
+SELECT {c.cols("f", "run_id")}, f.run_created_at, f.seq, CAST(:kind AS text),
     CAST(:actor AS text), CAST(:policy_version AS text), CAST(:payload AS jsonb)
-{fenced_run(c)}
+FROM fence AS f
 {returning("ev.event_id", "ev.seq")}"""
     doc = (
-        "Append event :seq of the caller's run, fenced like save_checkpoint. seq is the",
-        "caller's (last_event_seq from claim_run + 1, counted by the one live attempt);",
-        "the primary key rejects a duplicate. A max(seq) + 1 here would race between",
-        "concurrent appends and hide the writer's mistake.",
-        f"index: {c.path('append_event').index}",
+        "Append the next event of the caller's run, fenced like save_checkpoint. seq is",
+        "the live row's event counter, taken by the fenced UPDATE itself: concurrent",
+        "appends (and the claim's and the endings' own events) queue on the row and",
+        "never collide; nothing reads max(seq).",
+        f"index: {c.path('append_event').index}; the live row by run_queue_pkey",
         "returns: event_id, seq; or no row (stale or forged writer)",
     )
     return Query(
@@ -154,7 +155,6 @@ SELECT {c.cols("r", "run_id")}, r.created_at, CAST(:seq AS integer), CAST(:kind 
         params=tuple(
             [
                 *fenced_params(c),
-                "seq integer",
                 "kind text",
                 "actor text",
                 "policy_version text|null",

@@ -18,11 +18,11 @@ def append_attempt_note(c: Ctx) -> Query:
     notes = c.t("attempt_notes")
     next_no = (
         f"(SELECT coalesce(max(p.note_no), 0) + 1 FROM {notes} AS p\n"
-        f"     {where(c.join('p', 'a', 'run_id'), 'p.attempt_no = a.attempt_no', pad=4)})"
+        f"     {where(c.join('p', 'q', 'run_id'), 'p.attempt_no = q.attempt_no', pad=4)})"
     )
     sql = f"""INSERT INTO {notes} AS n
     ({c.names("run_id", "attempt_no", "note_no", "kind", "body")})
-SELECT {c.cols("a", "run_id")}, a.attempt_no,
+SELECT {c.cols("q", "run_id")}, q.attempt_no,
     {next_no},
     CAST(:note_kind AS text), CAST(:body AS text)
 {fenced_run(c)}

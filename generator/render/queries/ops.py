@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from agentddl.generator.model import tuning
-from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
-from agentddl.generator.model.states import active_attempt_join, effective_status
+from agentddl.generator.model.states import effective_status
 from agentddl.generator.render.queries.base import Ctx, Query, seconds, where
 
 BOUND = "substring(pg_catalog.pg_get_expr(child.relpartbound, child.oid) FROM '{word} \\(''([^'']+)''\\)')"
@@ -145,45 +144,41 @@ def maintain_partitions(c: Ctx) -> Query:
 
 
 def health_stuck_runs(c: Ctx) -> Query:
-    """`finished_at IS NULL` matches runs_live_idx's predicate (model/tables.py's LIVE_RUNS)."""
     history = min(c.model.profile.retention.events, c.model.profile.retention.checkpoints)
-    join = active_attempt_join(c.keyed("run_id"), quote(c.model.schema), "r", "a")
-    sql = f"""SELECT {c.cols("r", "run_id")}, r.created_at, r.kind, r.status, r.updated_at,
-    a.attempt_no, a.worker_id, a.heartbeat_at, a.lease_expires_at,
-    r.created_at + {seconds(history)} - now() AS history_retention_left,
-    {effective_status("r", "a")} AS effective_status
-FROM {c.t("runs")} AS r
-{join}
+    sql = f"""SELECT {c.cols("q", "run_id")}, q.run_created_at AS created_at, r.kind, r.status, r.updated_at,
+    q.attempt_no, q.worker_id, CASE WHEN q.state = 'running' THEN q.visible_at END AS lease_expires_at,
+    q.run_created_at + {seconds(history)} - now() AS history_retention_left,
+    {effective_status("r", "q")} AS effective_status
+FROM {c.t("run_queue")} AS q
+JOIN {c.t("runs")} AS r ON {c.join("r", "q", "run_id")}
 {
         where(
-            "r.status IN ('running', 'waiting')",
-            "r.finished_at IS NULL",
-            "r.created_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
+            "q.state IN ('running', 'waiting')",
+            "q.run_created_at < now() - CAST(:stale_seconds AS integer) * interval '1 second'",
         )
     }
-ORDER BY r.created_at
+ORDER BY q.run_created_at
 LIMIT CAST(:limit AS integer)"""
     doc = (
         "Live runs (running or waiting) created more than stale_seconds ago, oldest first,",
-        "with their active attempt (if any) and effective status: running only while the",
-        "lease is live; claimable once it ran out (the next claim takes it over), failed if",
-        "no attempts are left. With the heartbeat it tells a long healthy run from a stuck",
-        "one, and shows the time left before the history retention drops their events and",
-        "checkpoints. A running run without an active attempt is a bug.",
-        f"index: {c.path('health_stuck_runs').index}",
+        "with their attempt and effective status: running only while the lease is live;",
+        "claimable once it ran out (the next claim takes it over), failed if no attempts",
+        "are left. It tells a long healthy run from a stuck one, and shows the time left",
+        "before the history retention drops their events and checkpoints. It reads the",
+        "live set (run_queue) whole: that table holds only the runs in flight.",
+        "index: none (the live set is small), then runs_pkey per row",
     )
     return Query("health_stuck_runs", "", doc, sql, params=tuple(["stale_seconds integer", "limit integer"]))
 
 
 def health_expired_leases(c: Ctx) -> Query:
-    sql = f"""SELECT count(*) AS expired_leases, min(a.lease_expires_at) AS oldest_expiry,
-    coalesce(extract(epoch FROM now() - min(a.lease_expires_at)), 0) AS overdue_seconds,
-    count(*) FILTER (WHERE r.attempt_count >= r.max_attempts) AS attempts_spent
-FROM {c.t("attempts")} AS a
-JOIN {c.t("runs")} AS r ON {c.join("r", "a", "run_id")}
-{where("a.status = 'active'", "a.ended_at IS NULL", "a.lease_expires_at < now()")}"""
+    sql = f"""SELECT count(*) AS expired_leases, min(q.visible_at) AS oldest_expiry,
+    coalesce(extract(epoch FROM now() - min(q.visible_at)), 0) AS overdue_seconds,
+    count(*) FILTER (WHERE q.attempt_no >= q.max_attempts) AS attempts_spent
+FROM {c.t("run_queue")} AS q
+{where("q.visible_at < now()", "q.state = 'running'")}"""
     doc = (
-        "Active attempts past their lease: their runs are claimable, and the next claim",
+        "Running live rows past their lease: their runs are claimable, and the next claim",
         "takes each over. Many, for longer than a poll interval, means no worker is",
         "claiming. attempts_spent: runs whose last attempt ran out (effectively failed;",
         "expire_leases records it).",

@@ -61,8 +61,8 @@ def part_queries(c: Ctx) -> tuple[Query, ...]:
 
 
 def _fence(c: Ctx) -> str:
-    """WITH fence: the caller's attempt and run, if the caller holds them (fenced_run)."""
-    columns = f"{c.cols('a', 'run_id')}, a.attempt_no, a.fencing_token, a.worker_id"
+    """WITH fence: the caller's live row, if the caller holds its lease (fenced_run)."""
+    columns = f"{c.cols('q', 'run_id')}, q.attempt_no, q.fencing_token, q.worker_id"
     return f"WITH fence AS (\n    SELECT {columns}\n    " + fenced_run(c).replace("\n", "\n    ") + "\n)"
 
 
@@ -314,10 +314,12 @@ def decide_approval(c: Ctx) -> Query:
     }
     RETURNING {c.cols("ap", "run_id", "approval_id", "status", "decided_by", "decided_at")}
 ),
+{_numbered(c)},
 {
         _event_cte(
             c,
-            "decided",
+            "numbered",
+            "d.event_seq",
             "'approval.' || d.status",
             "'user:' || d.decided_by",
             "jsonb_build_object('approval_id', d.approval_id)",
@@ -345,23 +347,41 @@ JOIN logged AS l ON true"""
     return Query("decide_approval", "<!", doc, sql, params=params)
 
 
-def _event_cte(c: Ctx, source: str, kind: str, actor: str, payload: str) -> str:
-    """logged AS (INSERT the event of each row of `source` (alias d) at its run's next seq).
-    The next seq is read here: a concurrent append of the same seq makes one of the two
-    fail on events_pkey, so no event is lost or doubled (the caller retries)."""
+def _numbered(c: Ctx) -> str:
+    """numbered: each decided row with its run's next event seq: the live row's counter,
+    taken by its UPDATE; a run that already left the live set has no writer left to race,
+    so its history's last seq + 1 is safe there (events_pkey would refuse a duplicate)."""
     events = c.t("events")
     last = (
         f"(SELECT coalesce(max(e.seq), 0) + 1 FROM {events} AS e\n"
         f"         {where(c.join('e', 'r', 'run_id'), 'e.run_created_at = r.created_at', pad=8)})"
     )
-    return f"""logged AS (
-    INSERT INTO {events} AS ev
-        ({c.names("run_id", "run_created_at", "seq", "kind", "actor", "payload")})
-    SELECT {c.cols("r", "run_id")}, r.created_at,
-        {last},
-        {kind}, {actor}, {payload}
-    FROM {source} AS d
+    kept = "d.approval_id, d.status, d.decided_by"
+    return f"""counted AS (
+    UPDATE {c.t("run_queue")} AS q
+    SET event_seq = q.event_seq + 1
+    FROM decided AS d
+    {where(c.join("q", "d", "run_id"), pad=4)}
+    RETURNING {c.cols("q", "run_id")}, q.run_created_at, q.event_seq, {kept}
+),
+numbered AS (
+    SELECT * FROM counted
+    UNION ALL
+    SELECT {c.cols("r", "run_id")}, r.created_at, {last}, {kept}
+    FROM decided AS d
     JOIN {c.t("runs")} AS r ON {c.join("r", "d", "run_id")}
+    WHERE NOT EXISTS (SELECT FROM counted AS n WHERE {c.join("n", "d", "run_id")})
+)"""
+
+
+def _event_cte(c: Ctx, source: str, seq: str, kind: str, actor: str, payload: str) -> str:
+    """logged AS (INSERT the event of each row of `source` (alias d: key, run_created_at)
+    at sequence number `seq`, an expression over d)."""
+    return f"""logged AS (
+    INSERT INTO {c.t("events")} AS ev
+        ({c.names("run_id", "run_created_at", "seq", "kind", "actor", "payload")})
+    SELECT {c.cols("d", "run_id")}, d.run_created_at, {seq}, {kind}, {actor}, {payload}
+    FROM {source} AS d
     RETURNING ev.seq
 )"""
 
@@ -393,11 +413,17 @@ def run_approvals(c: Ctx) -> Query:
 
 
 def transition_run_with_event(c: Ctx) -> Query:
-    sql = f"""{transition_ctes(c)},
+    sql = f"""{transition_ctes(c, counted=True)},
+moved_with_counter AS (
+    SELECT {c.cols("m", "run_id")}, m.status, m.version, n.run_created_at, n.event_seq
+    FROM moved AS m
+    JOIN counter AS n ON {c.join("n", "m", "run_id")}
+),
 {
         _event_cte(
             c,
-            "moved",
+            "moved_with_counter",
+            "d.event_seq",
             "'run.' || d.status",
             "CAST(:actor AS text)",
             "jsonb_build_object('version', d.version)",

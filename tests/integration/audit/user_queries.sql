@@ -29,13 +29,14 @@ SELECT r.status FROM agent.runs AS r WHERE r.tenant_id = :tenant_id AND r.run_id
 -- example: run_id = @run_id
 SELECT r.status FROM agent.runs AS r WHERE r.run_id = :run_id;
 
--- name: due_runs(status)
--- Due runs in one status: with status = 'queued' the custom plan can use the partial
--- runs_claim_idx; the generic plan of a prepared statement can't (16+ shows it).
--- example: status = 'queued'
-SELECT r.run_id FROM agent.runs AS r
-WHERE r.status = :status AND r.wake_at <= now()
-ORDER BY r.priority DESC, r.wake_at
+-- name: attempts_in_status(status)
+-- The newest attempts in one status: with status = 'active' the custom plan reads the
+-- few active ones through the partial attempts_one_active_key; the generic plan of a
+-- prepared statement can't use it and reads every attempt (16+ shows it).
+-- example: status = 'active'
+SELECT a.run_id FROM agent.attempts AS a
+WHERE a.status = :status
+ORDER BY a.started_at DESC
 LIMIT 10;
 
 -- name: events_of_kind_at_step(kind, seq)
@@ -70,10 +71,10 @@ UPDATE agent.runs AS r SET status = 'cancelled', finished_at = now(), version = 
 WHERE r.tenant_id = :tenant_id AND r.run_id = :run_id;
 
 -- name: next_due()
--- The queue shape, already served by runs_claim_idx: no finding, no suggestion.
-SELECT r.run_id FROM agent.runs AS r
-WHERE r.status = 'queued' AND r.wake_at <= now()
-ORDER BY r.priority DESC, r.wake_at LIMIT 10;
+-- The queue shape on the live set, served by run_queue_visible_idx: no finding, no suggestion.
+SELECT q.run_id FROM agent.run_queue AS q
+WHERE q.visible_at <= now()
+ORDER BY q.priority DESC, q.visible_at LIMIT 10;
 
 -- name: last_event(tenant_id, run_id)
 -- The append-log shape, served by events_pkey (a backward scan per partition).

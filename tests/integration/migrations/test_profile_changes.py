@@ -27,9 +27,11 @@ from agentddl.checks.db.connect import connect
 from agentddl.checks.db.declared import model_roles
 from agentddl.checks.db.install import install_schema
 from agentddl.generator.model import derive
+from agentddl.generator.model.layout import RUN_ROW_QUEUE
 from agentddl.generator.output import write_files
-from agentddl.generator.profile import Profile
+from agentddl.generator.profile import Profile, load_default_profile
 from agentddl.generator.profile.canonical import canonical_text
+from agentddl.generator.render.alembic import render_revision
 from agentddl.generator.revision.next import Request, plan_generation
 
 ROOT_CONFTEST = Path(__file__).resolve().parents[2] / "conftest.py"
@@ -251,3 +253,70 @@ def test_a_granularity_change_affects_only_future_partitions(
     spans = [(upper - lower).days for lower, upper in bounds]
     assert before_days in spans  # the partitions made before the change keep their size
     assert spans[-1] == after_days  # the ones made after it have the new size
+
+
+# Layout 1's live runs in every state the backfill meets: queued, waiting, running with its
+# active attempt (the lease it holds), and a history whose last seq the counters continue.
+LEGACY_LIVE = """
+UPDATE agent.runs SET status = 'waiting', version = version + 1 WHERE run_key = 'key-1';
+UPDATE agent.runs SET status = 'running', version = version + 1, fencing_token = 1, attempt_count = 1
+WHERE run_key = 'key-2';
+INSERT INTO agent.attempts (tenant_id, run_id, attempt_no, fencing_token, worker_id, lease_token_hash,
+    lease_expires_at)
+SELECT tenant_id, run_id, 1, 1, 'old-worker', sha256('old-token'::bytea), now() + interval '1 hour'
+FROM agent.runs WHERE run_key = 'key-2';
+"""
+LIVE_SET = """
+SELECT r.run_key, q.state, q.attempt_no, q.fencing_token, q.event_seq, q.checkpoint_seq,
+       q.visible_at = 'infinity' AS never, q.worker_id
+FROM agent.run_queue AS q JOIN agent.runs AS r USING (tenant_id, run_id)
+WHERE r.tenant_id = (SELECT tenant_id FROM agent.tenants ORDER BY tenant_id LIMIT 1)
+ORDER BY r.run_key
+"""
+
+
+def test_an_install_of_the_run_row_layout_moves_to_the_live_set_and_back(
+    newest_major: int | None, pg_servers: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder whose last revision was rendered in layout 1 (queue and lease in the run
+    row) gets the next revision from `agentddl generate`, never a rewrite: run_queue is
+    created and filled with every live run (counters at the history's end, a running run's
+    lease kept), the old indexes go, the catalog is a fresh install's, the rows are kept,
+    today's claim takes the runs on; downgrade -1 returns to layout 1's catalog."""
+    profile = load_default_profile()
+    write_files(
+        {"versions/0001_agentddl_schema.py": render_revision(derive(profile, RUN_ROW_QUEUE), "0001", None)},
+        tmp_path,
+    )
+    generate(profile, tmp_path)  # the Alembic environment, and the next revision
+    revision = next((tmp_path / "versions").glob("0002_agentddl_live_set.py"))
+    assert "agentddl_layout = 2" in revision.read_text()
+    assert lint_errors(revision, newest_major or 16, capsys) == []
+    with pg_servers.get(newest_major).scratch_database() as dsn:
+        config = alembic_config(tmp_path, dsn)
+        command.upgrade(config, "0001")
+        with connect(dsn) as connection:
+            connection.execute(SEED)
+            connection.execute(LEGACY_LIVE)
+        before = fingerprint(dsn)
+        command.upgrade(config, "head")
+        with pg_servers.get(newest_major).scratch_database() as fresh_dsn, connect(fresh_dsn) as connection:
+            install_schema(connection, derive(profile))
+            assert_same_catalog(catalog(dsn, profile), catalog(fresh_dsn, profile))
+        assert fingerprint(dsn) == before
+        with connect(dsn) as connection:
+            live = [tuple(row) for row in connection.execute(LIVE_SET).fetchall()]
+            succeeded = connection.execute(
+                "SELECT count(*) FROM agent.runs WHERE status = 'succeeded'"
+                " AND NOT EXISTS (SELECT FROM agent.run_queue AS q WHERE q.run_id = runs.run_id)"
+            ).fetchone()
+        assert succeeded is not None and succeeded[0] == 6  # finished runs stay out of the live set
+        by_key = {row[0]: row[1:] for row in live}
+        assert by_key["key-1"] == ("waiting", 0, 0, 5, 3, True, None)
+        assert by_key["key-2"] == ("running", 1, 1, 5, 3, False, "old-worker")
+        assert by_key["key-4"] == ("queued", 0, 0, 5, 3, False, None)
+        command.downgrade(config, "-1")
+        with pg_servers.get(newest_major).scratch_database() as fresh_dsn, connect(fresh_dsn) as connection:
+            install_schema(connection, derive(profile, RUN_ROW_QUEUE))
+            assert_same_catalog(catalog(dsn, profile), catalog(fresh_dsn, profile))
+        assert fingerprint(dsn) == before

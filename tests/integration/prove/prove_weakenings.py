@@ -63,14 +63,10 @@ def _guards_off(*edits: tuple[str, str]) -> tuple[Edit, ...]:
     return tuple(Edit("claim_run", old, new) for old, new in edits)
 
 
-# The claim's recheck in its UPDATE: still queued, or (a takeover) still running under
-# the attempt this statement just ended.
-RECHECK = (
-    "        AND CASE WHEN k.lapsed_attempt IS NULL THEN r.status = 'queued'\n"
-    "        ELSE r.status = 'running' AND EXISTS (\n"
-    "            SELECT FROM ended AS e WHERE e.tenant_id = r.tenant_id AND e.run_id = r.run_id\n"
-    "                AND e.fencing_token = r.fencing_token) END\n"
-)
+# The claim's recheck in its UPDATE of the live row: the fencing token it read (every
+# claim bumps it), and the row still visible.
+RECHECK = "        AND q.fencing_token = k.fencing_token\n"
+STILL_VISIBLE = "        AND q.visible_at <= now()\n"
 
 
 CLAIM_BROKEN = ("double_claims", "duplicate_effects")
@@ -90,7 +86,7 @@ CLAIM_GUARDS_OFF = {
         "claim_race",
         CLAIM_BROKEN,
         (NO_ONE_ACTIVE,),
-        _guards_off((RECHECK, ""), ("        AND r.version = k.version\n", "")),
+        _guards_off((RECHECK, ""), (STILL_VISIBLE, "")),
     ),
     "advisory": Weakening(
         "claim without advisory lock, compare-and-set or one-active index",
@@ -100,7 +96,7 @@ CLAIM_GUARDS_OFF = {
         _guards_off(
             ("pg_try_advisory_xact_lock(hashtextextended(o.run_id::text, 0))", "true"),
             (RECHECK, ""),
-            ("        AND r.version = k.version\n", ""),
+            (STILL_VISIBLE, ""),
         ),
     ),
     "lease": Weakening(
@@ -115,25 +111,20 @@ CLAIM_GUARDS_OFF = {
             "ALTER TABLE {schema}.attempts DROP CONSTRAINT attempts_pkey",
         ),
         _guards_off(
-            (
-                "        AND r.status IN ('queued', 'running')\n"
-                "        AND r.fencing_token = a.fencing_token - 1\n",
-                "",
-            ),
+            ("        AND q.fencing_token = a.fencing_token - 1\n" + STILL_VISIBLE, ""),
         ),
     ),
 }
 
 # aiosql refuses a declared parameter the query no longer uses: a removed check keeps
 # its parameter, in a condition that is always true.
-LEASE_CHECK = "a.lease_token_hash = sha256(convert_to(CAST(:lease_token AS text), 'UTF8'))"
+LEASE_CHECK = "q.lease_token_hash = sha256(convert_to(CAST(:lease_token AS text), 'UTF8'))"
 ANY_LEASE = "CAST(:lease_token AS text) IS NOT NULL"
 HOLDER_CHECK = r"EXISTS \(SELECT FROM .*?'UTF8'\)\)\)"  # complete_operation's lease-token check
-# the whole fence: a stale writer's lease token alone (its attempt no longer active)
-# would refuse it too
+# the whole fence on the live row: a stale writer's lease token alone would refuse it too
 FENCE = (
-    f"a.fencing_token = CAST(:fencing_token AS bigint)\n    AND {LEASE_CHECK}\n"
-    "    AND r.fencing_token = a.fencing_token"
+    r"q\.fencing_token = CAST\(:fencing_token AS bigint\)"
+    r"\s+AND q\.lease_token_hash = sha256\(.*?'UTF8'\)\)"
 )
 ALWAYS_FENCED = "CAST(:fencing_token AS bigint) IS NOT NULL"
 ANY_TENANT = "CAST(:tenant_id AS text) IS NOT NULL AND "
@@ -142,11 +133,11 @@ NO_TENANT = (
     Edit("latest_checkpoint", "k.tenant_id = :tenant_id AND ", ANY_TENANT),
     Edit("run_events", "e.tenant_id = :tenant_id AND ", ANY_TENANT),
     Edit("run_operations", "o.tenant_id = :tenant_id AND ", ANY_TENANT),
-    Edit("save_checkpoint", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
-    Edit("append_event", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
-    Edit("heartbeat", "a.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("save_checkpoint", "q.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("append_event", "q.tenant_id = :tenant_id AND ", ANY_TENANT),
+    Edit("heartbeat", "q.tenant_id = :tenant_id AND ", ANY_TENANT),
 )
-RLS_TABLES = ("tenants", "runs", "attempts", "checkpoints", "events", "operations", "outbox")
+RLS_TABLES = ("tenants", "runs", "run_queue", "attempts", "checkpoints", "events", "operations", "outbox")
 # The four guarantees issue 14 added, each with its guard removed; proven on every lock
 # strategy (the row-level security ones on the row-level security profile).
 FORGED_LEASE = Weakening(
@@ -226,7 +217,12 @@ WEAKENINGS = (
         "crash_mid_step",
         ("stuck_runs",),
         edits=(
-            Edit("claim_run", "a.lease_expires_at < now()", "a.lease_expires_at < now() - interval '1 day'"),
+            Edit(
+                "claim_run",
+                "q.state = 'running' AND q.attempt_no < q.max_attempts",
+                "q.state = 'running' AND q.attempt_no < q.max_attempts"
+                " AND q.visible_at < now() - interval '1 day'",
+            ),
         ),
     ),
     Weakening(
@@ -246,12 +242,18 @@ WEAKENINGS = (
         "stale_writer",
         ("stale_writes_accepted",),
         edits=(
-            Edit("save_checkpoint", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}"),
-            Edit("append_event", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}"),
-            Edit("reserve_operation", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}"),
+            Edit("save_checkpoint", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}", regex=True),
+            Edit("append_event", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}", regex=True),
+            Edit("reserve_operation", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}", regex=True),
             Edit("complete_operation", "o.fencing_token = CAST(:fencing_token AS bigint)", ALWAYS_FENCED),
             Edit("complete_operation", HOLDER_CHECK, ANY_LEASE, regex=True),
         ),
+    ),
+    Weakening(  # issue 20: the counter is the fence's; taken without it, a stale writer appends
+        "event sequence number allocated without the fence",
+        "stale_writer",
+        ("stale_writes_accepted",),
+        edits=(Edit("append_event", FENCE, f"{ALWAYS_FENCED} AND {ANY_LEASE}", regex=True),),
     ),
     Weakening(
         "idempotency unique key dropped",
@@ -327,8 +329,7 @@ WEAKENINGS = (
         "tenant_isolation",
         ("targets_without_history", "deletion_untested"),
         edits=(
-            Edit("claim_run", "WHERE r.status = 'queued'\n", "WHERE r.status = 'queued' AND false\n"),
-            Edit("claim_run", "AND r.status = 'running'\n", "AND r.status = 'running' AND false\n"),
+            Edit("claim_run", "WHERE q.visible_at <= now()\n", "WHERE q.visible_at <= now() AND false\n"),
         ),
     ),
     Weakening(

@@ -22,7 +22,11 @@ LAST_EVENTS_PARTITION = """
 CHANGES = {
     # statement -> a difference it must cause: (kind, name, what)
     "COMMENT ON TABLE agent.runs IS 'runs'": ("comments", "runs", "differs"),
-    "COMMENT ON INDEX agent.runs_claim_idx IS 'claims'": ("comments", "runs_claim_idx", "unexpected"),
+    "COMMENT ON INDEX agent.run_queue_visible_idx IS 'claims'": (
+        "comments",
+        "run_queue_visible_idx",
+        "unexpected",
+    ),
     "ALTER TABLE agent.runs ALTER COLUMN kind SET STORAGE MAIN": ("column_storage", "runs.kind", "differs"),
     "ALTER TABLE agent.outbox SET (fillfactor = 50)": ("tables", "outbox", "differs"),
     "CREATE VIEW agent.queued AS SELECT run_id FROM agent.runs": ("views", "queued", "unexpected"),

@@ -23,9 +23,9 @@ CHANGES = {
         ("indexes", "runs_parent_idx", "differs"),
     ),
     "lost DESC": (
-        "DROP INDEX agent.runs_claim_idx; CREATE INDEX runs_claim_idx ON agent.runs (priority, wake_at) "
-        "WHERE status = 'queued'",
-        ("indexes", "runs_claim_idx", "differs"),
+        "DROP INDEX agent.run_queue_visible_idx; CREATE INDEX run_queue_visible_idx ON agent.run_queue "
+        "(priority, visible_at)",
+        ("indexes", "run_queue_visible_idx", "differs"),
     ),
     "no longer partial": (
         "DROP INDEX agent.outbox_pending_idx; CREATE INDEX outbox_pending_idx ON agent.outbox (available_at)",

@@ -45,9 +45,9 @@ def named(findings: list[Any], code: str) -> dict[str, str]:
 
 def test_definitions_written_differently_but_equal_compare_equal(default: Any) -> None:
     rewritten = """
-        DROP INDEX agent.runs_claim_idx;
-        CREATE INDEX runs_claim_idx ON agent.runs USING btree (priority DESC NULLS FIRST, wake_at ASC)
-            WHERE (((status = 'queued'::text)));
+        DROP INDEX agent.approvals_pending_idx;
+        CREATE INDEX approvals_pending_idx ON agent.approvals USING btree (tenant_id ASC, requested_at ASC)
+            WHERE (((status = 'pending'::text)));
         ALTER TABLE agent.runs DROP CONSTRAINT runs_status_check;
         ALTER TABLE agent.runs ADD CONSTRAINT runs_status_check CHECK (status = ANY (ARRAY[
             'queued'::text, 'running', 'waiting', 'succeeded', 'failed', 'cancelled']));
@@ -57,14 +57,15 @@ def test_definitions_written_differently_but_equal_compare_equal(default: Any) -
 
 def test_a_definition_that_differs_is_named_with_the_difference(default: Any) -> None:
     findings = default.after("""
-        DROP INDEX agent.runs_claim_idx;
-        CREATE INDEX runs_claim_idx ON agent.runs (priority DESC, wake_at) WHERE status = 'running';
+        DROP INDEX agent.approvals_pending_idx;
+        CREATE INDEX approvals_pending_idx ON agent.approvals (tenant_id, requested_at)
+            WHERE status = 'approved';
         ALTER TABLE agent.outbox DROP CONSTRAINT outbox_topic_check;
         ALTER TABLE agent.outbox ADD CONSTRAINT outbox_topic_check
             CHECK (char_length(topic) <= 200) NOT VALID;
     """)
-    index = named(findings, "ADV121")["agent.runs_claim_idx"]
-    assert """predicate "status = 'running'::text" (declared: "status = 'queued'::text")""" in index
+    index = named(findings, "ADV121")["agent.approvals_pending_idx"]
+    assert """predicate "status = 'approved'::text" (declared: "status = 'pending'::text")""" in index
     assert "differs" in named(findings, "ADV122")["agent.outbox_topic_check"]
 
 

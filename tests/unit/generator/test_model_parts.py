@@ -75,7 +75,7 @@ def test_every_declared_path_names_an_index_of_its_table() -> None:
 def test_all_parts_off_leaves_the_core_and_says_so() -> None:
     model = derive(changed(DEFAULT, **ALL_OFF))
     assert [t.name for t in model.tables] == [
-        "tenants", "runs", "attempts", "checkpoints", "events", "operations", "outbox",
+        "tenants", "runs", "run_queue", "attempts", "checkpoints", "events", "operations", "outbox",
     ]  # fmt: skip
     plan = render_plan(model)
     assert plan.count("off (no tables or columns for it)") == 5

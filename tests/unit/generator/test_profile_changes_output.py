@@ -34,8 +34,11 @@ def test_volume_sets_partitioning_fillfactor_and_brin() -> None:
     quiet_time = next(i for i in quiet.table("events").indexes if i.name == "events_created_at_idx")
     busy_time = next(i for i in busy.table("events").indexes if i.name == "events_created_at_idx")
     assert (quiet_time.method, busy_time.method) == ("btree", "brin")
-    assert dict(quiet.table("runs").storage)["fillfactor"] == "90"
-    assert dict(busy.table("runs").storage)["fillfactor"] == "70"
+    assert dict(quiet.table("attempts").storage)["fillfactor"] == "90"
+    assert dict(busy.table("attempts").storage)["fillfactor"] == "70"
+    # the run row always keeps room for its claim's and its ending's HOT versions
+    run_rows = {dict(m.table("runs").storage)["fillfactor"] for m in (quiet, busy)}
+    assert run_rows == {"60"}
 
 
 def test_retention_sets_partition_lifetimes_and_manager() -> None:
@@ -50,8 +53,8 @@ def test_retention_sets_partition_lifetimes_and_manager() -> None:
 def test_lock_strategy_and_rls_change_the_claim_index() -> None:
     plain = derive(DEFAULT)
     rls = derive(load_profile_text("profile: 1\nname: r\ntenancy: {row_level_security: true}\n"))
-    claim = next(i for i in plain.table("runs").indexes if i.name == "runs_claim_idx")
-    claim_rls = next(i for i in rls.table("runs").indexes if i.name == "runs_claim_idx")
+    claim = next(i for i in plain.table("run_queue").indexes if i.name == "run_queue_visible_idx")
+    claim_rls = next(i for i in rls.table("run_queue").indexes if i.name == "run_queue_visible_idx")
     assert claim.columns[0] == "priority DESC" and claim_rls.columns[0] == "tenant_id"
     assert "CREATE POLICY runs_tenant_isolation" in render_schema_sql(rls)
     assert "CREATE POLICY" not in render_schema_sql(plain)

@@ -61,7 +61,8 @@ def test_a_changed_profile_writes_the_next_revision_and_never_rewrites_0001(tmp_
     assert [(r.revision, r.down_revision) for r in chain.revisions] == [("0001", ()), ("0002", ("0001",))]
     assert chain.revisions[0].profile() == DEFAULT and chain.revisions[1].profile() == RLS
     text = chain.revisions[1].path.read_text(encoding="utf-8")
-    assert "CREATE INDEX CONCURRENTLY runs_claim_idx_new" in text and "ENABLE ROW LEVEL SECURITY" in text
+    assert "CREATE INDEX CONCURRENTLY run_queue_visible_idx_new" in text
+    assert "ENABLE ROW LEVEL SECURITY" in text
     assert "CREATE TABLE" not in text  # exactly the delta
     assert generate(tmp_path, RLS) == 0
     assert len(read_chain(tmp_path / "m/versions").revisions) == 2  # and again: nothing new
@@ -193,7 +194,7 @@ def test_plan_gets_the_changes_section_and_keeps_it(tmp_path: Path) -> None:
     plan = (tmp_path / "m/PLAN.md").read_text()
     section = plan.split("## 6. Changes from the previous profile", 1)[1]
     assert "`tenancy.row_level_security: false -> true`" in section
-    assert "| 1 | expand | build index runs_claim_idx_new" in section
+    assert "| 1 | expand | build index run_queue_visible_idx_new" in section
     assert "SET agentddl.tenant" in section  # what to deploy first
     assert generate(tmp_path, RLS) == 0  # up to date: the same PLAN.md, byte for byte
     assert (tmp_path / "m/PLAN.md").read_text() == plan

@@ -33,14 +33,7 @@ def legacy_run_indexes(claim_columns: tuple[str, ...]) -> tuple[Index, ...]:
             why="claim: the next due queued run by priority; partial, so it holds only the queue",
             where="status = 'queued'",
         ),
-        Index(
-            "runs_finished_idx",
-            "runs",
-            ("finished_at",),
-            serves=("purge_finished_runs",),
-            why="retention: finished runs older than the window, deleted in batches",
-            where="finished_at IS NOT NULL",
-        ),
+        finished_runs_btree(),
         Index(
             "runs_live_idx",
             "runs",
@@ -52,6 +45,19 @@ def legacy_run_indexes(claim_columns: tuple[str, ...]) -> tuple[Index, ...]:
             ),
             where=LIVE_RUNS,
         ),
+    )
+
+
+def finished_runs_btree() -> Index:
+    """Retention's index on finished runs as layout 1 had it, and as engines before 16
+    still have it (there a BRIN index would block HOT as much as this one does)."""
+    return Index(
+        "runs_finished_idx",
+        "runs",
+        ("finished_at",),
+        serves=("purge_finished_runs",),
+        why="retention: finished runs older than the window, deleted in batches",
+        where="finished_at IS NOT NULL",
     )
 
 

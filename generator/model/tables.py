@@ -6,7 +6,12 @@ from __future__ import annotations
 from typing import Literal
 
 from agentddl.generator.model import features, parts, tuning
-from agentddl.generator.model.layout import LIVE_SET, legacy_attempt_index, legacy_run_indexes
+from agentddl.generator.model.layout import (
+    LIVE_SET,
+    finished_runs_btree,
+    legacy_attempt_index,
+    legacy_run_indexes,
+)
 from agentddl.generator.model.scope import (
     ATTEMPT_STATUSES,
     RUN_STATUSES,
@@ -204,14 +209,7 @@ def _finished_index(s: Scope) -> Index:
             why="retention: finished runs older than the window (BRIN: summarizing, so updates stay HOT)",
             method="brin",
         )
-    return Index(
-        "runs_finished_idx",
-        "runs",
-        ("finished_at",),
-        serves=("purge_finished_runs",),
-        why="retention: finished runs older than the window, deleted in batches",
-        where="finished_at IS NOT NULL",
-    )
+    return finished_runs_btree()
 
 
 def _run_key_index(s: Scope) -> Index:

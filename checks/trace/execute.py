@@ -183,7 +183,8 @@ class Tracer:
         trace = self._new_trace(statement, before, in_transaction=False)
         self.watcher.granted_too = True  # its locks are only seen while it runs
         start = time.monotonic()
-        error = _execute(conn, statement)
+        with self.watcher.seen_while_running(self.dsn, "CONCURRENTLY" in statement.sql.upper()):
+            error = _execute(conn, statement)
         timed = Timed(trace, start, time.monotonic())
         self.watcher.granted_too = False
         timed.released = timed.end

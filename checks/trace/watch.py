@@ -12,8 +12,10 @@ statement on the session itself, and a copy every few milliseconds would grow wi
 from __future__ import annotations
 
 import bisect
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +24,7 @@ import psycopg
 from agentddl.checks.db import connect
 
 SAMPLE_SECONDS = 0.004
+SEEN_TIMEOUT_SECONDS = 2.0  # a bare statement waits for the watcher's first sample at most this
 LOCKS_SQL = """
 SELECT relation::int8, mode, granted FROM pg_locks
 WHERE pid = %s AND locktype = 'relation' AND (NOT granted OR %s)
@@ -90,6 +93,41 @@ class LockWatcher:
                 self.samples.times.append(now)
                 self.samples.locks.append([(oid, mode, granted) for oid, mode, granted in locks])
             self.samples.waiting.extend((now, wpid) for (wpid,) in waits)
+
+    @contextlib.contextmanager
+    def seen_while_running(self, dsn: str, hold: bool) -> Iterator[None]:
+        """Around a bare statement that waits for older snapshots before it ends (CREATE
+        INDEX, REINDEX, DETACH PARTITION ... CONCURRENTLY): a second session holds a
+        snapshot until this watcher has sampled the statement's locks (SEEN_TIMEOUT_SECONDS
+        at most), so a statement shorter than a sample, on a loaded machine, is still seen;
+        it waits about one sample interval longer. hold=False: nothing."""
+        if not hold:
+            yield
+            return
+        start = time.monotonic()
+        holder = connect(dsn, autocommit=False)
+        holder.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        holder.execute("SELECT 1")  # the snapshot the statement waits for
+        done = threading.Event()
+        thread = threading.Thread(target=self._release_once_seen, args=(holder, start, done), daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+            holder.close()
+
+    def _release_once_seen(
+        self, holder: psycopg.Connection[Any], start: float, done: threading.Event
+    ) -> None:
+        deadline = start + SEEN_TIMEOUT_SECONDS
+        while not done.is_set() and time.monotonic() < deadline:
+            with self._lock:
+                if self.samples.times and self.samples.times[-1] >= start:
+                    break
+            done.wait(SAMPLE_SECONDS)
+        holder.rollback()
 
     def locks_between(self, start: float, end: float) -> set[tuple[int, str, bool]]:
         """(oid, mode, granted) seen for the migrating session between two times."""

@@ -55,6 +55,7 @@ def _live_returning(c: Ctx, seq: str) -> str:
 
 
 def expire_leases(c: Ctx) -> Query:
+    due = c.join("q", "d", "run_id")
     sql = f"""WITH due AS (
     SELECT {c.cols("q", "run_id")}
     FROM {c.t("run_queue")} AS q
@@ -63,25 +64,14 @@ def expire_leases(c: Ctx) -> Query:
     LIMIT CAST(:batch_size AS integer)
     FOR UPDATE SKIP LOCKED
 ),
-requeued AS (
-    UPDATE {c.t("run_queue")} AS q
-    SET state = 'queued', visible_at = now(), lease_token_hash = NULL, worker_id = NULL,
-        event_seq = q.event_seq + 1
-    FROM due AS d
-    {where(c.join("q", "d", "run_id"), "q.attempt_no < q.max_attempts", pad=4)}
-    {_live_returning(c, "q.event_seq")}, 'queued' AS run_status
-),
+{_requeued(c, "requeued", "now()", due, SPARE, source="due AS d", extra=", 'queued' AS run_status")},
 spent AS (
     DELETE FROM {c.t("run_queue")} AS q
     USING due AS d
-    {where(c.join("q", "d", "run_id"), "q.attempt_no >= q.max_attempts", pad=4)}
+    {where(due, "q.attempt_no >= q.max_attempts", pad=4)}
     {_live_returning(c, "q.event_seq + 1")}, 'failed' AS run_status
 ),
-live AS (
-    SELECT * FROM requeued
-    UNION ALL
-    SELECT * FROM spent
-),
+{_either("requeued", "spent")},
 expired AS (
     UPDATE {c.t("attempts")} AS a
     SET status = 'expired', ended_at = now(), interruption_reason = 'lease_expired'
@@ -118,6 +108,9 @@ ORDER BY 1, 2{", 3" if c.tenant else ""}"""
         "had already moved on)",
     )
     return Query("expire_leases", "", doc, sql, params=tuple([*c.shard_param(), "batch_size integer"]))
+
+
+SPARE = "q.attempt_no < q.max_attempts"  # attempts are left: a lapsed run is queued again
 
 
 def _orphaned(c: Ctx) -> str:
@@ -238,6 +231,27 @@ FROM moved AS m
 JOIN live AS l ON {c.join("l", "m", "run_id")}"""
 
 
+def _requeued(
+    c: Ctx, name: str, visible_at: str, *conditions: str, source: str = "", extra: str = ""
+) -> str:
+    """`name` AS: the live row queued again, visible at `visible_at`, its lease dropped,
+    its event counter taken for the ending's event. `source`: a FROM item the conditions
+    read (expire_leases' due rows); without one they fence the caller's row."""
+    source = f"\n    FROM {source}" if source else ""
+    return f"""{name} AS (
+    UPDATE {c.t("run_queue")} AS q
+    SET state = 'queued', visible_at = {visible_at},
+        lease_token_hash = NULL, worker_id = NULL, event_seq = q.event_seq + 1{source}
+    {where(*conditions, pad=4)}
+    {_live_returning(c, "q.event_seq")}{extra}
+)"""
+
+
+def _either(first: str, second: str) -> str:
+    """live AS: the rows of two exclusive live-row CTEs (requeued, or gone)."""
+    return f"live AS (\n    SELECT * FROM {first}\n    UNION ALL\n    SELECT * FROM {second}\n)"
+
+
 def _gone(c: Ctx, *fence: str, name: str = "live", extra: str = "") -> str:
     """The fenced live row deleted: the run leaves the live set (`extra`: more columns)."""
     return f"""{name} AS (
@@ -325,19 +339,10 @@ def fail_attempt(c: Ctx) -> Query:
     retry = "CAST(:retryable AS boolean) AND q.attempt_no < q.max_attempts"
     delay = backoff_sql("CAST(:backoff_seconds AS integer)", "q.attempt_no") + " * interval '1 second'"
     spent = ", 'failed' AS run_status, NULL::timestamptz AS wake_at"
-    live = f"""retried AS (
-    UPDATE {c.t("run_queue")} AS q
-    SET state = 'queued', visible_at = now() + {delay},
-        lease_token_hash = NULL, worker_id = NULL, event_seq = q.event_seq + 1
-    {where(*fenced_live(c), retry, pad=4)}
-    {_live_returning(c, "q.event_seq")}, 'queued' AS run_status, q.visible_at AS wake_at
-),
+    retried = ", 'queued' AS run_status, q.visible_at AS wake_at"
+    live = f"""{_requeued(c, "retried", f"now() + {delay}", *fenced_live(c), retry, extra=retried)},
 {_gone(c, *fenced_live(c), f"NOT ({retry})", name="spent", extra=spent)},
-live AS (
-    SELECT * FROM retried
-    UNION ALL
-    SELECT * FROM spent
-)"""
+{_either("retried", "spent")}"""
     run_set = (
         "status = l.run_status,\n"
         "        wake_at = coalesce(l.wake_at, r.wake_at),\n"
@@ -377,13 +382,7 @@ live AS (
 
 
 def interrupt_attempt(c: Ctx) -> Query:
-    live = f"""live AS (
-    UPDATE {c.t("run_queue")} AS q
-    SET state = 'queued', visible_at = now(),
-        lease_token_hash = NULL, worker_id = NULL, event_seq = q.event_seq + 1
-    {where(*fenced_live(c), pad=4)}
-    {_live_returning(c, "q.event_seq")}
-)"""
+    live = _requeued(c, "live", "now()", *fenced_live(c))
     sql = _end_attempt(
         c,
         live,

@@ -2,10 +2,11 @@
 
 An *operation* is what one client does once, in the path's own commits: the floor's
 one commit (UPDATE one row by key, INSERT one row), the two-commit floor's two, a
-claim and its completion (two), a full step (claim; an event and a checkpoint; complete:
-three). Ratios divide a path's operations per second by the floor's, measured right
-before and after it; `per commit` multiplies by the path's commits, so a path that needs
-three commits is compared with three floor commits.
+claim and its completion (two), a batched claim and completion of `CLAIM_BATCH` runs
+(two), a full step (claim; an event and a checkpoint; complete: three). Ratios divide a
+path's operations per second by the floor's, measured right before and after it; `per
+commit` multiplies by the path's commits, so a path that needs three commits is compared
+with three floor commits.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ FLOOR = Workload("floor", "floor: 1 commit", "UPDATE one row by key, INSERT one 
 FLOOR2 = Workload("floor2", "floor: 2 commits", "the floor's commit twice", 2)
 
 CLAIM = ("claim_run", "complete_attempt")
+CLAIM_BATCH = 10  # runs a batched claim takes: a worker with ten slots
 HOT_PATHS = (
     Workload(
         "claim_complete",
@@ -42,6 +44,15 @@ HOT_PATHS = (
         CLAIM,
         claims_per_op=1,
         two_commit_floor=True,
+    ),
+    Workload(
+        "claim_batch",
+        f"batch: claim + complete {CLAIM_BATCH}",
+        f"claim_runs of {CLAIM_BATCH}, COMMIT; complete_attempts of them, COMMIT "
+        f"(per run: divide by {CLAIM_BATCH})",
+        2,
+        ("claim_runs", "complete_attempts"),
+        claims_per_op=CLAIM_BATCH,
     ),
     Workload(
         "step",

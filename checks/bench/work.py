@@ -22,6 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from agentddl.checks.bench.paths import CLAIM_BATCH
 from agentddl.checks.db.runtime import Runtime
 from agentddl.generator.profile import Profile
 
@@ -95,14 +96,25 @@ class Client:
 
     def claim(self) -> Claim | None:
         token = secrets.token_hex(16)
+        row = self.call("claim_run", **self._claim_args(token))
+        self.commit()
+        return None if row is None else self._claimed(row, token)
+
+    def claim_batch(self, size: int) -> list[Claim]:
+        """claim_runs of up to `size` runs under one lease token, committed."""
+        token = secrets.token_hex(16)
+        rows = self.call("claim_runs", **self._claim_args(token), batch_size=size)
+        self.commit()
+        return [self._claimed(row, token) for row in rows]
+
+    def _claim_args(self, token: str) -> dict[str, Any]:
         column = self.profile.tenancy.column
         home = {column: self.runtime.tenant} if column else {}  # a claim under row-level security takes it
-        row = self.call(
-            "claim_run", **home, worker_id=self.worker_id, lease_token=token, lease_seconds=self.lease_seconds
-        )
-        self.commit()
-        if row is None:
-            return None
+        lease = {"lease_token": token, "lease_seconds": self.lease_seconds}
+        return {**home, "worker_id": self.worker_id, **lease}
+
+    def _claimed(self, row: Row, token: str) -> Claim:
+        column = self.profile.tenancy.column
         return Claim(
             {column: row[column]} if column else {},
             row["run_id"],
@@ -126,6 +138,26 @@ class Client:
     def complete(self, claim: Claim) -> None:
         if self.call("complete_attempt", **claim.fence, result=RESULT) is None:
             raise LostClaim("complete_attempt changed nothing")
+        self.commit()
+
+    def complete_batch(self, claims: list[Claim]) -> None:
+        """complete_attempts of every claim of a batch in one statement, committed."""
+        column = self.profile.tenancy.column
+        # Per run tenants, or one (a batch claimed under row-level security is one tenant's):
+        # the query takes the one its form declares and ignores the other.
+        tenants: dict[str, Any] = {}
+        if column:
+            tenants = {column: self.runtime.tenant, f"{column}s": [c.scope[column] for c in claims]}
+        done = self.call(
+            "complete_attempts",
+            **tenants,
+            run_ids=[claim.run_id for claim in claims],
+            fencing_tokens=[claim.fencing_token for claim in claims],
+            lease_tokens=[claim.lease_token for claim in claims],
+            results=[RESULT] * len(claims),
+        )
+        if len(list(done)) != len(claims):
+            raise LostClaim("complete_attempts completed fewer runs than the batch claimed")
         self.commit()
 
     def append_event(self, claim: Claim) -> None:
@@ -217,6 +249,14 @@ def _claim_complete(client: Client, state: Any) -> bool:
     return True
 
 
+def _claim_batch(client: Client, state: Any) -> bool:
+    claims = client.claim_batch(CLAIM_BATCH)
+    if not claims:
+        return False
+    client.complete_batch(claims)
+    return True
+
+
 def _step(client: Client, state: Any) -> bool:
     claim = client.claim()
     if claim is None:
@@ -288,6 +328,7 @@ STEPS: dict[str, Steps] = {
     "floor": Steps(_none, _floor, _nothing),
     "floor2": Steps(_none, _floor2, _nothing),
     "claim_complete": Steps(_none, _claim_complete, _nothing),
+    "claim_batch": Steps(_none, _claim_batch, _nothing),
     "step": Steps(_none, _step, _nothing),
     "heartbeat": Steps(Client.claim_one, _heartbeat, Client.complete),
     "checkpoint_save": Steps(Client.claim_one, _save, Client.complete),

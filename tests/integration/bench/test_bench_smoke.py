@@ -10,6 +10,7 @@ from profiles import example_profiles, with_version
 
 from agentddl.checks.bench import BenchOptions, BenchRequest, BenchResult, Clients, run
 from agentddl.checks.bench.observe import CPU_FROM_PROC, not_durable
+from agentddl.checks.bench.paths import CLAIM_BATCH
 from agentddl.checks.db import PostgresServer
 from agentddl.generator.profile import load_default_profile
 
@@ -33,6 +34,7 @@ def test_every_hot_path_is_measured_between_two_floors(
     paths = {p.path.name: p for p in history.paths}
     assert list(paths) == [
         "claim_complete",
+        "claim_batch",
         "step",
         "heartbeat",
         "checkpoint_save",
@@ -57,6 +59,10 @@ def test_every_hot_path_is_measured_between_two_floors(
     assert all(s.cpu_ms_per_op and s.cpu_ms_per_op > 0 for s in history.segments)
     assert all(s.client_cpu_ms_per_op and s.client_cpu_ms_per_op > 0 for s in history.segments)
     assert all(p.cpu_per_commit_ratio and p.cpu_per_commit_ratio > 0 for p in paths.values())
+    single, batch = paths["claim_complete"].figures, paths["claim_batch"].figures
+    # ten runs in two statements: the per-statement work is paid once for ten runs
+    assert batch.cpu_ms_per_op and single.cpu_ms_per_op
+    assert batch.cpu_ms_per_op / CLAIM_BATCH < single.cpu_ms_per_op
     assert_the_report_says_what_the_server_is(result, pg_server_latest)
 
 

@@ -25,6 +25,7 @@ def test_every_path_sits_between_two_floor_measurements() -> None:
     assert [w.name for w in order] == [
         "floor",
         *("floor2", "claim_complete", "floor2", "floor"),
+        *("claim_batch", "floor"),
         *("step", "floor", "heartbeat", "floor", "checkpoint_save", "floor"),
         *("checkpoint_read", "floor", "sweep", "floor"),
     ]
@@ -45,6 +46,7 @@ def test_commits_per_operation() -> None:
         "floor": 1,
         "floor2": 2,
         "claim_complete": 2,
+        "claim_batch": 2,
         "step": 3,
         "heartbeat": 1,
         "checkpoint_save": 1,

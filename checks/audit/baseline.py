@@ -22,8 +22,7 @@ from typing import Any
 from agentddl.checks.audit.judge import Thresholds
 from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.audit.result import AuditResult
-from agentddl.checks.audit.rules.cost_regression import CostRegression
-from agentddl.checks.audit.rules.lost_index import LostIndex
+from agentddl.checks.audit.rules import AuditRule, rules_of
 from agentddl.checks.core.findings import Finding
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.output import write_files
@@ -92,41 +91,25 @@ def _valid_entry(entry: object) -> bool:
     )
 
 
+class BaselineRule(AuditRule):
+    """A verdict on a path's plan against its baseline's."""
+
+    def check(self, result: PathResult, before: dict[str, Any], growth: float) -> Finding | None:
+        """`before`: the path's stored plan (as baseline_document writes it); `result.plan` is set."""
+        raise NotImplementedError
+
+
 def compare(
     result: AuditResult,
     baseline: dict[str, Any],
     growth: float = DEFAULT_GROWTH,
     large_rows: float = Thresholds().large_rows,
 ) -> list[Finding]:
+    """Every baseline rule's findings on each path that now reaches a large relation."""
+    rules = rules_of(BaselineRule)
     findings: list[Finding] = []
     for r in result.paths:
         before = baseline["paths"].get(r.path.name)
         if before is not None and r.plan is not None and any(s.size >= large_rows for s in r.plan.scans):
-            findings += _regressions(r, before, growth)
+            findings += [found for rule in rules if (found := rule.check(r, before, growth)) is not None]
     return findings
-
-
-def _regressions(r: PathResult, before: dict[str, Any], growth: float) -> list[Finding]:
-    assert r.plan is not None
-    found = []
-    lost = [i for i in before.get("indexes", ()) if i not in r.plan.indexes]
-    if lost:
-        found.append(
-            LostIndex.finding(
-                f"{r.path.name} no longer uses {', '.join(lost)} (baseline: {before['node']}; "
-                f"now: {r.plan.main_node(r.path.table)}).",
-                "restore the index, or update the baseline if the change is intended",
-                object=r.path.name,
-            )
-        )
-    cost = float(before.get("cost", 0.0))
-    if cost > 0 and r.plan.cost > cost * growth:
-        found.append(
-            CostRegression.finding(
-                f"{r.path.name}'s estimated cost grew from {cost:,.2f} to {r.plan.cost:,.2f} "
-                f"(more than {growth:g}x the baseline).",
-                "look at the plan (--format json); update the baseline if the change is intended",
-                object=r.path.name,
-            )
-        )
-    return found

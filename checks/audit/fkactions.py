@@ -16,11 +16,10 @@ from typing import Any
 
 import psycopg
 
-from agentddl.checks.audit.judge import PLAN_ERRORS, measured
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult
-from agentddl.checks.audit.rules.fk_action_not_served import FkActionNotServed
+from agentddl.checks.audit.rules import AuditRule, rules_of
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.indexes import predicate_only_requires_not_null
 from agentddl.checks.db.sql import not_extension_member
@@ -99,39 +98,31 @@ def fired(path: AuditPath, fks: list[ForeignKey]) -> list[tuple[ForeignKey, str]
     return found
 
 
+class FkActionRule(AuditRule):
+    """A verdict on a foreign key's action a path fires, from the plan of its lookup."""
+
+    def check(
+        self, path: AuditPath, fk: ForeignKey, action: str, lookup: PathResult, schema: str
+    ) -> Finding | None:
+        """`action`: "ON DELETE x" or "ON UPDATE x"; `lookup`: the referencing rows' lookup, judged."""
+        raise NotImplementedError
+
+
 def with_fk_actions(results: list[PathResult], fks: list[ForeignKey], schema: str) -> list[PathResult]:
-    """Each firing path with an ADA115 per fired lookup that has a plan error."""
+    """Each firing path with every FK action rule's findings on the lookups it fires."""
     lookups = {r.path.name: r for r in results if r.path.kind == "constraint"}
+    rules = rules_of(FkActionRule)
     judged = []
     for result in results:
         extra = [
-            _finding(result.path, fk, action, lookup, schema)
+            found
             for fk, action in fired(result.path, fks)
-            if (lookup := lookups.get(fk.lookup_name)) is not None and _fails(lookup)
+            if (lookup := lookups.get(fk.lookup_name)) is not None
+            for rule in rules
+            if (found := rule.check(result.path, fk, action, lookup, schema)) is not None
         ]
         judged.append(replace(result, findings=result.findings + tuple(extra)) if extra else result)
     return judged
-
-
-def _fails(lookup: PathResult) -> bool:
-    return any(f.code in PLAN_ERRORS for f in lookup.findings)
-
-
-def _finding(path: AuditPath, fk: ForeignKey, action: str, lookup: PathResult, schema: str) -> Finding:
-    assert lookup.plan is not None
-    scans = [s for s in lookup.plan.scans if s.table == fk.table] or list(lookup.plan.scans)
-    how = lookup.plan.main_node(fk.table)
-    size = sum(s.size for s in scans)
-    cost = measured(scans[0]) if scans else ""
-    verb = "deletes from" if action.startswith("ON DELETE") else "changes the key of"
-    columns = ", ".join(fk.columns)
-    return FkActionNotServed.finding(
-        f"{path.name} {verb} {schema}.{fk.parent}, which fires {fk.name} ({action}): for each row "
-        f"PostgreSQL finds the {schema}.{fk.table} rows by ({columns}), a {how} of ~{size:,.0f} "
-        f"rows{cost}.",
-        f"CREATE INDEX CONCURRENTLY ON {quote(schema)}.{quote(fk.table)} ({columns})",
-        object=path.name,
-    )
 
 
 def covering(fk: ForeignKey, index: str, catalog: Catalog) -> bool:

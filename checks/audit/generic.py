@@ -15,12 +15,20 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
-from agentddl.checks.audit.judge import PLAN_ERRORS, Thresholds, judge
+from agentddl.checks.audit.judge import Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.placeholders import numbered
-from agentddl.checks.audit.plan import Catalog, summarize
-from agentddl.checks.audit.rules.generic_plan_not_served import GenericPlanNotServed
+from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
+from agentddl.checks.audit.rules import AuditRule, rules_of
 from agentddl.checks.core.findings import Finding
+
+
+class GenericPlanRule(AuditRule):
+    """A verdict on the generic plan of a path that passed with its values."""
+
+    def check(self, path: AuditPath, plan: PlanSummary, judged: list[Finding]) -> Finding | None:
+        """`judged`: the plan rules' findings on the generic plan."""
+        raise NotImplementedError
 
 
 def generic_plan_findings(
@@ -31,7 +39,7 @@ def generic_plan_findings(
     limits: Thresholds,
     tenant: object | None,
 ) -> list[Finding]:
-    """ADA114 when the generic plan reads a large table without a usable index."""
+    """Every generic-plan rule's verdict on the path's generic plan (16+ only)."""
     if version < 16 or not path.plannable or not path.params:
         return []
     request = ExplainRequest(numbered(path.sql), {}, path.role, tenant, generic=True)
@@ -39,15 +47,5 @@ def generic_plan_findings(
         plan = summarize(explain(conn, request), catalog, version)
     except ExplainError:
         return []  # e.g. a parameter whose type only its value tells: no generic plan to read
-    worse = [f for f in judge(path, plan, catalog, limits) if f.code in PLAN_ERRORS]
-    if not worse:
-        return []
-    return [
-        GenericPlanNotServed.finding(
-            f"{path.name}'s generic plan (prepared statements may switch to it) is "
-            f"{plan.main_node(path.table)}: {worse[0].message}",
-            "keep plan_cache_mode = force_custom_plan for this statement, or an index the "
-            "generic plan can use (no predicate a parameter decides)",
-            object=path.name,
-        )
-    ]
+    judged = judge(path, plan, catalog, limits)
+    return [found for rule in rules_of(GenericPlanRule) if (found := rule.check(path, plan, judged))]

@@ -33,7 +33,7 @@ from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.fkactions import fired, lookup_path, read_foreign_keys, with_fk_actions
 from agentddl.checks.audit.fromstats import DEFAULT_TOP, stats_paths
 from agentddl.checks.audit.hygiene import InPlaceFacts, hygiene_findings, unused_finding, unused_in_place
-from agentddl.checks.audit.judge import PLAN_ERRORS
+from agentddl.checks.audit.judge import plan_errors
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.placeholders import placeholder_names
 from agentddl.checks.audit.plan import Catalog
@@ -208,7 +208,7 @@ def _whatif(
 ) -> _WhatIf:
     """Redundancy for the workload and suggestions, asked of hypopg and a clone."""
     found = _WhatIf(hypopg=_installed(conn, "hypopg"))
-    failing = [r for r in results if any(f.code in PLAN_ERRORS for f in r.findings)]
+    failing = [r for r in results if any(f.code in plan_errors() for f in r.findings)]
     used = {i for r in results if r.plan for i in r.plan.indexes}
     with _clone(conn, request, catalog, planner, progress) as (clone, note):
         found.note = note
@@ -275,10 +275,13 @@ def _redundant(
     progress(f"workload: {len(candidates)} indexes judged in the clone")
     droppable, impacts = greedy_redundant(clone.conn, planner, paths, clone.catalog, candidates, progress)
     findings = [
-        unused_finding(catalog, index, facts)
-        if index not in used
-        else redundant_finding(catalog, index, clone.description)
+        finding
         for index in sorted(droppable)
+        for finding in (
+            unused_finding(catalog, index, facts)
+            if index not in used
+            else redundant_finding(catalog, index, clone.description)
+        )
     ]
     return findings, impacts
 

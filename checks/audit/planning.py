@@ -25,7 +25,7 @@ from agentddl.checks.audit.judge import Thresholds, judge
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.placeholders import numbered
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
-from agentddl.checks.audit.rules.path_not_plannable import PathNotPlannable
+from agentddl.checks.audit.rules import AuditRule, rules_of
 from agentddl.checks.audit.sampling import Sampler
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db import database_error
@@ -38,6 +38,18 @@ PLAN_ONLY_AFTER = {
     "57014": "it ran past statement_timeout",  # query_canceled
 }
 MODEL_ORIGINS = ("queries.sql", "fk")  # the profile's paths: their values are the model's samples
+
+
+class UnplannedRule(AuditRule):
+    """A verdict on a path the server gave no plan for."""
+
+    def without_value(self, path: AuditPath, param: str, version: int) -> Finding:
+        """`param` has no value and the server (before 16) no generic plan to read."""
+        raise NotImplementedError
+
+    def refused(self, path: AuditPath, error: ExplainError) -> Finding:
+        """EXPLAIN failed with the path's values."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -92,11 +104,13 @@ class Planner:
             return PathResult(path, None, (), params)
         missing = [p for p in path.params if p not in params]
         if missing and self.version < 16:
-            return PathResult(path, None, (self._no_value(path, missing[0]),), params)
+            unplanned = (r.without_value(path, missing[0], self.version) for r in rules_of(UnplannedRule))
+            return PathResult(path, None, tuple(unplanned), params)
         try:
             summary, method = self._explain(conn, path, params, catalog, analyze and not missing)
         except ExplainError as error:
-            return PathResult(path, None, (self._refused(path, error),), params)
+            refused = (r.refused(path, error) for r in rules_of(UnplannedRule))
+            return PathResult(path, None, tuple(refused), params)
         if missing:
             method = "EXPLAIN (GENERIC_PLAN)"
         if path.written is not None:
@@ -133,22 +147,6 @@ class Planner:
             request = ExplainRequest(sql, params, path.role, tenant, analyze=False)
             return summarize(explain(conn, request), catalog, self.version), f"EXPLAIN ({why})"
         return summarize(document, catalog, self.version), "EXPLAIN ANALYZE" if analyze else "EXPLAIN"
-
-    def _refused(self, path: AuditPath, error: ExplainError) -> Finding:
-        where = f" ({path.origin})" if path.kind in ("user", "stats") else ""
-        return PathNotPlannable.finding(
-            f"{path.name}{where} could not be planned with its example values: {error}",
-            "fix the query or its -- example: values",
-            object=path.name,
-        )
-
-    def _no_value(self, path: AuditPath, param: str) -> Finding:
-        return PathNotPlannable.finding(
-            f"{path.name} ({path.origin}) has no value for :{param}: it is compared with no column to "
-            f"sample one from, and PostgreSQL {self.version} has no generic plan to read (16+).",
-            f"add '-- example: {param} = ...' to the query",
-            object=path.name,
-        )
 
 
 def example_params(

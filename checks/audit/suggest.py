@@ -28,7 +28,7 @@ import psycopg
 from agentddl.checks.audit.candidate import Candidate, Suggestion, create_statement, index_body
 from agentddl.checks.audit.definitions import covered_by_existing, valid_parts
 from agentddl.checks.audit.explain import ExplainError, ExplainRequest, explain
-from agentddl.checks.audit.judge import PLAN_ERRORS, judge
+from agentddl.checks.audit.judge import judge, plan_errors
 from agentddl.checks.audit.plan import Catalog, PlanSummary, summarize
 from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.checks.audit.shape import IndexShape, KeyPart, index_shapes
@@ -54,7 +54,7 @@ def suggest(
     the query asks for already exists, or (in place) every candidate was refuted.
     On a scratch database hypopg is created in the rolled-back transaction of each check;
     in place it must be installed already (nothing is created there)."""
-    if result.plan is None or not any(f.code in PLAN_ERRORS for f in result.findings):
+    if result.plan is None or not any(f.code in plan_errors() for f in result.findings):
         return None
     table = _failing_table(result) or result.path.table
     if table is None:
@@ -213,4 +213,4 @@ def _verify(
 def _still_failing(result: PathResult, plan: PlanSummary, catalog: Catalog, planner: Planner) -> str | None:
     """The first plan error the path still has with the hypothetical index."""
     findings = judge(result.path, plan, catalog, planner.limits)
-    return next((f.message for f in findings if f.code in PLAN_ERRORS), None)
+    return next((f.message for f in findings if f.code in plan_errors()), None)

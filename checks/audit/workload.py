@@ -18,7 +18,7 @@ from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult, Planner
-from agentddl.checks.audit.rules.redundant_for_workload import RedundantForWorkload
+from agentddl.checks.audit.rules import AuditRule, rules_of
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.progress import Progress, silent
 
@@ -34,6 +34,18 @@ class Impact:
     lost: tuple[str, ...]  # paths that fail (or newly fail) without it
     costlier: tuple[str, ...]  # paths that still pass but cost more than COST_SLACK
     after: dict[str, PathResult] = field(default_factory=dict, compare=False, repr=False)
+
+
+class WorkloadRule(AuditRule):
+    """A verdict on an index from the paths re-planned without it."""
+
+    def check(self, impact: Impact, catalog: Catalog) -> Finding | None:
+        """`impact`: every path planned with the index dropped in a rolled-back transaction."""
+        raise NotImplementedError
+
+    def not_needed(self, catalog: Catalog, index: str, judged_in: str) -> Finding:
+        """`index`, which the greedy drop in `judged_in` (a clone) found the workload does without."""
+        raise NotImplementedError
 
 
 def drop_impact(
@@ -95,14 +107,9 @@ def greedy_redundant(
     return droppable, impacts
 
 
-def redundant_finding(catalog: Catalog, index: str, judged_in: str) -> Finding:
-    """ADA110 for an index the greedy drop found the workload does without."""
-    return RedundantForWorkload.finding(
-        f"Without {index} every audited path plans as well (judged in {judged_in}: the index dropped "
-        "in a rolled-back transaction, every path re-planned): it only costs writes and space.",
-        f"DROP INDEX CONCURRENTLY {catalog.qualified(index)}",
-        object=catalog.qualified(index),
-    )
+def redundant_finding(catalog: Catalog, index: str, judged_in: str) -> list[Finding]:
+    """Every workload rule's verdict on an index the greedy drop found the workload does without."""
+    return [rule.not_needed(catalog, index, judged_in) for rule in rules_of(WorkloadRule)]
 
 
 def _without(
@@ -151,9 +158,10 @@ def redundant_indexes(
     catalog: Catalog,
     progress: Progress = silent,
 ) -> tuple[list[Finding], list[Impact]]:
-    """ADA110 for every index (not enforcing uniqueness) on a large table that the
-    workload does not miss (on a small table every plan is cheap: nothing to judge)."""
+    """Every workload rule's verdict on each index (not enforcing uniqueness) on a large
+    table, dropped (on a small table every plan is cheap: nothing to judge)."""
     findings, impacts = [], []
+    rules = rules_of(WorkloadRule)
     candidates = [
         index
         for index in sorted(catalog.index_table)
@@ -165,13 +173,5 @@ def redundant_indexes(
         progress(f"workload: without {index} ({n}/{len(candidates)})")
         impact = drop_impact(conn, planner, paths, index, before, catalog)
         impacts.append(impact)
-        if not impact.lost and not impact.costlier:
-            findings.append(
-                RedundantForWorkload.finding(
-                    f"Without {index} every access path plans as well (re-planned with the index "
-                    "dropped in a rolled-back transaction): it only costs writes and space.",
-                    f"drop {index} (DROP INDEX CONCURRENTLY), or add the path that needs it to the workload",
-                    object=f"{catalog.schema}.{index}",
-                )
-            )
+        findings += [found for rule in rules if (found := rule.check(impact, catalog)) is not None]
     return findings, impacts

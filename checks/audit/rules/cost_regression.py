@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from typing import Any
+
+from agentddl.checks.audit.baseline import BaselineRule
+from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.core.findings import Finding
 
 
-class CostRegression(AuditRule):
+class CostRegression(BaselineRule):
     """Against the baseline, an access path's estimated cost grew beyond the threshold.
 
     ## What it does
@@ -40,3 +44,15 @@ class CostRegression(AuditRule):
     code = "ADA121"
     name = "cost-regression"
     severity = "error"
+
+    def check(self, result: PathResult, before: dict[str, Any], growth: float) -> Finding | None:
+        assert result.plan is not None
+        cost = float(before.get("cost", 0.0))
+        if not (cost > 0 and result.plan.cost > cost * growth):
+            return None
+        return self.finding(
+            f"{result.path.name}'s estimated cost grew from {cost:,.2f} to {result.plan.cost:,.2f} "
+            f"(more than {growth:g}x the baseline).",
+            "look at the plan (--format json); update the baseline if the change is intended",
+            object=result.path.name,
+        )

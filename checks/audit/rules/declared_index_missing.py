@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.judge import PlanFacts, PlanRule
+from agentddl.checks.core.findings import Finding
 
 
-class DeclaredIndexMissing(AuditRule):
+class DeclaredIndexMissing(PlanRule):
     """The index the model declares for an access path is not in the database.
 
     ## What it does
@@ -51,3 +52,17 @@ class DeclaredIndexMissing(AuditRule):
     code = "ADA105"
     name = "declared-index-missing"
     severity = "error"
+    order = 8
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        index, catalog = seen.path.declared, seen.catalog
+        if index is None or index in catalog.index_table:
+            return []
+        return [
+            self.finding(
+                f"{seen.path.name} lost its index: {catalog.schema}.{index}, declared for it, is not "
+                "in the database.",
+                f"create {index} as the schema declares it",
+                object=seen.path.name,
+            )
+        ]

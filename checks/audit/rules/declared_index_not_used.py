@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.judge import PlanFacts, PlanRule
+from agentddl.checks.audit.plan import Catalog, PlanSummary
+from agentddl.checks.core.findings import Finding
 
 
-class DeclaredIndexNotUsed(AuditRule):
+class DeclaredIndexNotUsed(PlanRule):
     """The plan serves a path with another index than the one the model declares for it.
 
     ## What it does
@@ -47,3 +49,34 @@ class DeclaredIndexNotUsed(AuditRule):
     code = "ADA104"
     name = "declared-index-not-used"
     severity = "info"
+    order = 9
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        index, plan, catalog = seen.path.declared, seen.plan, seen.catalog
+        if index is None or index not in catalog.index_table:
+            return []  # no index declared, or a missing one (ADA105)
+        small = seen.catalog.rows.get(catalog.index_table[index], 0.0) < seen.limits.large_rows
+        if serves(index, plan, catalog) or small:
+            return []  # served, or a small table the planner rightly reads whole
+        used = ", ".join(sorted(plan.indexes)) or "no index"
+        return [
+            self.finding(
+                f"{seen.path.name} is planned with {used}, not its declared {index}.",
+                "fine when the plan passes; otherwise check the query still matches the index",
+                object=seen.path.name,
+            )
+        ]
+
+
+def serves(index: str, plan: PlanSummary, catalog: Catalog) -> bool:
+    """The plan uses `index`, an index whose key starts with its key, or inserts into
+    its table (a unique index is then checked on every insert)."""
+    key = catalog.index_columns.get(index, ())
+    for used in plan.indexes:
+        if used == index or (
+            key
+            and catalog.index_table.get(used) == catalog.index_table.get(index)
+            and catalog.index_columns.get(used, ())[: len(key)] == key
+        ):
+            return True
+    return index in catalog.unique and catalog.index_table.get(index) in plan.inserts

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.fkactions import FkActionRule, ForeignKey
+from agentddl.checks.audit.judge import measured, plan_errors
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.core.findings import Finding
+from agentddl.generator.model.blocks import quote
 
 
-class FkActionNotServed(AuditRule):
+class FkActionNotServed(FkActionRule):
     """A workload DELETE or key UPDATE fires a foreign key whose lookup reads a large table unindexed.
 
     ## What it does
@@ -56,3 +61,24 @@ class FkActionNotServed(AuditRule):
     code = "ADA115"
     name = "fk-action-not-served"
     severity = "error"
+
+    def check(
+        self, path: AuditPath, fk: ForeignKey, action: str, lookup: PathResult, schema: str
+    ) -> Finding | None:
+        """When the lookup has a plan error (a large child read without an index)."""
+        if not any(f.code in plan_errors() for f in lookup.findings):
+            return None
+        assert lookup.plan is not None
+        scans = [s for s in lookup.plan.scans if s.table == fk.table] or list(lookup.plan.scans)
+        how = lookup.plan.main_node(fk.table)
+        size = sum(s.size for s in scans)
+        cost = measured(scans[0]) if scans else ""
+        verb = "deletes from" if action.startswith("ON DELETE") else "changes the key of"
+        columns = ", ".join(fk.columns)
+        return self.finding(
+            f"{path.name} {verb} {schema}.{fk.parent}, which fires {fk.name} ({action}): for each row "
+            f"PostgreSQL finds the {schema}.{fk.table} rows by ({columns}), a {how} of ~{size:,.0f} "
+            f"rows{cost}.",
+            f"CREATE INDEX CONCURRENTLY ON {quote(schema)}.{quote(fk.table)} ({columns})",
+            object=path.name,
+        )

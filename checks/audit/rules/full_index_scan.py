@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.judge import PlanFacts, PlanRule, first_per_table, measured
+from agentddl.checks.core.findings import Finding
 
 
-class FullIndexScan(AuditRule):
+class FullIndexScan(PlanRule):
     """Before PostgreSQL 18: a B-tree index read whole because its leading column is free.
 
     ## What it does
@@ -49,3 +50,19 @@ class FullIndexScan(AuditRule):
     code = "ADA109"
     name = "full-index-scan"
     severity = "error"
+    order = 6
+    plan_error = True
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        name, schema = seen.path.name, seen.catalog.schema
+        return first_per_table(
+            self.finding(
+                f"{name} reads all of {scan.index} on {schema}.{scan.table}{measured(scan)}: its "
+                "condition leaves the leading column free, so before PostgreSQL 18 every entry is "
+                "checked.",
+                "lead an index with the path's equality columns",
+                object=name,
+            )
+            for scan in seen.large_index_scans()
+            if scan.full_index
+        )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.generic import GenericPlanRule
+from agentddl.checks.audit.judge import plan_errors
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.plan import PlanSummary
+from agentddl.checks.core.findings import Finding
 
 
-class GenericPlanNotServed(AuditRule):
+class GenericPlanNotServed(GenericPlanRule):
     """PostgreSQL 16+: the generic plan of a prepared statement reads a large table unindexed.
 
     ## What it does
@@ -56,3 +60,16 @@ class GenericPlanNotServed(AuditRule):
     code = "ADA114"
     name = "generic-plan-not-served"
     severity = "warning"
+
+    def check(self, path: AuditPath, plan: PlanSummary, judged: list[Finding]) -> Finding | None:
+        """When the generic plan reads a large table without a usable index."""
+        worse = [f for f in judged if f.code in plan_errors()]
+        if not worse:
+            return None
+        return self.finding(
+            f"{path.name}'s generic plan (prepared statements may switch to it) is "
+            f"{plan.main_node(path.table)}: {worse[0].message}",
+            "keep plan_cache_mode = force_custom_plan for this statement, or an index the "
+            "generic plan can use (no predicate a parameter decides)",
+            object=path.name,
+        )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.hygiene import IndexFacts, IndexRule
+from agentddl.checks.core.findings import Finding
 
 
-class IndexOnJsonBlob(AuditRule):
+class IndexOnJsonBlob(IndexRule):
     """A B-tree or hash index keyed on a whole JSON document.
 
     ## What it does
@@ -39,3 +40,19 @@ class IndexOnJsonBlob(AuditRule):
     code = "ADA113"
     name = "index-on-json-blob"
     severity = "warning"
+
+    def check(self, seen: IndexFacts) -> list[Finding]:
+        """B-tree (or hash) keys on a whole JSON document; GIN on jsonb is the index made for it."""
+        catalog = seen.catalog
+        return [
+            self.finding(
+                f"{index} keys on {catalog.index_table[index]}.{column}, a JSON document: large, "
+                "rewritten on every change and compared whole.",
+                "index the extracted field instead ((payload->>'field')), or use GIN for containment",
+                object=f"{catalog.schema}.{index}",
+            )
+            for index, columns in sorted(catalog.index_columns.items())
+            for column in columns
+            if seen.stats.get((catalog.index_table[index], column), (0.0, ""))[1] in ("json", "jsonb")
+            and catalog.methods.get(index, "btree") in ("btree", "hash")
+        ]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from typing import Any
+
+from agentddl.checks.audit.baseline import BaselineRule
+from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.core.findings import Finding
 
 
-class LostIndex(AuditRule):
+class LostIndex(BaselineRule):
     """Against the baseline, an access path no longer uses an index its plan used.
 
     ## What it does
@@ -49,3 +53,15 @@ class LostIndex(AuditRule):
     code = "ADA120"
     name = "lost-index"
     severity = "error"
+
+    def check(self, result: PathResult, before: dict[str, Any], growth: float) -> Finding | None:
+        assert result.plan is not None
+        lost = [i for i in before.get("indexes", ()) if i not in result.plan.indexes]
+        if not lost:
+            return None
+        return self.finding(
+            f"{result.path.name} no longer uses {', '.join(lost)} (baseline: {before['node']}; "
+            f"now: {result.plan.main_node(result.path.table)}).",
+            "restore the index, or update the baseline if the change is intended",
+            object=result.path.name,
+        )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.hygiene import IndexFacts, IndexRule
+from agentddl.checks.core.findings import Finding
+
+LOW_DISTINCT = 10  # a full (non-partial) single-column B-tree on fewer distinct values is low-cardinality
+LOW_CARDINALITY_MIN_ROWS = 10_000  # on a smaller table few distinct values is no verdict
 
 
-class LowCardinalityIndex(AuditRule):
+class LowCardinalityIndex(IndexRule):
     """A full single-column B-tree index on a column with few distinct values.
 
     ## What it does
@@ -48,3 +52,27 @@ class LowCardinalityIndex(AuditRule):
     code = "ADA112"
     name = "low-cardinality-index"
     severity = "warning"
+
+    def check(self, seen: IndexFacts) -> list[Finding]:
+        catalog = seen.catalog
+        findings = []
+        for index, columns in sorted(catalog.index_columns.items()):
+            table = catalog.index_table[index]
+            partial, method = index in catalog.partial, catalog.methods.get(index, "btree")
+            small = catalog.rows.get(table, 0.0) < LOW_CARDINALITY_MIN_ROWS  # its stats say little
+            if len(columns) != 1 or partial or method != "btree" or index in catalog.unique or small:
+                continue
+            n_distinct, _ = seen.stats.get((table, columns[0]), (0.0, ""))
+            distinct = n_distinct if n_distinct > 0 else -n_distinct * catalog.rows.get(table, 0.0)
+            if 0 < distinct < LOW_DISTINCT:
+                findings.append(
+                    self.finding(
+                        f"{index} indexes {table}.{columns[0]}, which has ~{distinct:.0f} distinct "
+                        "values: each key matches a large share of the table, so the planner rarely "
+                        "uses it.",
+                        f"make it partial on the value the queries look for (WHERE {columns[0]} = ...) "
+                        "or lead a composite with it",
+                        object=f"{catalog.schema}.{index}",
+                    )
+                )
+        return findings

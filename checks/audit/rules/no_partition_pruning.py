@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+import re
+
+from agentddl.checks.audit.judge import PlanFacts, PlanRule
+from agentddl.checks.core.findings import Finding
 
 
-class NoPartitionPruning(AuditRule):
+class NoPartitionPruning(PlanRule):
     """A path that compares a partition key still reads every partition.
 
     ## What it does
@@ -50,3 +53,51 @@ class NoPartitionPruning(AuditRule):
     code = "ADA103"
     name = "no-partition-pruning"
     severity = "error"
+    order = 4
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        """A path that compares a partition key must not read every partition. Judged on
+        executed plans only: partitions pruned at run time (a key from a join or CTE) show
+        as never executed under ANALYZE, while a plain plan lists them all."""
+        findings: list[Finding] = []
+        path, plan, catalog = seen.path, seen.plan, seen.catalog
+        if plan.actual_ms is None:
+            return findings
+        for table, total in catalog.partitions.items():
+            keys = catalog.partition_key.get(table, ())
+            if total < 2 or not any(compares(path.sql, k) for k in keys):
+                continue
+            read = {
+                s.relation
+                for s in plan.scans
+                if s.table == table and s.executed and s.relation not in ("", table)
+            }
+            if len(read) >= total:
+                findings.append(
+                    self.finding(
+                        f"{path.name} filters by {', '.join(keys)} but reads all {total} partitions of "
+                        f"{catalog.schema}.{table}: the key's value could not pick the partitions.",
+                        f"compare {', '.join(keys)} with a value known at planning or execution start",
+                        object=path.name,
+                    )
+                )
+        return findings
+
+
+# between a column and its comparison: closing parentheses of a function around it
+# (date_trunc('day', x) =) and casts (x::date >=): both defeat pruning, and are comparisons
+_WRAPPED = r"(?:\s*\)|\s*::\s*\w+(?:\s+\w+)*)*"
+
+
+def compares(statement: str, column: str) -> bool:
+    """The statement compares `column` (not merely selects it), bare or wrapped in a cast
+    or function call."""
+    name = re.escape(column)
+    return (
+        re.search(
+            rf"\b{name}\b{_WRAPPED}\s*(?:=|<|>|\bIN\b|\bBETWEEN\b)|(?:=|<|>)\s*(?:\w+\.)?{name}\b",
+            statement,
+            re.IGNORECASE,
+        )
+        is not None
+    )

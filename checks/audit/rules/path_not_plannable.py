@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.explain import ExplainError
+from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.planning import UnplannedRule
+from agentddl.checks.core.findings import Finding
 
 
-class PathNotPlannable(AuditRule):
+class PathNotPlannable(UnplannedRule):
     """An access path could not be planned with its example values.
 
     ## What it does
@@ -45,3 +48,19 @@ class PathNotPlannable(AuditRule):
     code = "ADA107"
     name = "path-not-plannable"
     severity = "error"
+
+    def without_value(self, path: AuditPath, param: str, version: int) -> Finding:
+        return self.finding(
+            f"{path.name} ({path.origin}) has no value for :{param}: it is compared with no column to "
+            f"sample one from, and PostgreSQL {version} has no generic plan to read (16+).",
+            f"add '-- example: {param} = ...' to the query",
+            object=path.name,
+        )
+
+    def refused(self, path: AuditPath, error: ExplainError) -> Finding:
+        where = f" ({path.origin})" if path.kind in ("user", "stats") else ""
+        return self.finding(
+            f"{path.name}{where} could not be planned with its example values: {error}",
+            "fix the query or its -- example: values",
+            object=path.name,
+        )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.plan import Catalog
+from agentddl.checks.audit.workload import Impact, WorkloadRule
+from agentddl.checks.core.findings import Finding
 
 
-class RedundantForWorkload(AuditRule):
+class RedundantForWorkload(WorkloadRule):
     """Dropping the index leaves every access path's plan as good.
 
     ## What it does
@@ -56,3 +58,23 @@ class RedundantForWorkload(AuditRule):
     code = "ADA110"
     name = "redundant-for-workload"
     severity = "warning"
+
+    def check(self, impact: Impact, catalog: Catalog) -> Finding | None:
+        """When no path fails or costs more without the index."""
+        if impact.lost or impact.costlier:
+            return None
+        index = impact.index
+        return self.finding(
+            f"Without {index} every access path plans as well (re-planned with the index "
+            "dropped in a rolled-back transaction): it only costs writes and space.",
+            f"drop {index} (DROP INDEX CONCURRENTLY), or add the path that needs it to the workload",
+            object=f"{catalog.schema}.{index}",
+        )
+
+    def not_needed(self, catalog: Catalog, index: str, judged_in: str) -> Finding:
+        return self.finding(
+            f"Without {index} every audited path plans as well (judged in {judged_in}: the index dropped "
+            "in a rolled-back transaction, every path re-planned): it only costs writes and space.",
+            f"DROP INDEX CONCURRENTLY {catalog.qualified(index)}",
+            object=catalog.qualified(index),
+        )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from dataclasses import replace
+
+from agentddl.checks.audit.judge import PlanFacts, PlanRule, measured
+from agentddl.checks.audit.plan import Scan
+from agentddl.checks.core.findings import Finding
 
 
-class SeqScanOnLargeTable(AuditRule):
+class SeqScanOnLargeTable(PlanRule):
     """An access path reads a large table by a sequential scan to find a few rows.
 
     ## What it does
@@ -49,3 +53,50 @@ class SeqScanOnLargeTable(AuditRule):
     code = "ADA101"
     name = "seq-scan-on-large-table"
     severity = "error"
+    order = 1
+    plan_error = True
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        """One finding per table read by sequential scans of its large relations (a
+        table, or any of its partitions) for a small share of their rows."""
+        catalog, limits = seen.catalog, seen.limits
+        by_table: dict[str, list[Scan]] = {}
+        for scan in seen.plan.scans:
+            size = catalog.rows.get(scan.relation, 0.0)
+            if (
+                scan.node == "Seq Scan"
+                and scan.executed
+                and size >= limits.large_rows
+                and (scan.rows <= limits.selective * size)
+            ):
+                by_table.setdefault(scan.table, []).append(scan)
+        return [self._found(seen, table, scans) for table, scans in by_table.items()]
+
+    def _found(self, seen: PlanFacts, table: str, scans: list[Scan]) -> Finding:
+        catalog = seen.catalog
+        size = sum(catalog.rows.get(s.relation, 0.0) for s in scans)
+        actual = measured(_summed(scans))
+        where = (
+            f" ({len(scans)} of {catalog.partitions[table]} partitions)"
+            if table in catalog.partitions
+            else ""
+        )
+        return self.finding(
+            f"{seen.path.name} reads {catalog.schema}.{table}{where}, {size:,.0f} rows, by sequential "
+            f"scan to find ~{sum(s.rows for s in scans):,.0f}{actual}: its cost grows with the table.",
+            "add an index leading with the path's equality columns (see the suggestion)",
+            object=seen.path.name,
+        )
+
+
+def _summed(scans: list[Scan]) -> Scan:
+    """One table's scans (its partitions) as one, for the measured figures."""
+    first = scans[0]
+    if len(scans) == 1 or any(s.read is None for s in scans):
+        return first
+    return replace(
+        first,
+        read=sum(s.read or 0.0 for s in scans),
+        returned=sum(s.returned or 0.0 for s in scans),
+        ms=sum(s.ms or 0.0 for s in scans),
+    )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.judge import PlanFacts, PlanRule, first_per_table
+from agentddl.checks.core.findings import Finding
 
 
-class SkipScan(AuditRule):
+class SkipScan(PlanRule):
     """PostgreSQL 18 reads a large index as a skip scan: its leading column is not constrained.
 
     ## What it does
@@ -49,3 +50,19 @@ class SkipScan(AuditRule):
     code = "ADA106"
     name = "skip-scan"
     severity = "warning"
+    order = 5
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        name = seen.path.name
+        return first_per_table(
+            self.finding(
+                f"{name} uses {scan.index} as a skip scan (PostgreSQL 18): its condition leaves the "
+                "leading column free, so it descends once per distinct leading value"
+                + (f", {scan.searches} index searches" if scan.searches is not None else "")
+                + ".",
+                "lead an index with the path's equality columns",
+                object=name,
+            )
+            for scan in seen.large_index_scans()  # a small partial skip scan is fine
+            if scan.skip_scan
+        )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.judge import PlanFacts, PlanRule
+from agentddl.checks.core.findings import Finding
+
+SLOW_TRIGGER_MS = 10.0
+SLOW_TRIGGER_SHARE = 0.5
 
 
-class SlowTrigger(AuditRule):
+class SlowTrigger(PlanRule):
     """Under EXPLAIN ANALYZE of a write, a trigger takes most of the statement's time.
 
     ## What it does
@@ -45,3 +49,20 @@ class SlowTrigger(AuditRule):
     code = "ADA116"
     name = "slow-trigger"
     severity = "warning"
+    order = 7
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        """A trigger (a foreign key's action too) that took most of a write's time."""
+        total = seen.plan.actual_ms or 0.0
+        return [
+            self.finding(
+                f"{seen.path.name} spends {t.ms:,.1f} ms of {total:,.1f} ms in "
+                + (f"the action of foreign key {t.constraint}" if t.constraint else f"trigger {t.name}")
+                + f" on {t.relation} ({t.calls:,} call{'s' if t.calls != 1 else ''}): "
+                "the plan does not show that work.",
+                "index what the trigger looks up (for a foreign key: the referencing columns)",
+                object=seen.path.name,
+            )
+            for t in seen.plan.triggers
+            if t.ms >= SLOW_TRIGGER_MS and t.ms >= SLOW_TRIGGER_SHARE * total
+        ]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.judge import PlanFacts, PlanRule
+from agentddl.checks.core.findings import Finding
 
 
-class SortNotServedByIndex(AuditRule):
+class SortNotServedByIndex(PlanRule):
     """An access path sorts many rows of a large table that an index could return in order.
 
     ## What it does
@@ -51,3 +52,20 @@ class SortNotServedByIndex(AuditRule):
     code = "ADA102"
     name = "sort-not-served-by-index"
     severity = "error"
+    order = 3
+    plan_error = True
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        limits = seen.limits
+        large = {t for t, rows in seen.catalog.rows.items() if rows >= limits.large_rows}
+        return [
+            self.finding(
+                f"{seen.path.name} sorts ~{sort.input_rows:,.0f} rows of "
+                f"{', '.join(sorted(sort.tables & large))} by {', '.join(sort.keys)}: an index in "
+                "that order would return them presorted.",
+                "index the equality columns, then the ORDER BY columns (with their DESC)",
+                object=seen.path.name,
+            )
+            for sort in seen.plan.sorts
+            if not sort.presorted and sort.input_rows >= limits.sort_rows and sort.tables & large
+        ]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.judge import PlanFacts, PlanRule, first_per_table, measured
+from agentddl.checks.audit.plan import Scan
+from agentddl.checks.core.findings import Finding
+
+UNSELECTIVE_RATIO = 20  # entries read per row kept
 
 
-class UnselectiveIndexScan(AuditRule):
+class UnselectiveIndexScan(PlanRule):
     """An index hands over far more rows than the path keeps.
 
     ## What it does
@@ -48,3 +52,26 @@ class UnselectiveIndexScan(AuditRule):
     code = "ADA108"
     name = "unselective-index-scan"
     severity = "error"
+    order = 2
+    plan_error = True
+
+    def check(self, seen: PlanFacts) -> list[Finding]:
+        return first_per_table(f for s in seen.plan.scans if (f := self._unselective(seen, s)))
+
+    def _unselective(self, seen: PlanFacts, scan: Scan) -> Finding | None:
+        """An index on a large table that hands over far more rows than the path keeps: it
+        matched only a prefix (a tenant, a status) and the rest is filtered row by row."""
+        catalog, limits = seen.catalog, seen.limits
+        size = catalog.rows.get(scan.relation, 0.0)
+        fetched = scan.fetched
+        if fetched is None or not scan.executed or size < limits.large_rows:
+            return None
+        if fetched < limits.large_rows or fetched < UNSELECTIVE_RATIO * max(scan.rows, 1.0):
+            return None
+        return self.finding(
+            f"{seen.path.name} reads ~{fetched:,.0f} index entries of {catalog.schema}.{scan.table} to "
+            f"keep ~{scan.rows:,.0f}{measured(scan)}: the index matches only a prefix of the path's "
+            "predicate.",
+            "extend the index with the columns the filter checks (equality first)",
+            object=seen.path.name,
+        )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.rules import AuditRule
+from agentddl.checks.audit.fkactions import covering
+from agentddl.checks.audit.hygiene import IndexFacts, IndexRule, InPlaceFacts, UnreadIndexRule
+from agentddl.checks.audit.plan import Catalog
+from agentddl.checks.audit.usage import megabytes
+from agentddl.checks.core.findings import Finding
 
 
-class UnusedIndex(AuditRule):
+class UnusedIndex(IndexRule, UnreadIndexRule):
     """No access path's plan and no constraint uses the index.
 
     ## What it does
@@ -54,3 +58,74 @@ class UnusedIndex(AuditRule):
     code = "ADA111"
     name = "unused-index"
     severity = "warning"
+
+    def check(self, seen: IndexFacts) -> list[Finding]:
+        """Declared indexes that serve nothing that exists; undeclared ones no plan uses.
+        (A declared index whose path planned without it is the plan's business: at small
+        volume the planner rightly ignores indexes on tiny tables.)"""
+        catalog, declared = seen.catalog, seen.declared
+        if declared is None:
+            return []
+        return [
+            self.finding(
+                f"No access path or constraint uses {index}: every write pays for it.",
+                "drop it, or add the query that needs it to the audited workload (--queries)",
+                object=f"{catalog.schema}.{index}",
+            )
+            for index in sorted(catalog.index_table)
+            if index not in catalog.constraint_indexes
+            and index not in catalog.unique
+            and (not declared[index] if index in declared else index not in seen.used)
+        ]
+
+    def unread(self, catalog: Catalog, used: set[str], facts: InPlaceFacts) -> list[Finding]:
+        """Each index of a large table that enforces nothing and no audited path reads."""
+        return [
+            self.not_needed(catalog, index, facts)
+            for index in sorted(catalog.index_table)
+            if index not in used
+            and index not in catalog.constraint_indexes
+            and index not in catalog.unique
+            and catalog.rows.get(catalog.index_table[index], 0.0) >= facts.large_rows
+        ]
+
+    def not_needed(self, catalog: Catalog, index: str, facts: InPlaceFacts) -> Finding:
+        """A warning when production's counter agrees (0 scans), an info when it does not
+        (a statement outside the workload reads it) or when the index is the only one a
+        foreign key's lookups can use (what dropping it would cost is said)."""
+        table = catalog.index_table[index]
+        usage = facts.usage.of(index)
+        counted = f"pg_stat_user_indexes counts {usage.scans:,} scans since {facts.usage.since}"
+        size = megabytes(usage.bytes)
+        covers = [
+            fk
+            for fk in facts.fks
+            if covering(fk, index, catalog)
+            and not any(covering(fk, other, catalog) for other in catalog.index_table if other != index)
+        ]
+        if covers:
+            fk = covers[0]
+            return self.finding(
+                f"No audited path reads {index} ({size}; {counted}), but it is the only index foreign "
+                f"key {fk.name} can use: without it every DELETE or key UPDATE of a "
+                f"{catalog.qualified(fk.parent)} row scans {catalog.qualified(table)} "
+                f"(~{catalog.rows.get(table, 0.0):,.0f} rows) for referencing rows ({fk.on_delete}).",
+                "keep it while parent rows are deleted or re-keyed; "
+                "drop it only together with the foreign key",
+                severity="info",
+                object=catalog.qualified(index),
+            )
+        if usage.scans > 0:
+            return self.finding(
+                f"No audited path reads {index} ({size}), yet {counted}: a statement outside the audited "
+                "workload uses it.",
+                "add that statement to the workload (--queries, --from-stats) to judge the index",
+                severity="info",
+                object=catalog.qualified(index),
+            )
+        return self.finding(
+            f"No audited path reads {index} and {counted}: its {size} are written on every change "
+            f"to {catalog.qualified(table)} for no read.",
+            f"DROP INDEX CONCURRENTLY {catalog.qualified(index)}",
+            object=catalog.qualified(index),
+        )

@@ -14,6 +14,7 @@ from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.plan import Catalog, summarize
 from agentddl.checks.audit.planning import PathResult, Planner
 from agentddl.checks.audit.queryfile import load_query_file
+from agentddl.checks.audit.report import build_report
 from agentddl.checks.audit.result import AuditResult
 from agentddl.checks.audit.rules.seq_scan_on_large_table import SeqScanOnLargeTable
 from agentddl.checks.audit.shape import index_shape, index_shapes
@@ -289,7 +290,7 @@ def _rendered(result: AuditResult, fmt: str) -> str:
     import io
 
     out = io.StringIO()
-    render(result.report(), fmt, out)
+    render(build_report(result), fmt, out)
     return out.getvalue()
 
 
@@ -367,10 +368,10 @@ def test_a_used_suggestion_that_leaves_the_plan_failing_says_so() -> None:
     ],
 )
 def test_a_partition_key_comparison_is_seen_through_casts_and_functions(where: str, compares: bool) -> None:
-    from agentddl.checks.audit.judge import _compares
+    from agentddl.checks.audit.rules.no_partition_pruning import compares as compares_key
 
     assert (
-        _compares(f"SELECT e.run_created_at FROM agent.events AS e WHERE {where}", "run_created_at")
+        compares_key(f"SELECT e.run_created_at FROM agent.events AS e WHERE {where}", "run_created_at")
         is compares
     )
 

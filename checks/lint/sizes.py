@@ -24,8 +24,9 @@ from pglast import ast
 from agentddl.checks.core.findings import SEVERITIES, Severity
 from agentddl.checks.pg.ast_helpers import qualified_name, relation_name
 from agentddl.checks.pg.locks import strongest_lock
+from agentddl.checks.pg.names import RelationName
 from agentddl.checks.pg.schema import SchemaFacts
-from agentddl.checks.pg.statements import Context, RelationName, Statement
+from agentddl.checks.pg.statements import Context, Statement
 
 SIZE_KEYS = ("info_below_rows", "warning_below_rows", "info_below_bytes", "warning_below_bytes")
 

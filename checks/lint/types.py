@@ -34,7 +34,8 @@ from typing import ClassVar
 
 from agentddl.checks.core.findings import Finding, Severity
 from agentddl.checks.core.rules import Rule as BaseRule
-from agentddl.checks.pg.statements import Context, RelationName, Runner, Statement
+from agentddl.checks.pg.names import RelationName
+from agentddl.checks.pg.statements import Context, Runner, Statement
 
 __all__ = ["Context", "Finding", "RelationName", "Rule", "Runner", "Severity", "Statement", "Violation"]
 

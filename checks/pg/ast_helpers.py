@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from pglast import ast
 
-from agentddl.checks.pg.statements import Context, RelationName
+from agentddl.checks.pg.names import RelationName
+from agentddl.checks.pg.statements import Context
 
 Volatility = Literal["immutable", "stable", "volatile", "unknown"]
 

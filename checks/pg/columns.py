@@ -6,7 +6,6 @@ Everything here reads pglast nodes and the frozen `Context`; nothing parses SQL.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from pglast import ast
@@ -19,7 +18,8 @@ from pglast.enums import (
 )
 
 from agentddl.checks.pg.ast_helpers import const_value, iter_nodes, name_list, relation_name
-from agentddl.checks.pg.statements import Context, RelationName, Statement
+from agentddl.checks.pg.names import ALWAYS_REWRITTEN_INTO, ColumnType, RelationName
+from agentddl.checks.pg.statements import Context, Statement
 
 
 def table_commands(node: Any) -> tuple[ast.AlterTableCmd, ...]:
@@ -112,38 +112,6 @@ def string_constants(node: Any) -> Iterator[str]:
                 yield value
 
 
-@dataclass(frozen=True)
-class ColumnType:
-    """A column's declared type as the parser saw it."""
-
-    name: str  # catalog name: int4, varchar, timestamptz, citext ...
-    schema: str | None  # as written; None for unqualified and pg_catalog types
-    mods: tuple[int | None, ...]  # typmods (length, precision, scale); None if not constant
-    array: bool
-
-    @property
-    def builtin(self) -> bool:
-        """A core type whose casts we know (not an extension, enum or domain)."""
-        return self.schema is None and self.name in BUILTIN_TYPES
-
-    def __str__(self) -> str:
-        name = _SQL_NAMES.get(self.name, self.name) if self.schema is None else self.name
-        mods = f"({','.join(str(m) for m in self.mods)})" if self.mods else ""
-        return f"{name}{mods}{'[]' if self.array else ''}"
-
-
-# How people write the types the catalog names int8, bool ...
-_SQL_NAMES = {
-    "int2": "smallint",
-    "int4": "integer",
-    "int8": "bigint",
-    "float4": "real",
-    "float8": "double precision",
-    "bool": "boolean",
-    "bpchar": "char",
-}
-
-
 def column_type(type_name: ast.TypeName) -> ColumnType:
     """The `ColumnType` of a parsed TypeName."""
     parts = name_list(type_name.names or ())
@@ -162,14 +130,6 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Types whose every change into them from another type rewrites the table.
-ALWAYS_REWRITTEN_INTO = _words(
-    "int2 int4 int8 float4 float8 bool uuid json jsonb date bytea money bpchar bit "
-    "tsvector cidr macaddr macaddr8 xml"
-)
-# Types some other type (or a narrower form of themselves) reaches without a rewrite.
-MAYBE_FREE_INTO = _words("varchar text numeric varbit inet timestamptz timestamp time timetz interval")
-BUILTIN_TYPES = ALWAYS_REWRITTEN_INTO | MAYBE_FREE_INTO
 # Binary-coercible pairs (pg_cast castmethod 'b'): no rewrite when the target has no typmod.
 BINARY_COERCIBLE = frozenset(
     {

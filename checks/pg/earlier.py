@@ -24,7 +24,8 @@ from agentddl.checks.pg.ast_helpers import (
     relation_name,
 )
 from agentddl.checks.pg.columns import added_columns, altered_table, table_commands
-from agentddl.checks.pg.statements import Context, History, RelationName, Statement
+from agentddl.checks.pg.names import RelationName
+from agentddl.checks.pg.statements import Context, History, Statement
 
 
 def index_keys(statement: Statement) -> list[object]:

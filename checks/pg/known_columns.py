@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType
 
-from agentddl.checks.pg.columns import ColumnType, added_constraint, column_type
+from agentddl.checks.pg.columns import added_constraint, column_type
 from agentddl.checks.pg.earlier import earlier_commands
-from agentddl.checks.pg.statements import Context, RelationName, Statement
+from agentddl.checks.pg.names import ColumnType, RelationName
+from agentddl.checks.pg.statements import Context, Statement
 from agentddl.checks.pg.type_hints import existing_defaults, existing_nullable, existing_types
 
 

@@ -17,7 +17,8 @@ from pglast import ast, enums
 from agentddl.checks.pg.ast_helpers import option_enabled, qualified_name, relation_name
 from agentddl.checks.pg.earlier import recorded
 from agentddl.checks.pg.lockmodes import LockMode
-from agentddl.checks.pg.statements import Context, History, RelationName, Statement
+from agentddl.checks.pg.names import RelationName
+from agentddl.checks.pg.statements import Context, History, Statement
 
 Lock = tuple[RelationName, LockMode]
 _AT = enums.AlterTableType

@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agentddl.checks.pg.columns import ColumnType
-from agentddl.checks.pg.statements import RelationName
+from agentddl.checks.pg.names import ColumnType, RelationName
 
 ConstraintKind = Literal["primary", "unique", "check", "foreign", "exclusion", "not_null"]
 BLOCK_SIZE = 8192  # bytes per page (relpages): the size every PostgreSQL build uses by default

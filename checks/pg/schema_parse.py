@@ -33,6 +33,7 @@ from agentddl.checks.pg.ast_helpers import (
     resolve,
 )
 from agentddl.checks.pg.columns import column_type, is_serial
+from agentddl.checks.pg.names import RelationName
 from agentddl.checks.pg.schema import (
     BLOCK_SIZE,
     ColumnFacts,
@@ -42,7 +43,7 @@ from agentddl.checks.pg.schema import (
     SchemaFacts,
     TableFacts,
 )
-from agentddl.checks.pg.statements import Context, RelationName, Statement
+from agentddl.checks.pg.statements import Context, Statement
 from agentddl.checks.pg.walk import walk
 from agentddl.generator.errors import AgentDDLError
 

@@ -28,21 +28,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from agentddl.checks.pg.names import RelationName
+
 if TYPE_CHECKING:
     from agentddl.checks.pg.schema import SchemaFacts
 
 Runner = Literal["psql", "alembic"]
-
-
-@dataclass(frozen=True, order=True)
-class RelationName:
-    """A schema-qualified relation name, already case-folded as PostgreSQL does."""
-
-    schema: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.schema}.{self.name}"
 
 
 @dataclass(frozen=True)

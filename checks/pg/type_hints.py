@@ -20,7 +20,8 @@ import re
 import pglast
 from pglast import ast
 
-from agentddl.checks.pg.columns import ColumnType, column_type
+from agentddl.checks.pg.columns import column_type
+from agentddl.checks.pg.names import ColumnType
 
 PREFIX = "agentddl: existing-type"
 _HINT = re.compile(r"/\*\s*agentddl:\s*existing-(type|nullable|server-default)\s+\"([^\"]+)\"\s+(.+?)\s*\*/")

@@ -23,10 +23,11 @@ from pglast import ast, enums
 from agentddl.checks.pg import psql_script, settings, tool_markers
 from agentddl.checks.pg.ast_helpers import resolve
 from agentddl.checks.pg.earlier import index_keys
+from agentddl.checks.pg.names import RelationName
 from agentddl.checks.pg.plpgsql import do_block_sql
 from agentddl.checks.pg.schema import SchemaFacts
 from agentddl.checks.pg.source import SourceMap, skip_trivia
-from agentddl.checks.pg.statements import Context, Earlier, History, RelationName, Runner, Statement
+from agentddl.checks.pg.statements import Context, Earlier, History, Runner, Statement
 
 
 @dataclass(frozen=True)

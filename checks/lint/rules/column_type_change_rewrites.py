@@ -11,9 +11,7 @@ from pglast.enums import AlterTableType
 
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 from agentddl.checks.pg.columns import (
-    MAYBE_FREE_INTO,
     ZERO_OFFSET_ZONES,
-    ColumnType,
     column_ref_name,
     column_type,
     commands_of,
@@ -24,6 +22,7 @@ from agentddl.checks.pg.columns import (
     rewrite_needed_from_unknown,
 )
 from agentddl.checks.pg.known_columns import known_column
+from agentddl.checks.pg.names import MAYBE_FREE_INTO, ColumnType
 from agentddl.checks.pg.schema import same_type
 
 UTC_SKIPS_REWRITE_SINCE = 12  # timestamp <-> timestamptz is free under a UTC TimeZone

@@ -8,7 +8,6 @@ import pytest
 from pglast import ast, parse_sql
 
 from agentddl.checks.pg.columns import (
-    ColumnType,
     column_type,
     default_expression,
     implies_not_null,
@@ -16,6 +15,7 @@ from agentddl.checks.pg.columns import (
     rewrite_needed,
     rewrite_needed_from_unknown,
 )
+from agentddl.checks.pg.names import ColumnType
 from agentddl.checks.pg.walk import walk
 
 

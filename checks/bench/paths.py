@@ -90,7 +90,7 @@ HOT_PATHS = (
     Workload(
         "sweep",
         "lease sweep",
-        "expire_leases with no lease due (every poll pays it), COMMIT",
+        "expire_leases with no lease due (housekeeping: the claim takes lapsed leases over), COMMIT",
         1,
         ("expire_leases",),
     ),

@@ -4,6 +4,7 @@ pages in docs/rules/audit/ are generated from them; every output format renders 
 from __future__ import annotations
 
 import ast
+import inspect
 import io
 import json
 import re
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from agentddl.checks.audit.report import build_report
+from agentddl.checks.audit.result import AuditResult
 from agentddl.checks.audit.rules import AuditRule, all_rules
 from agentddl.checks.core.report import FORMATS, render
 from agentddl.checks.core.rules import docs_path, documentation, missing_sections
@@ -27,6 +30,26 @@ def test_rules_have_unique_codes_and_names_and_every_section() -> None:
         assert rule.family == "audit" and rule.severity in ("error", "warning", "info")
         assert missing_sections(rule) == [], rule.code
         assert rule.__module__.rsplit(".", 1)[-1] == rule.name.replace("-", "_")
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
+def test_every_rule_module_holds_its_judgement(rule: type[AuditRule]) -> None:
+    """No rule is docs only: its class implements the verdict of a kind of facts (a base
+    the gathering module defines), which asks it through the registry."""
+    methods = {name: value for name, value in vars(rule).items() if not name.startswith("_")}
+    own = [name for name, value in methods.items() if inspect.isfunction(value)]
+    assert own, f"{rule.code} judges nothing"
+    kinds = [base for base in rule.__mro__[1:] if issubclass(base, AuditRule) and base is not AuditRule]
+    assert kinds and all(base.__module__ != rule.__module__ for base in kinds)
+
+
+def test_plan_rules_have_one_place_each_among_a_paths_findings() -> None:
+    from agentddl.checks.audit.judge import PlanRule, plan_errors
+    from agentddl.checks.audit.rules import rules_of
+
+    plan_rules = rules_of(PlanRule)
+    assert len({rule.order for rule in plan_rules}) == len(plan_rules) == 9
+    assert plan_errors() == {"ADA101", "ADA102", "ADA108", "ADA109"}
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
@@ -52,10 +75,9 @@ def test_no_rule_code_is_spelled_outside_its_rule_class(source: Path) -> None:
     assert literals == []
 
 
-def _failing_result() -> object:
+def _failing_result() -> AuditResult:
     from agentddl.checks.audit.paths import AuditPath
     from agentddl.checks.audit.planning import PathResult
-    from agentddl.checks.audit.result import AuditResult
     from agentddl.checks.audit.rules.seq_scan_on_large_table import SeqScanOnLargeTable
     from agentddl.checks.audit.rules.unused_index import UnusedIndex
 
@@ -70,7 +92,7 @@ def _failing_result() -> object:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_format_renders_the_audit(fmt: str) -> None:
     result = _failing_result()
-    report = result.report()  # type: ignore[attr-defined]
+    report = build_report(result)
     assert report.tool == "audit" and report.exit_code == 1
     out = io.StringIO()
     render(report, fmt, out)

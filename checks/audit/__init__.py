@@ -1,14 +1,15 @@
 """`agentddl audit`: every access path served by an index (EXPLAIN).
 
-Library use: `run(AuditRequest(model, ...)) -> AuditResult`, and `result.report()` for
-any output format (`agentddl.checks.core.report.render`). With `dsn` the database is
+Library use: `run(AuditRequest(model, ...)) -> AuditResult`, and `build_report(result)`
+for any output format (`agentddl.checks.core.report.render`). With `dsn` the database is
 audited in place, read-only, on its own data (`inplace`; `model` may be None); without,
 the profile's schema is seeded to volume in a scratch database. `audit_database` audits
 a database the caller has already seeded. The rules: `agentddl.checks.audit.rules`.
 """
 
 from agentddl.checks.audit.database import AuditOptions, audit_database
+from agentddl.checks.audit.report import build_report
 from agentddl.checks.audit.result import AuditResult
 from agentddl.checks.audit.session import AuditRequest, run
 
-__all__ = ["AuditOptions", "AuditRequest", "AuditResult", "audit_database", "run"]
+__all__ = ["AuditOptions", "AuditRequest", "AuditResult", "audit_database", "build_report", "run"]

@@ -21,7 +21,7 @@ JSON keys (stable): the shared {"tool": "audit", "findings", "summary"} plus
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -29,17 +29,18 @@ from rich.table import Table
 
 from agentddl.checks.audit.candidate import Suggestion
 from agentddl.checks.audit.planning import PathResult
+from agentddl.checks.audit.result import AuditResult
+from agentddl.checks.audit.rules import all_rules
 from agentddl.checks.core.report import Report
 
-if TYPE_CHECKING:
-    from agentddl.checks.audit.result import AuditResult
 
-
-def audit_report(result: AuditResult) -> Report:
+def build_report(result: AuditResult) -> Report:
+    """The audit as every reporter reads it (agentddl.checks.core.report.render); its rules
+    are every rule that could report here: the audit's and the catalog checks'."""
     return Report(
         tool="audit",
         findings=result.findings,
-        rules=result.rules,
+        rules=(*all_rules(), *result.catalog_rules),
         details=details(result),
         text_body=lambda console: text_body(result, console),
         markdown_body=lambda: markdown_body(result),

@@ -1,5 +1,6 @@
 """What an audit found: every path's plan and findings, index hygiene, suggestions,
-baseline regressions; `report()` is the one Report every output format renders."""
+baseline regressions. Plain data: `report.build_report(result)` is the one Report every
+output format renders."""
 
 from __future__ import annotations
 
@@ -7,11 +8,8 @@ from dataclasses import dataclass
 
 from agentddl.checks.audit.candidate import Suggestion
 from agentddl.checks.audit.planning import PathResult
-from agentddl.checks.audit.report import audit_report
-from agentddl.checks.audit.rules import all_rules
 from agentddl.checks.audit.workload import Impact
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.core.report import Report
 from agentddl.checks.core.rules import Rule
 from agentddl.checks.db.seed import SeedStats
 
@@ -47,11 +45,6 @@ class AuditResult:
         return [f for r in self.paths for f in r.findings] + list(self.hygiene) + list(self.regressions)
 
     @property
-    def rules(self) -> tuple[type[Rule], ...]:
-        """Every rule that could report here: the audit's and the catalog checks'."""
-        return (*all_rules(), *self.catalog_rules)
-
-    @property
     def failed_paths(self) -> list[str]:
         return [r.path.name for r in self.paths if not r.passed]
 
@@ -73,7 +66,3 @@ class AuditResult:
         if regressed := self.regressed_paths:
             return f"{len(regressed)} access path(s) regressed against the baseline: {', '.join(regressed)}"
         return "error findings (see above)"
-
-    def report(self) -> Report:
-        """The audit as every reporter reads it (agentddl.checks.core.report.render)."""
-        return audit_report(self)

@@ -7,7 +7,7 @@ profile's hot paths through its generated queries (claim + complete, a full step
 heartbeat, checkpoint save, latest-checkpoint read, the lease sweep), each right between
 two floor measurements, with concurrent client processes; per operation: rate, latency
 percentiles, WAL bytes, full-page images and server CPU; and how those move with rows of
-history (a fresh, seeded database per size). `BenchResult.report()` is its report in
+history (a fresh, seeded database per size). `build_report(result)` is its report in
 every format.
 
 The names below are imported on first use: a client process imports
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agentddl.checks.bench.options import BenchOptions, BenchRequest
     from agentddl.checks.bench.pool import Clients
+    from agentddl.checks.bench.report import build_report
     from agentddl.checks.bench.result import BenchResult, HistoryResult
     from agentddl.checks.bench.runner import run
 
@@ -31,9 +32,10 @@ _HOMES = {
     "Clients": "pool",
     "BenchResult": "result",
     "HistoryResult": "result",
+    "build_report": "report",
     "run": "runner",
 }
-__all__ = ["BenchOptions", "BenchRequest", "BenchResult", "Clients", "HistoryResult", "run"]
+__all__ = ["BenchOptions", "BenchRequest", "BenchResult", "Clients", "HistoryResult", "build_report", "run"]
 
 
 def __getattr__(name: str) -> Any:

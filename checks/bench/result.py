@@ -1,18 +1,15 @@
 """A bench run's result: the server it ran on, and per history size every segment's
-figures and every hot path's ratios to the floor; `BenchResult.report()` is its
-`core.report.Report`."""
+figures and every hot path's ratios to the floor. Plain data: `report.build_report(result)`
+is its `core.report.Report`."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from statistics import mean
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentddl.checks.bench.figures import Figures, PathResult
 from agentddl.checks.bench.options import BenchOptions
-
-if TYPE_CHECKING:
-    from agentddl.checks.core.report import Report
 
 
 @dataclass(frozen=True)
@@ -122,11 +119,6 @@ class BenchResult:
             "histories": [h.to_json() for h in self.histories],
             "scaling": self.scaling(),
         }
-
-    def report(self) -> Report:
-        from agentddl.checks.bench.report import build_report
-
-        return build_report(self)
 
 
 def _growth(values: list[float | None]) -> float | None:

@@ -133,7 +133,7 @@ def audit(
     )
     with progress() as report_progress:
         result = audit_family.run(request, report_progress)
-    render(result.report(), output_format.value, sys.stdout)
+    render(audit_family.build_report(result), output_format.value, sys.stdout)
     if not result.passed:
         raise CheckFailed(result.failure())
 

@@ -101,13 +101,14 @@ class Arguments:
 
 def run(args: Arguments, output_format: str, out: TextIO) -> int:
     """Measure, print, return the exit code."""
+    from agentddl.checks.bench import build_report
     from agentddl.checks.bench import run as bench
     from agentddl.checks.core.report import render
 
     request = _request(args)
     with progress() as report_progress:
         result = bench(request, progress=report_progress)
-    report = result.report()
+    report = build_report(result)
     render(report, output_format, out)
     return report.exit_code
 

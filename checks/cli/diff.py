@@ -52,7 +52,7 @@ def diff(
 ) -> None:
     """Show the online steps from one profile's schema to another's: locks, reads, duration."""
     from agentddl.checks.core.report import render
-    from agentddl.checks.diff import DiffRequest, run
+    from agentddl.checks.diff import DiffRequest, build_report, run
     from agentddl.generator.errors import AgentDDLError
 
     if server is not None and dsn is None:
@@ -62,7 +62,7 @@ def diff(
         usage = "--dsn DB NEW" if dsn else "OLD NEW"
         raise AgentDDLError(f"diff takes {usage}: got {len(profiles)} path(s)")
     old = None if dsn else profiles[0]
-    report = run(DiffRequest(old, profiles[-1], dsn=dsn, server=server)).report()
+    report = build_report(run(DiffRequest(old, profiles[-1], dsn=dsn, server=server)))
     render(report, output_format.value, sys.stdout)
     raise typer.Exit(report.exit_code)
 

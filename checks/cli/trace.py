@@ -101,7 +101,7 @@ def trace_command(
 ) -> None:
     """Typer entry point: the work is agentddl.checks.trace.run."""
     from agentddl.checks.core.report import render
-    from agentddl.checks.trace import Limits, TraceRequest, run
+    from agentddl.checks.trace import Limits, TraceRequest, build_report, run
 
     # Copying a database or seeding rows is the long wait before the trace: a live status
     # (or lines on stderr) once the library reports it; otherwise stderr stays empty.
@@ -125,7 +125,7 @@ def trace_command(
                 progress=report,
             )
         )
-    traced = result.report()
+    traced = build_report(result)
     render(traced, output_format.value, sys.stdout)
     raise typer.Exit(traced.exit_code)
 

@@ -1,8 +1,14 @@
 """`agentddl diff`: what changing a schema from one profile to another takes, step by step:
 the lock each step takes, whether it reads or rewrites the table, how long it runs; the
 changes with no online form, with their plan. Between two profiles (pure), or from a live
-database's catalog to a profile."""
+database's catalog to a profile.
 
-from agentddl.checks.diff.run import DiffRequest, DiffResult, run
+Library use: `run(DiffRequest(old, new)) -> DiffResult`, `build_report(result)` for any
+output format (`agentddl.checks.core.report.render`). The rules: `agentddl.checks.diff.rules`.
+"""
 
-__all__ = ["DiffRequest", "DiffResult", "run"]
+from agentddl.checks.diff.report import build_report
+from agentddl.checks.diff.result import DiffResult
+from agentddl.checks.diff.run import DiffRequest, run
+
+__all__ = ["DiffRequest", "DiffResult", "build_report", "run"]

@@ -3,7 +3,7 @@ step's facts (json). Refused changes fail the command (exit 1) with their plan."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -11,16 +11,17 @@ from rich.table import Table
 
 from agentddl.checks.core.report import Report
 from agentddl.checks.diff.live import LIVE
+from agentddl.checks.diff.locks import declared_mode, parsed_mode
+from agentddl.checks.diff.result import DiffResult
 from agentddl.checks.diff.rules import all_rules
 from agentddl.generator.render.plan.changes import changes_section
 
-if TYPE_CHECKING:
-    from agentddl.checks.diff.run import DiffResult
 
-
-def diff_report(result: DiffResult) -> Report:
+def build_report(result: DiffResult) -> Report:
+    """The diff as every reporter reads it: its steps (JSON details, a table in text),
+    the refusals as findings, the plan section in Markdown."""
     delta = result.delta
-    rows = result.step_rows()
+    rows = step_rows(result)
     refused = len(delta.refusals)
     summary = (
         f"diff: {refused} change(s) cannot be made online (plan above)"
@@ -33,7 +34,7 @@ def diff_report(result: DiffResult) -> Report:
     )
     return Report(
         tool="diff",
-        findings=result.findings(),
+        findings=list(result.findings),
         rules=all_rules(),
         about={"from": result.old, "to": result.new},
         details={
@@ -47,6 +48,24 @@ def diff_report(result: DiffResult) -> Report:
         summary=summary,
         failed=bool(refused),
     )
+
+
+def step_rows(result: DiffResult) -> list[dict[str, Any]]:
+    """Each step as JSON: the generator's facts plus what the lock blocks."""
+    rows = []
+    for number, step in enumerate(result.delta.steps, start=1):
+        mode = declared_mode(step)
+        parsed = parsed_mode(step, result.profile.engine.version)
+        rows.append(
+            {
+                "number": number,
+                **step.as_dict(),
+                "blocks_writes": bool(mode and mode.blocks_writes()),
+                "blocks_reads": bool(mode and mode.blocks_reads()),
+                "lock_parsed": str(parsed) if parsed else None,
+            }
+        )
+    return rows
 
 
 _SHORT = {"catalog": "instant", "scan": "grows with the table", "build": "grows with the table"}

@@ -19,9 +19,9 @@ from typing import Any
 import psycopg
 from psycopg.pq import TransactionStatus
 
+import agentddl.checks.trace.snapshot as snapshot
 from agentddl.checks.db import connect, error_line
 from agentddl.checks.pg.lockmodes import RUNTIME_NEEDS, blocked_kinds, strongest
-from agentddl.checks.trace import snapshot
 from agentddl.checks.trace.source import MigrationFile, PlannedStatement
 from agentddl.checks.trace.types import HeldLock, StatementTrace
 from agentddl.checks.trace.watch import LockWatcher

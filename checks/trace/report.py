@@ -12,7 +12,7 @@ during_qps, after_qps, queries, connections, errors} (with --load), findings, su
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -20,15 +20,14 @@ from rich.table import Table
 
 from agentddl.checks.core.report import Report
 from agentddl.checks.pg.lockmodes import LockMode
+from agentddl.checks.trace.result import TraceResult
 from agentddl.checks.trace.rules import all_rules
 from agentddl.checks.trace.types import StatementTrace
 
-if TYPE_CHECKING:
-    from agentddl.checks.trace.result import TraceResult
 
-
-def trace_report(result: TraceResult) -> Report:
-    """The Report every reporter renders."""
+def build_report(result: TraceResult) -> Report:
+    """Findings, trace's rules, the statements (JSON details; a table in text and
+    Markdown): the Report every reporter renders."""
     return Report(
         tool="trace",
         findings=result.findings,

@@ -1,13 +1,12 @@
 """What one `agentddl trace` run found: every statement's trace, the findings judged from
-them, the workload's numbers; `report()` is what the reporters print."""
+them, the workload's numbers. Plain data: `report.build_report(result)` is what the
+reporters print."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.core.report import Report
-from agentddl.checks.trace.report import trace_report
 from agentddl.checks.trace.types import StatementTrace, Throughput
 
 
@@ -21,11 +20,3 @@ class TraceResult:
     throughput: Throughput | None = None
     existing: set[str] = field(default_factory=set)  # relations that existed before the migration
     sources: dict[str, str] = field(default_factory=dict)  # migration file -> its text
-
-    @property
-    def exit_code(self) -> int:
-        return self.report().exit_code
-
-    def report(self) -> Report:
-        """Findings, trace's rules, the statements (JSON details; a table in text and Markdown)."""
-        return trace_report(self)

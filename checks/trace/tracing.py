@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import agentddl.checks.trace.snapshot as snapshot
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.db.clone import CloneSource
-from agentddl.checks.trace import snapshot
 from agentddl.checks.trace.blocking import charge_blocked, throughput
 from agentddl.checks.trace.execute import Timed, Tracer
 from agentddl.checks.trace.judge import judge

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from functools import cache
 
+import agentddl.checks.verify.generic as generic
+import agentddl.checks.verify.profile as profile
 from agentddl.checks.core.rules import rule_classes
-from agentddl.checks.verify import generic, profile
 from agentddl.checks.verify.types import Group, Rule
 
 

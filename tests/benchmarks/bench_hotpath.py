@@ -23,7 +23,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from agentddl.checks.bench import BenchOptions, BenchRequest, BenchResult, run
+from agentddl.checks.bench import BenchOptions, BenchRequest, BenchResult, build_report, run
 from agentddl.checks.cli.bench import parse_histories
 from agentddl.checks.core.report import render
 from agentddl.generator.errors import AgentDDLError
@@ -77,7 +77,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _markdown(result: BenchResult) -> str:
     out = io.StringIO()
-    render(result.report(), "markdown", out)
+    render(build_report(result), "markdown", out)
     return out.getvalue()
 
 

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from profiles import example_profiles, with_version
 
-from agentddl.checks.audit import AuditOptions, AuditResult, audit_database
+from agentddl.checks.audit import AuditOptions, AuditResult, audit_database, build_report
 from agentddl.checks.audit.baseline import baseline_document, compare
 from agentddl.checks.audit.examples import read_samples
 from agentddl.checks.audit.facts import read_catalog
@@ -331,7 +331,7 @@ def test_markdown_of_failing_user_queries(on_15: Seeded) -> None:
     from agentddl.checks.core.report import render
 
     out = io.StringIO()
-    render(on_15.result.report(), "markdown", out)
+    render(build_report(on_15.result), "markdown", out)
     text = out.getvalue()
     assert "access path(s) not served: `run_by_trace`" in text and "| `run_by_trace` | **FAIL** |" in text
     assert "#### Suggested indexes" in text and "hypopg: the planner uses it" in text

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from profiles import example_profiles, with_version
 
-from agentddl.checks.bench import BenchOptions, BenchRequest, BenchResult, Clients, run
+from agentddl.checks.bench import BenchOptions, BenchRequest, BenchResult, Clients, build_report, run
 from agentddl.checks.bench.observe import CPU_FROM_PROC, not_durable
 from agentddl.checks.bench.paths import CLAIM_BATCH
 from agentddl.checks.db import PostgresServer
@@ -73,7 +73,7 @@ def assert_the_report_says_what_the_server_is(result: BenchResult, server: Postg
     # the tests' embedded servers trade durability for speed (fsync off, in RAM): said so
     assert facts.not_durable == not_durable(facts.settings, facts.file_system)
     assert ("fsync=off" in facts.not_durable) == (facts.settings["fsync"] == "off")
-    assert ("NOT durable" in result.report().summary_line()) == bool(facts.not_durable)
+    assert ("NOT durable" in build_report(result).summary_line()) == bool(facts.not_durable)
     assert facts.cpu_source == CPU_FROM_PROC  # the test server runs on this machine
 
 

@@ -11,7 +11,7 @@ from profiles import ROOT, with_version
 
 from agentddl.checks.core.report import render
 from agentddl.checks.db import PostgresServer
-from agentddl.checks.trace import TraceRequest, run
+from agentddl.checks.trace import TraceRequest, build_report, run
 from agentddl.generator.model import derive
 from agentddl.generator.profile import load_profile
 
@@ -27,9 +27,9 @@ def test_a_finding_names_the_statement_and_the_relation(trace_server: PostgresSe
     assert rewrite.object == "public.orders"
     assert rewrite.message.startswith("rewrote public.orders, public.orders_pkey (")
     out = io.StringIO()
-    render(result.report(), "text", out)
+    render(build_report(result), "text", out)
     assert "5 | ALTER TABLE public.orders ALTER COLUMN qty TYPE bigint;" in out.getvalue()
-    assert result.report().exit_code == 1
+    assert build_report(result).exit_code == 1
 
 
 def test_seeding_reports_progress(trace_server: PostgresServer) -> None:

@@ -11,6 +11,7 @@ import pytest
 from agentddl.checks.bench.figures import Figures, PathResult
 from agentddl.checks.bench.options import BenchOptions
 from agentddl.checks.bench.paths import WORKLOADS
+from agentddl.checks.bench.report import build_report
 from agentddl.checks.bench.result import BenchResult, HistoryResult, ServerFacts
 from agentddl.checks.core.report import FORMATS, render
 
@@ -49,7 +50,7 @@ def result(durable: bool = True, errors: int = 0) -> BenchResult:
 
 def rendered(res: BenchResult, fmt: str) -> str:
     out = io.StringIO()
-    render(res.report(), fmt, out)
+    render(build_report(res), fmt, out)
     return out.getvalue()
 
 
@@ -100,14 +101,14 @@ def test_text_shows_the_tables_and_a_summary() -> None:
 
 
 def test_a_server_that_is_not_durable_and_failed_operations_are_said() -> None:
-    summary = result(durable=False, errors=3).report().summary_line()
+    summary = build_report(result(durable=False, errors=3)).summary_line()
     assert "(NOT durable: fsync=off)" in summary
     assert "3 operations failed" in summary
-    assert result(durable=False).report().about["durable"] == "NO: fsync=off"
+    assert build_report(result(durable=False)).about["durable"] == "NO: fsync=off"
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_format_renders_and_exits_0(fmt: str) -> None:
     text = rendered(result(), fmt)
     assert text if fmt != "github" else text == ""  # github: annotations of findings, and there are none
-    assert result().report().exit_code == 0
+    assert build_report(result()).exit_code == 0

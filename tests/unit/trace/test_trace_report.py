@@ -8,7 +8,7 @@ import json
 
 from agentddl.checks.core.report import render
 from agentddl.checks.pg.lockmodes import blocked_kinds
-from agentddl.checks.trace import Limits, TraceResult
+from agentddl.checks.trace import Limits, TraceResult, build_report
 from agentddl.checks.trace.judge import judge
 from agentddl.checks.trace.types import HeldLock, StatementTrace, Throughput
 
@@ -40,7 +40,7 @@ def result(with_load: bool) -> TraceResult:
 
 def rendered(traced: TraceResult, fmt: str) -> str:
     out = io.StringIO()
-    render(traced.report(), fmt, out)
+    render(build_report(traced), fmt, out)
     return out.getvalue()
 
 
@@ -134,5 +134,5 @@ def test_markdown_has_the_statement_table_and_the_findings() -> None:
 
 
 def test_exit_code_follows_the_error_findings() -> None:
-    assert result(with_load=True).exit_code == 1
-    assert result(with_load=False).exit_code == 0  # ADT102 and ADT105 are warnings
+    assert build_report(result(with_load=True)).exit_code == 1
+    assert build_report(result(with_load=False)).exit_code == 0  # ADT102 and ADT105 are warnings

@@ -1,11 +1,17 @@
-"""The one finding `agentddl diff` reports: a profile change with no online recipe."""
+"""ADC101 change-not-online: a profile change with no online recipe."""
 
 from __future__ import annotations
 
-from agentddl.checks.core.rules import Rule
+from collections.abc import Iterator
+from pathlib import Path
+
+from agentddl.checks.core.findings import Finding
+from agentddl.checks.diff.types import DiffRule
+from agentddl.generator.delta import Delta
+from agentddl.generator.profile.load import locate_key
 
 
-class ChangeNotOnline(Rule):
+class ChangeNotOnline(DiffRule):
     """A profile change that cannot be made to a live schema online.
 
     ## What it does
@@ -47,8 +53,26 @@ class ChangeNotOnline(Rule):
     code = "ADC101"
     name = "change-not-online"
     severity = "error"
-    family = "diff"
+
+    @classmethod
+    def judge(cls, delta: Delta, new_path: Path | None) -> Iterator[Finding]:
+        """One finding per refused change, at its key in the new profile when it is a file."""
+        text = _profile_text(new_path)
+        for refusal in delta.refusals:
+            message = f"{refusal.change}: cannot be changed online: {refusal.reason}"
+            fix = "Make it in steps: " + " ".join(f"{n}. {s}" for n, s in enumerate(refusal.plan, start=1))
+            if text is None or new_path is None:
+                yield cls.finding(message, fix, object=refusal.key)
+                continue
+            line, column = locate_key(text, refusal.key)
+            yield cls.finding(message, fix, file=str(new_path), line=line, column=column)
 
 
-def all_rules() -> tuple[type[Rule], ...]:
-    return (ChangeNotOnline,)
+def _profile_text(path: Path | None) -> str | None:
+    """The new profile's text when it is a profile file (not a revision or a folder)."""
+    if path is None or not path.is_file() or path.suffix == ".py":
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

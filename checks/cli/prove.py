@@ -101,12 +101,13 @@ class Arguments:
 def run(args: Arguments, queries: Path | None, seed: int, output_format: str, out: TextIO) -> int:
     """Prove, print, return the exit code; a broken scenario also names itself on stderr."""
     from agentddl.checks.core.report import render
+    from agentddl.checks.prove import build_report
     from agentddl.checks.prove import run as prove
 
     request = _request(args, queries, seed)
     with progress() as report_progress:
         result = prove(request, progress=report_progress)
-    report = result.report()
+    report = build_report(result)
     render(report, output_format, out)
     if not result.held:
         print(f"agentddl: {len(result.broken)} scenarios broken: {', '.join(result.broken)}", file=sys.stderr)

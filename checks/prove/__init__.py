@@ -4,8 +4,9 @@ run(ProveRequest) installs a profile's schema in a scratch database (or takes th
 already in a database), starts worker processes that run only the named queries of
 queries.sql, drives ten scenarios (claim race, crash mid-step, stale writer, forged
 lease, idempotency, outbox, poison message, tenant isolation, version races, approvals
-decided once), one guarantee each (the rules ADP101..ADP109, ADP114), and returns each as held or broken, from
-what it observed; `ProveResult.report()` is its report in every format.
+decided once; with the hot projection in Redis, four more), one guarantee each (the rules
+ADP101..ADP114), and returns each as held or broken, from what it observed;
+`build_report(result)` is its report in every format.
 
 The names below are imported on first use: a worker process imports
 agentddl.checks.prove.worker, and should not pay for the coordinator's modules.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agentddl.checks.prove.options import ProveOptions, ProveRequest
     from agentddl.checks.prove.pool import Pool
+    from agentddl.checks.prove.report import build_report
     from agentddl.checks.prove.result import ProveResult, ScenarioResult
     from agentddl.checks.prove.runner import prove_model, run
     from agentddl.checks.prove.scenarios import SCENARIOS
@@ -27,6 +29,7 @@ _HOMES = {
     "ProveOptions": "options",
     "ProveRequest": "options",
     "Pool": "pool",
+    "build_report": "report",
     "ProveResult": "result",
     "ScenarioResult": "result",
     "run": "runner",
@@ -40,6 +43,7 @@ __all__ = [
     "ProveRequest",
     "ProveResult",
     "ScenarioResult",
+    "build_report",
     "prove_model",
     "run",
 ]

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db.hot_runtime import hot_module_text, load_hot_module
 from agentddl.checks.db.redis_server import RedisServer, open_redis, redis_client
-from agentddl.checks.prove import steps
 from agentddl.checks.prove.hot_setup import HotSetup
 from agentddl.checks.prove.options import ProveRequest
 from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS

@@ -1,6 +1,6 @@
-"""A prove result as a `core.report.Report`: the facts of the run, one finding per broken
-scenario, and prove's own tables (every scenario with its verdict and counts, then the
-totals) for text and markdown. Every format comes from `core.report.render`.
+"""A prove result as a `core.report.Report` (`build_report`): the facts of the run, one
+finding per broken scenario, and prove's own tables (every scenario with its verdict and
+counts, then the totals) for text and markdown. Every format comes from `core.report.render`.
 
 JSON: {"tool": "prove", <the run's facts>, "run": {...}, "scenarios": [{"name",
 "strategy", "held", <counts>, "violations", "seconds"}], "totals": {duplicate_effects,
@@ -14,9 +14,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report
 from agentddl.checks.prove.result import ProveResult, ScenarioResult
-from agentddl.checks.prove.rules import all_rules
+from agentddl.checks.prove.rules import all_rules, finding_of
 
 HIDDEN = {"errors", "worker_failures"}  # shown only when not zero
 
@@ -25,7 +26,7 @@ def build_report(result: ProveResult) -> Report:
     facts = result.run_facts()
     return Report(
         tool="prove",
-        findings=result.findings(),
+        findings=findings(result),
         rules=all_rules(),
         about=facts,
         details=result.to_json(),
@@ -34,6 +35,11 @@ def build_report(result: ProveResult) -> Report:
         summary=summary(result),
         failed=not result.held,
     )
+
+
+def findings(result: ProveResult) -> list[Finding]:
+    """One error finding per broken scenario, of the rule of its guarantee."""
+    return [found for s in result.scenarios if (found := finding_of(s)) is not None]
 
 
 def summary(result: ProveResult) -> str:

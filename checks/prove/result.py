@@ -1,18 +1,14 @@
-"""Verdicts: each scenario's counts, which of them must be zero, and the totals.
+"""What prove found, as plain data: each scenario's counts, which of them it guards (each
+must be zero) and what broke, and the totals of a whole run.
 
 A scenario holds when every count it guards is zero; `ProveResult` is a whole prove run
-(every strategy's scenarios), and `ProveResult.report()` its `core.report.Report`.
+(every strategy's scenarios). `prove.report.build_report` turns it into the core `Report`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from agentddl.checks.core.findings import Finding
-    from agentddl.checks.core.report import Report
+from typing import Any
 
 # The totals, as `--format json` prints them (their order is the documented one).
 TOTAL_KEYS = (
@@ -25,6 +21,7 @@ TOTAL_KEYS = (
     "runs_completed",
 )
 Count = int | float | bool
+WORKER_FAILURE = "worker failure: "  # a violation that is a worker's last traceback line, not a count
 
 
 @dataclass
@@ -54,17 +51,6 @@ class ScenarioResult:
             "violations": self.violations,
             "seconds": round(self.seconds, 2),
         }
-
-
-def verdict(
-    name: str, strategy: str, counts: Mapping[str, Count], must_be_zero: dict[str, str]
-) -> ScenarioResult:
-    """The scenario holds when every count in `must_be_zero` is 0; each that is not
-    becomes a violation, worded by its description."""
-    violations = [
-        f"{description}: {counts[key]}" for key, description in must_be_zero.items() if counts.get(key)
-    ]
-    return ScenarioResult(name, strategy, dict(counts), violations, guarded=dict(must_be_zero))
 
 
 @dataclass
@@ -102,16 +88,3 @@ class ProveResult:
             "scenarios": [s.to_json() for s in self.scenarios],
             "totals": self.totals(),
         }
-
-    def findings(self) -> list[Finding]:
-        """One error finding per broken scenario, of the rule of its guarantee."""
-        from agentddl.checks.prove.rules import finding_of
-
-        return [found for s in self.scenarios if (found := finding_of(s)) is not None]
-
-    def report(self) -> Report:
-        """The result for core.report.render (every format)."""
-        # Imported here: worker processes import this module, the reporters are the coordinator's.
-        from agentddl.checks.prove.report import build_report
-
-        return build_report(self)

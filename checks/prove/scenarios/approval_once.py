@@ -17,9 +17,10 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import WorkerContext
 
@@ -29,7 +30,7 @@ PER_WORKER = 3  # approvals per worker: every worker decides all of them
 
 def run(ctx: ScenarioContext) -> ScenarioResult:
     if not ctx.model.profile.model.approvals:
-        return ctx.result({"approvals": 0}, MUST_BE_ZERO)
+        return ctx.result({"approvals": 0}, SCENARIO.guarded)
     tenant = ctx.tenants[0]  # one tenant: under row-level security every worker may see them
     runs = ctx.observer.start_runs(NAME, ((tenant, {}) for _ in range(PER_WORKER * len(ctx.slots))))
     approvals = _request(ctx, runs)
@@ -39,16 +40,21 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     }
     dispatch = ctx.dispatch(tasks, Watch(timeout=60.0 + len(approvals) * len(ctx.slots) * 0.2))
     counts = judge(ctx.journal(), _stored(ctx), len(approvals))
-    return ctx.result(counts, MUST_BE_ZERO, dispatch)
+    return ctx.result(counts, SCENARIO.guarded, dispatch)
 
 
-MUST_BE_ZERO = {
-    "double_decisions": "approvals decided more than once",
-    "undecided": "approvals no decision won",
-    "wrong_decisions": "approvals whose stored decision is not the winner's",
-    "events_not_once": "decided approvals whose run has not exactly one approval event",
-    "errors": "named queries that raised",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=10,
+    guarded={
+        "double_decisions": "approvals decided more than once",
+        "undecided": "approvals no decision won",
+        "wrong_decisions": "approvals whose stored decision is not the winner's",
+        "events_not_once": "decided approvals whose run has not exactly one approval event",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed (bug or server error)",
+    },
+)
 
 
 def _request(ctx: ScenarioContext, runs: list[dict[str, Any]]) -> list[tuple[Any, Any]]:

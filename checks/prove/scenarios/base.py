@@ -15,7 +15,7 @@ from agentddl.checks.prove.journal import read_journal
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveOptions
 from agentddl.checks.prove.pool import Dispatch, Pool, Watch
-from agentddl.checks.prove.result import Count, ScenarioResult, verdict
+from agentddl.checks.prove.result import WORKER_FAILURE, Count, ScenarioResult
 from agentddl.checks.prove.worker import Task
 from agentddl.generator.model import SchemaModel
 
@@ -101,18 +101,30 @@ class ScenarioContext:
         return sum(1 for r in self.observer.runs(self.name) if r["status"] == "succeeded")
 
     def result(
-        self, counts: Mapping[str, Count], must_be_zero: dict[str, str], dispatch: Dispatch | None = None
+        self, counts: Mapping[str, Count], guarded: Mapping[str, str], dispatch: Dispatch | None = None
     ) -> ScenarioResult:
+        """The scenario's verdict on `counts` by its `guarded` counts. With the dispatch
+        whose workers' failures it judges, their number is the `worker_failures` count
+        (guarded: the scenario declares it) and their last lines are violations."""
         if dispatch is not None:
+            assert "worker_failures" in guarded, f"{self.name} judges workers: declare worker_failures"
             counts = {**counts, "worker_failures": len(dispatch.failures)}
-            must_be_zero = {**must_be_zero, "worker_failures": "workers that failed (bug or server error)"}
-        found = verdict(self.name, self.strategy, counts, must_be_zero)
+        found = verdict(self.name, self.strategy, counts, guarded)
         if dispatch is not None:
             found.violations += [
-                f"worker failure: {f.strip().splitlines()[-1]}" for f in dispatch.failures[:3]
+                f"{WORKER_FAILURE}{f.strip().splitlines()[-1]}" for f in dispatch.failures[:3]
             ]
         found.seconds = time.monotonic() - self.started
         return found
+
+
+def verdict(
+    name: str, strategy: str, counts: Mapping[str, Count], guarded: Mapping[str, str]
+) -> ScenarioResult:
+    """The scenario holds when every count in `guarded` is 0; each that is not becomes a
+    violation, worded by its description."""
+    violations = [f"{description}: {counts[key]}" for key, description in guarded.items() if counts.get(key)]
+    return ScenarioResult(name, strategy, dict(counts), violations, guarded=dict(guarded))
 
 
 FOREVER = timedelta(days=36500)

@@ -18,8 +18,9 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, overlapping_attempts
 from agentddl.checks.prove.sessions import open_session
 from agentddl.checks.prove.worker import WorkerContext
@@ -41,19 +42,25 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     counts = _observe(ctx, len(runs), dispatch.seconds)
     counts["sampled_double_active"] = sampler.seen
     counts |= _second_active_attempt(ctx)
-    return ctx.result(counts, MUST_BE_ZERO, dispatch)
+    return ctx.result(counts, SCENARIO.guarded, dispatch)
 
 
-MUST_BE_ZERO = {
-    "double_claims": "runs claimed more than once",
-    "duplicate_effects": "steps done twice (two claims worked one run)",
-    "overlapping_attempts": "runs with two live attempts at once (attempts history)",
-    "sampled_double_active": "samples that caught a run with two active attempts",
-    "lost_runs": "runs never completed (skipped or lost)",
-    "second_active_attempt_accepted": "a second active attempt of a held run the database accepted",
-    "second_active_attempt_untested": "no worker could claim the run held for the one-active-attempt check",
-    "errors": "named queries that raised",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=1,
+    guarded={
+        "double_claims": "runs claimed more than once",
+        "duplicate_effects": "steps done twice (two claims worked one run)",
+        "overlapping_attempts": "runs with two live attempts at once (attempts history)",
+        "sampled_double_active": "samples that caught a run with two active attempts",
+        "lost_runs": "runs never completed (skipped or lost)",
+        "second_active_attempt_accepted": "a second active attempt of a held run the database accepted",
+        "second_active_attempt_untested": "no worker could claim the run held for the "
+        "one-active-attempt check",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed (bug or server error)",
+    },
+)
 
 
 def _observe(ctx: ScenarioContext, runs: int, seconds: float) -> dict[str, Any]:

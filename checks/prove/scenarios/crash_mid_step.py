@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import (
     ScenarioContext,
     broken_histories,
@@ -49,19 +50,24 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
         return ctx.task("drain", crash_at=point, tenant=ctx.tenant_of_slot(slot), crash_step=step)
 
     dispatch = ctx.dispatch({s: next_task(s) for s in ctx.slots}, ctx.drain_watch(next_task))
-    return ctx.result(observe(ctx, len(runs), dispatch.deaths), MUST_BE_ZERO, dispatch)
+    return ctx.result(observe(ctx, len(runs), dispatch.deaths), SCENARIO.guarded, dispatch)
 
 
-MUST_BE_ZERO = {
-    "no_crash_happened": "no worker reached its crash point (nothing was proven)",
-    "stuck_runs": "runs still in progress when nothing moved any more",
-    "lost_runs": "runs that ended without succeeding",
-    "not_taken_over": "killed attempts whose run was never taken over by time",
-    "broken_history": "succeeded runs whose checkpoints/events are not exactly 1..steps",
-    "resumed_wrong": "takeovers that resumed from a checkpoint that was not the latest intact one",
-    "overlapping_attempts": "runs with two live attempts at once",
-    "errors": "named queries that raised",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=2,
+    guarded={
+        "no_crash_happened": "no worker reached its crash point (nothing was proven)",
+        "stuck_runs": "runs still in progress when nothing moved any more",
+        "lost_runs": "runs that ended without succeeding",
+        "not_taken_over": "killed attempts whose run was never taken over by time",
+        "broken_history": "succeeded runs whose checkpoints/events are not exactly 1..steps",
+        "resumed_wrong": "takeovers that resumed from a checkpoint that was not the latest intact one",
+        "overlapping_attempts": "runs with two live attempts at once",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed (bug or server error)",
+    },
+)
 
 
 def observe(ctx: ScenarioContext, runs: int, deaths: int) -> dict[str, Any]:

@@ -21,9 +21,10 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import Row, WorkerContext
 
@@ -66,16 +67,20 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     )
     counts = _observe(ctx, count, len(claims))
     counts["worker_failures"] = sum(len(d.failures) for d in (held, forged, finish))
-    return ctx.result(counts, MUST_BE_ZERO)
+    return ctx.result(counts, SCENARIO.guarded)
 
 
-MUST_BE_ZERO = {
-    "forged_writes_accepted": "writes with a forged lease token (right run and fencing token) accepted",
-    "forged_writes_missing": "forged writes never tried (no run was held: nothing was proven)",
-    "holder_state_damaged": "held runs whose holder's writes or read-backs failed afterwards",
-    "errors": "named queries that raised",
-    "worker_failures": "workers that failed",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=4,
+    guarded={
+        "forged_writes_accepted": "writes with a forged lease token (right run and fencing token) accepted",
+        "forged_writes_missing": "forged writes never tried (no run was held: nothing was proven)",
+        "holder_state_damaged": "held runs whose holder's writes or read-backs failed afterwards",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed",
+    },
+)
 
 
 def _targets(ctx: ScenarioContext, claims: list[Row]) -> list[Row]:

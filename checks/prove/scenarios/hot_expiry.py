@@ -14,9 +14,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agentddl.checks.prove import hot, steps
+import agentddl.checks.prove.hot as hot
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import Task, WorkerContext
 
@@ -43,20 +45,25 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     counts["crashes"] = killed.deaths
     counts["no_crash_happened"] = int(not held or not killed.deaths)
     ctx.hot.forget([r["run_id"] for r in runs])
-    return ctx.result(counts, MUST_BE_ZERO)
+    return ctx.result(counts, SCENARIO.guarded)
 
 
-MUST_BE_ZERO = {
-    "no_crash_happened": "no worker died holding a projection (nothing was proven)",
-    "keys_without_ttl": "keys of a killed worker's run that had no TTL (would never expire)",
-    "hot_leases_outlived": "lease keys still there a lease after the holder's last heartbeat",
-    "hot_states_outlived": "projections still there a running TTL after the holder's last write",
-    "not_taken_over": "killed runs never taken over and finished (by time, in PostgreSQL)",
-    "stuck_runs": "runs still in progress when nothing moved any more",
-    "lost_runs": "runs that ended without succeeding",
-    "errors": "named queries or Redis calls that raised",
-    "worker_failures": "workers that failed",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=12,
+    hot=True,
+    guarded={
+        "no_crash_happened": "no worker died holding a projection (nothing was proven)",
+        "keys_without_ttl": "keys of a killed worker's run that had no TTL (would never expire)",
+        "hot_leases_outlived": "lease keys still there a lease after the holder's last heartbeat",
+        "hot_states_outlived": "projections still there a running TTL after the holder's last write",
+        "not_taken_over": "killed runs never taken over and finished (by time, in PostgreSQL)",
+        "stuck_runs": "runs still in progress when nothing moved any more",
+        "lost_runs": "runs that ended without succeeding",
+        "errors": "named queries or Redis calls that raised",
+        "worker_failures": "workers that failed",
+    },
+)
 
 
 def _expiry(ctx: ScenarioContext, run_ids: list[str], died_at: float) -> dict[str, Any]:

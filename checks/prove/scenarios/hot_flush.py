@@ -17,9 +17,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agentddl.checks.prove import hot
+import agentddl.checks.prove.hot as hot
 from agentddl.checks.prove.observe import TERMINAL
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, broken_histories, errors
 from agentddl.checks.prove.worker import Task, WorkerContext
 
@@ -48,19 +49,27 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     dispatch = ctx.dispatch({s: drainer(s) for s in ctx.slots}, watch)
     counts = _observe(ctx, len(runs), losses)
     ctx.hot.forget([r["run_id"] for r in runs])
-    return ctx.result(counts, MUST_BE_ZERO, dispatch)
+    return ctx.result(counts, SCENARIO.guarded, dispatch)
 
 
-MUST_BE_ZERO = {
-    "loss_untested": "no run was running when Redis lost everything (nothing was proven)",
-    "lost_runs": "runs that ended without succeeding",
-    "stuck_runs": "runs still in progress when nothing moved any more",
-    "broken_history": "succeeded runs whose checkpoints/events are not exactly 1..steps",
-    "leases_lost": "healthy holders that lost their run (Redis loss taken for a lost lease, a lapsed lease)",
-    "leases_lapsed": "held runs whose durable lease ran out while their holder worked (renewed too rarely)",
-    "not_rebuilt": "runs still held a step after the loss whose projection was not written again",
-    "errors": "named queries or Redis calls that raised",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=13,
+    hot=True,
+    guarded={
+        "loss_untested": "no run was running when Redis lost everything (nothing was proven)",
+        "lost_runs": "runs that ended without succeeding",
+        "stuck_runs": "runs still in progress when nothing moved any more",
+        "broken_history": "succeeded runs whose checkpoints/events are not exactly 1..steps",
+        "leases_lost": "healthy holders that lost their run (Redis loss taken for a lost lease, "
+        "a lapsed lease)",
+        "leases_lapsed": "held runs whose durable lease ran out while their holder worked "
+        "(renewed too rarely)",
+        "not_rebuilt": "runs still held a step after the loss whose projection was not written again",
+        "errors": "named queries or Redis calls that raised",
+        "worker_failures": "workers that failed (bug or server error)",
+    },
+)
 
 
 class _Losses:

@@ -16,8 +16,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from agentddl.checks.prove import hot, steps
+import agentddl.checks.prove.hot as hot
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, share
 from agentddl.checks.prove.worker import Row, WorkerContext
 
@@ -41,18 +43,23 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     counts = _observe(ctx, count, len(pairs))
     counts["worker_failures"] = sum(len(d.failures) for d in (held, taken, writes, ends, late))
     ctx.hot.forget([r["run_id"] for r in ctx.observer.runs(NAME)])
-    return ctx.result(counts, MUST_BE_ZERO)
+    return ctx.result(counts, SCENARIO.guarded)
 
 
-MUST_BE_ZERO = {
-    "not_taken_over": "stalled runs no other worker took over",
-    "stale_writes_accepted": "Redis writes of a taken-over worker, or under a token it lacks, accepted",
-    "stale_writes_missing": "stale Redis writes never tried (nothing was proven)",
-    "newer_projection_damaged": "runs whose newer projection was not the newer holder's afterwards",
-    "cancel_missed": "cancelled runs whose holder's next heartbeat did not say cancelled",
-    "errors": "named queries or Redis calls that raised",
-    "worker_failures": "workers that failed",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=11,
+    hot=True,
+    guarded={
+        "not_taken_over": "stalled runs no other worker took over",
+        "stale_writes_accepted": "Redis writes of a taken-over worker, or under a token it lacks, accepted",
+        "stale_writes_missing": "stale Redis writes never tried (nothing was proven)",
+        "newer_projection_damaged": "runs whose newer projection was not the newer holder's afterwards",
+        "cancel_missed": "cancelled runs whose holder's next heartbeat did not say cancelled",
+        "errors": "named queries or Redis calls that raised",
+        "worker_failures": "workers that failed",
+    },
+)
 
 
 def _observe(ctx: ScenarioContext, count: int, pairs: int) -> dict[str, Any]:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentddl.checks.prove import hot, steps
+import agentddl.checks.prove.hot as hot
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import Row, WorkerContext
 
@@ -50,17 +52,23 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     counts = _observe(ctx, len(runs), len(probes), bool(others))
     counts["worker_failures"] = len(held.failures) + len(probed.failures)
     ctx.hot.forget([r["run_id"] for r in runs])
-    return ctx.result(counts, MUST_BE_ZERO)
+    return ctx.result(counts, SCENARIO.guarded)
 
 
-MUST_BE_ZERO = {
-    "probes_missing": "runs never held and probed (nothing was proven)",
-    "hot_reads_leaked": "reads that returned another tenant's run or projection",
-    "mismatched_projection_served": "projections shown though not this claim's of this tenant",
-    "own_projection_not_served": "intact projections of the reader's own runs not shown (read path unproven)",
-    "errors": "named queries or Redis calls that raised",
-    "worker_failures": "workers that failed",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=14,
+    hot=True,
+    guarded={
+        "probes_missing": "runs never held and probed (nothing was proven)",
+        "hot_reads_leaked": "reads that returned another tenant's run or projection",
+        "mismatched_projection_served": "projections shown though not this claim's of this tenant",
+        "own_projection_not_served": "intact projections of the reader's own runs not shown "
+        "(read path unproven)",
+        "errors": "named queries or Redis calls that raised",
+        "worker_failures": "workers that failed",
+    },
+)
 
 
 def _holder_slots(ctx: ScenarioContext, tenants: list[Any]) -> dict[int, Any]:

@@ -19,9 +19,10 @@ from typing import Any
 
 import psycopg
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import Row, WorkerContext
 
@@ -44,18 +45,23 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     dispatch = ctx.dispatch(tasks, watch)
     counts = judge(ctx.journal(), expected_requests=len(keys) * len(ctx.slots))
     counts["runs_completed"] = ctx.completed_runs()
-    return ctx.result(counts, MUST_BE_ZERO, dispatch)
+    return ctx.result(counts, SCENARIO.guarded, dispatch)
 
 
-MUST_BE_ZERO = {
-    "duplicate_effects": "effects done more than once for one key",
-    "keys_without_effect": "keys whose effect never happened",
-    "wrong_results": "same-input requests that did not get the first result",
-    "conflicts_missed": "different-input requests not refused as a conflict",
-    "unanswered": "requests that never got an answer",
-    "requests_missing": "requests never made (a worker found no run to hold: nothing was proven)",
-    "errors": "named queries that raised",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=5,
+    guarded={
+        "duplicate_effects": "effects done more than once for one key",
+        "keys_without_effect": "keys whose effect never happened",
+        "wrong_results": "same-input requests that did not get the first result",
+        "conflicts_missed": "different-input requests not refused as a conflict",
+        "unanswered": "requests that never got an answer",
+        "requests_missing": "requests never made (a worker found no run to hold: nothing was proven)",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed (bug or server error)",
+    },
+)
 
 
 def judge(journal: list[dict[str, Any]], expected_requests: int) -> dict[str, Any]:

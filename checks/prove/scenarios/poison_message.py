@@ -17,9 +17,10 @@ from typing import Any
 
 import psycopg
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import Row, Task, WorkerContext
 from agentddl.generator.render.queries.base import backoff_wait
@@ -53,20 +54,24 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     shown = next(iter(listing.all_results()), {"listed": [], "counted": 0})
     counts = observe(ctx, dispatch.deaths, shown)
     counts["worker_failures"] = len(dispatch.failures) + len(listing.failures)
-    return ctx.result(counts, MUST_BE_ZERO)
+    return ctx.result(counts, SCENARIO.guarded)
 
 
-MUST_BE_ZERO = {
-    "poison_not_dead_lettered": "poison messages still pending (tried without end) or delivered",
-    "poison_tried_past_limit": "claims of poison messages beyond their max_attempts",
-    "backoff_ignored": "refused messages claimed again before their backoff ended",
-    "healthy_lost": "healthy messages never delivered",
-    "healthy_dead_lettered": "healthy messages dead-lettered",
-    "dead_letters_unlisted": "dead-lettered messages dead_letters or health_dead_letters did not show",
-    "crash_points_missed": "poison kinds never tried (the consumer never refused, no relay died)",
-    "errors": "named queries that raised",
-    "worker_failures": "workers that failed (bug or server error)",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=7,
+    guarded={
+        "poison_not_dead_lettered": "poison messages still pending (tried without end) or delivered",
+        "poison_tried_past_limit": "claims of poison messages beyond their max_attempts",
+        "backoff_ignored": "refused messages claimed again before their backoff ended",
+        "healthy_lost": "healthy messages never delivered",
+        "healthy_dead_lettered": "healthy messages dead-lettered",
+        "dead_letters_unlisted": "dead-lettered messages dead_letters or health_dead_letters did not show",
+        "crash_points_missed": "poison kinds never tried (the consumer never refused, no relay died)",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed (bug or server error)",
+    },
+)
 
 
 def _messages(ctx: ScenarioContext) -> list[Row]:

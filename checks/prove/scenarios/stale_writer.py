@@ -20,8 +20,9 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors, share
 from agentddl.checks.prove.worker import Row, WorkerContext
 
@@ -41,7 +42,7 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     takeovers = sum(1 for c in b_claims if c["attempt_no"] > 1)  # a first attempt takes nothing over
     counts = _observe(ctx, count, takeovers)
     counts["worker_failures"] = sum(len(d.failures) for d in (held, taken, writes, finish))
-    return ctx.result(counts, MUST_BE_ZERO)
+    return ctx.result(counts, SCENARIO.guarded)
 
 
 def _observe(ctx: ScenarioContext, count: int, takeovers: int) -> dict[str, Any]:
@@ -62,14 +63,18 @@ def _observe(ctx: ScenarioContext, count: int, takeovers: int) -> dict[str, Any]
     }
 
 
-MUST_BE_ZERO = {
-    "not_taken_over": "stalled runs no other worker took over",
-    "stale_writes_accepted": "writes of a taken-over worker that were accepted",
-    "stale_writes_missing": "stale writes never tried (A held no run: nothing was proven)",
-    "newer_state_damaged": "runs where the newer attempt's writes or read-backs failed",
-    "errors": "named queries that raised",
-    "worker_failures": "workers that failed",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=3,
+    guarded={
+        "not_taken_over": "stalled runs no other worker took over",
+        "stale_writes_accepted": "writes of a taken-over worker that were accepted",
+        "stale_writes_missing": "stale writes never tried (A held no run: nothing was proven)",
+        "newer_state_damaged": "runs where the newer attempt's writes or read-backs failed",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed",
+    },
+)
 
 
 def work_hold(w: WorkerContext, tenant: Any) -> dict[str, Any]:

@@ -22,10 +22,11 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.observe import CHILD_TABLES, PROVE_KIND
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.scenarios.tenant_probes import probes
 from agentddl.checks.prove.worker import Row, WorkerContext
@@ -63,22 +64,27 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     counts["deleted_tenant_rows"], counts["deletion_mismatches"], counts["deletion_untested"] = deletion
     counts["worker_failures"] = len(populate.failures + probe.failures)
     policy = ctx.model.profile.tenancy.on_tenant_delete
-    return ctx.result(
-        counts,
-        {
-            "probe_leaks": "named-query probes that read or changed another tenant's rows",
-            "targets_without_history": "the other tenant's runs left without history to probe",
-            "deletion_untested": "tables where the deleted tenant had no rows (nothing to delete)",
-            "other_tenant_changed": "the other tenant's rows changed",
-            "raw_sql_leaks": "raw SQL as the app role that saw or changed another tenant's rows",
-            "pooled_session_leaks": "tables a tenant-less transaction saw rows of, on a connection "
-            "whose previous transaction named a tenant (a pooled server connection)",
-            "owner_leaks": "tables where the owner role, naming one tenant, saw another's rows",
-            "deletion_mismatches": f"tables whose rows did not follow on_tenant_delete: {policy}",
-            "errors": "named queries that raised",
-            "worker_failures": "workers that failed",
-        },
-    )
+    mismatches = f"{SCENARIO.guarded['deletion_mismatches']}: {policy}"  # the policy it was held to
+    return ctx.result(counts, {**SCENARIO.guarded, "deletion_mismatches": mismatches})
+
+
+SCENARIO = Scenario(
+    NAME,
+    order=8,
+    guarded={
+        "probe_leaks": "named-query probes that read or changed another tenant's rows",
+        "targets_without_history": "the other tenant's runs left without history to probe",
+        "deletion_untested": "tables where the deleted tenant had no rows (nothing to delete)",
+        "other_tenant_changed": "the other tenant's rows changed",
+        "raw_sql_leaks": "raw SQL as the app role that saw or changed another tenant's rows",
+        "pooled_session_leaks": "tables a tenant-less transaction saw rows of, on a connection "
+        "whose previous transaction named a tenant (a pooled server connection)",
+        "owner_leaks": "tables where the owner role, naming one tenant, saw another's rows",
+        "deletion_mismatches": "tables whose rows did not follow on_tenant_delete",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed",
+    },
+)
 
 
 def _populate(ctx: ScenarioContext, tenants: list[Any]) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.worker import Row, WorkerContext
 
 Probe = tuple[str, Callable[[], bool]]

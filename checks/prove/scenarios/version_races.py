@@ -17,9 +17,10 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from agentddl.checks.prove import steps
+import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.pool import Watch
 from agentddl.checks.prove.result import ScenarioResult
+from agentddl.checks.prove.scenarios import Scenario
 from agentddl.checks.prove.scenarios.base import ScenarioContext, errors
 from agentddl.checks.prove.worker import WorkerContext
 
@@ -53,20 +54,24 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     forbidden = ctx.dispatch({ctx.slots[0]: ctx.task("forbidden", tenant=tenant, runs=to_move)})
     counts |= _forbidden_counts(ctx, tenant, len(to_move))
     counts["worker_failures"] = len(race.failures + forbidden.failures)
-    return ctx.result(counts, MUST_BE_ZERO)
+    return ctx.result(counts, SCENARIO.guarded)
 
 
-MUST_BE_ZERO = {
-    "stale_writes_accepted": "transitions from a version another transition had already moved on",
-    "runs_without_winner": "runs where no transition won",
-    "unclear_conflicts": "losers that re-read and did not find a newer version",
-    "versions_not_bumped_once": "runs whose version is not exactly one past the raced one",
-    "forbidden_accepted": "forbidden transitions the database accepted",
-    "forbidden_unprepared": "runs the forbidden transitions start from that could not be moved there",
-    "forbidden_untried": "raw forbidden transitions never tried (no run in their start status)",
-    "errors": "named queries that raised",
-    "worker_failures": "workers that failed",
-}
+SCENARIO = Scenario(
+    NAME,
+    order=9,
+    guarded={
+        "stale_writes_accepted": "transitions from a version another transition had already moved on",
+        "runs_without_winner": "runs where no transition won",
+        "unclear_conflicts": "losers that re-read and did not find a newer version",
+        "versions_not_bumped_once": "runs whose version is not exactly one past the raced one",
+        "forbidden_accepted": "forbidden transitions the database accepted",
+        "forbidden_unprepared": "runs the forbidden transitions start from that could not be moved there",
+        "forbidden_untried": "raw forbidden transitions never tried (no run in their start status)",
+        "errors": "named queries that raised",
+        "worker_failures": "workers that failed",
+    },
+)
 
 
 def _race_counts(ctx: ScenarioContext, raced: set[str]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from agentddl.checks.db import PostgresServer, connect
 from agentddl.checks.db.install import install_schema
 from agentddl.checks.db.redis_server import redis_client
 from agentddl.checks.prove import Pool, ProveOptions, ProveRequest, run
+from agentddl.checks.prove.report import findings
 from agentddl.checks.prove.scenarios import HOT_SCENARIOS
 from agentddl.generator.model import derive
 from agentddl.generator.profile import Profile
@@ -89,7 +90,7 @@ def test_a_weakened_hot_state_module_is_reported_broken(
     (result,) = report.scenarios
     assert not result.held, f"{weakening.name}: reported held: {result.counts}"
     assert any(result.counts.get(key) for key in weakening.expect), (weakening.name, result.counts)
-    (finding,) = report.findings()
+    (finding,) = findings(report)
     assert finding.object == f"skip_locked/{weakening.scenario}"
     assert any(f"{key}=" in finding.message for key in weakening.expect), finding.message
 

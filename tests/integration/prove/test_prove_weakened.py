@@ -25,6 +25,7 @@ from prove_weakenings import (
 
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.prove import Pool, ProveOptions, ProveRequest, run
+from agentddl.checks.prove.report import findings
 from agentddl.generator.model import derive
 from agentddl.generator.profile import LockStrategy, Profile
 
@@ -54,7 +55,7 @@ def assert_broken(server: PostgresServer, pool: Pool, profile: Profile, weakenin
     (result,) = report.scenarios
     assert not result.held, f"{weakening.name}: reported held: {result.counts}"
     assert any(result.counts.get(key) for key in weakening.expect), (weakening.name, result.counts)
-    (finding,) = report.findings()  # the scenario's rule, naming the counts that broke
+    (finding,) = findings(report)  # the scenario's rule, naming the counts that broke
     assert finding.object == f"{profile.lock_strategy.value}/{weakening.scenario}"
     assert any(f"{key}=" in finding.message for key in weakening.expect), finding.message
 

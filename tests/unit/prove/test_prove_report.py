@@ -11,20 +11,22 @@ import pytest
 
 from agentddl.checks.core.report import FORMATS, render
 from agentddl.checks.core.rules import missing_sections
-from agentddl.checks.prove.result import ProveResult, verdict
+from agentddl.checks.prove.report import build_report, findings
+from agentddl.checks.prove.result import ProveResult
 from agentddl.checks.prove.rules import all_rules, finding_of
 from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS
-from agentddl.checks.prove.scenarios.claim_race import MUST_BE_ZERO as CLAIM_GUARDS
-from agentddl.checks.prove.scenarios.version_races import MUST_BE_ZERO as VERSION_GUARDS
+from agentddl.checks.prove.scenarios.base import verdict
+from agentddl.checks.prove.scenarios.claim_race import SCENARIO as CLAIM_RACE
+from agentddl.checks.prove.scenarios.version_races import SCENARIO as VERSION_RACES
 
 RUN = {"profile": "default", "strategies": ["lease"], "postgres": [18], "workers": 2, "runs": 10}
 
 
 def held_and_broken() -> ProveResult:
     counts = {"runs": 10, "double_claims": 0, "runs_completed": 10}
-    held = verdict("claim_race", "lease", counts, CLAIM_GUARDS)
+    held = verdict("claim_race", "lease", counts, CLAIM_RACE.guarded)
     counts = {"runs": 4, "stale_writes_accepted": 3, "versions_not_bumped_once": 4, "errors": 0}
-    broken = verdict("version_races", "lease", counts, VERSION_GUARDS)
+    broken = verdict("version_races", "lease", counts, VERSION_RACES.guarded)
     return ProveResult([held, broken], 2.0, {**RUN, "existing": False})
 
 
@@ -33,7 +35,7 @@ PROVE_CODES = [f"ADP10{n}" for n in range(1, 10)] + [f"ADP11{n}" for n in range(
 
 def test_every_scenario_is_one_error_rule_with_a_documented_guarantee() -> None:
     rules = all_rules()
-    assert [r.scenario for r in rules] == [*SCENARIOS, *HOT_SCENARIOS]
+    assert [r.scenario.name for r in rules] == [*SCENARIOS, *HOT_SCENARIOS]
     assert sorted(r.code for r in rules) == PROVE_CODES
     assert len({r.name for r in rules}) == len(rules)
     for rule in rules:
@@ -59,7 +61,7 @@ def test_a_broken_scenario_is_a_finding_naming_its_nonzero_counts() -> None:
         "versions_not_bumped_once=4: runs whose version is not exactly one past the raced one."
     )
     assert "expected_version" in found.fix
-    assert result.findings() == [found]
+    assert findings(result) == [found]
 
 
 def test_worker_failures_are_named_in_the_finding() -> None:
@@ -72,7 +74,7 @@ def test_worker_failures_are_named_in_the_finding() -> None:
 
 def test_json_keeps_run_scenarios_totals_beside_the_common_keys() -> None:
     out = io.StringIO()
-    render(held_and_broken().report(), "json", out)
+    render(build_report(held_and_broken()), "json", out)
     document = json.loads(out.getvalue())
     assert list(document) == [
         "tool",
@@ -94,7 +96,7 @@ def test_json_keeps_run_scenarios_totals_beside_the_common_keys() -> None:
 
 def test_text_shows_the_table_totals_findings_and_verdict() -> None:
     out = io.StringIO()
-    report = held_and_broken().report()
+    report = build_report(held_and_broken())
     render(report, "text", out)
     text = out.getvalue()
     assert "profile: default" in text and "BROKEN" in text and "held" in text
@@ -110,11 +112,11 @@ def test_every_format_renders_and_a_held_run_exits_0(fmt: str) -> None:
     held = held_and_broken()
     held.scenarios.pop()
     out = io.StringIO()
-    render(held.report(), fmt, out)
+    render(build_report(held), fmt, out)
     assert out.getvalue() or fmt == "github"  # github: one annotation per finding, none here
-    assert held.report().exit_code == 0 and held.report().findings == []
+    assert build_report(held).exit_code == 0 and build_report(held).findings == []
     broken = io.StringIO()
-    render(held_and_broken().report(), fmt, broken)
+    render(build_report(held_and_broken()), fmt, broken)
     assert "ADP107" in broken.getvalue()
     if fmt == "sarif":
         (run,) = json.loads(broken.getvalue())["runs"]

@@ -14,10 +14,10 @@ import pytest
 from agentddl.checks.cli.main import main
 from agentddl.checks.db.runtime import role_of
 from agentddl.checks.prove.journal import Journal, read_journal
-from agentddl.checks.prove.result import TOTAL_KEYS, ProveResult, ScenarioResult, verdict
+from agentddl.checks.prove.result import TOTAL_KEYS, ProveResult, ScenarioResult
 from agentddl.checks.prove.runner import _run_scenario
-from agentddl.checks.prove.scenarios.base import overlapping_attempts
-from agentddl.checks.prove.scenarios.idempotency import MUST_BE_ZERO, judge
+from agentddl.checks.prove.scenarios.base import overlapping_attempts, verdict
+from agentddl.checks.prove.scenarios.idempotency import SCENARIO, judge
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.render.queries.base import BACKOFF_CAP, backoff_sql, backoff_wait
 
@@ -110,7 +110,7 @@ def test_idempotency_with_no_request_made_is_not_held() -> None:
     no effect, no conflict; every other count is zero, so this one must not be."""
     counts = judge([], expected_requests=3 * 8)
     assert counts["requests_missing"] == 24
-    assert not verdict("idempotency", "lease", counts, MUST_BE_ZERO).held
+    assert not verdict("idempotency", "lease", counts, SCENARIO.guarded).held
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,39 @@
+"""What a migration does after a statement.
+
+Lint walks a whole migration before any rule runs, so the walker's History already
+holds the statements that follow the one being checked. A rule that judges a statement
+by what comes after it (a later step that may fail, a COMMIT that never comes) asks
+here. A hand-built Context has no History: nothing is known to follow, and such rules
+stay quiet.
+"""
+
+from __future__ import annotations
+
+from agentddl.checks.lint.types import Context, Statement
+
+
+def later_of(statement: Statement, context: Context, *node_types: type) -> list[Statement]:
+    """Top-level statements after `statement` whose node is one of `node_types`, in order."""
+    if context.history is None:
+        return []
+    found = [
+        later
+        for kind in node_types
+        for later in context.history.all(kind)
+        if later.index > statement.index and not later.in_do_block
+    ]
+    return sorted(found, key=lambda later: later.index)
+
+
+def runs_after_commit(statement: Statement, context: Context) -> bool:
+    """True when some statement of the migration runs after `statement`'s transaction has
+    committed (transaction ids are consecutive: the next one exists)."""
+    if context.history is None:
+        return False
+    return bool(context.history.all(("transaction", statement.transaction + 1)))
+
+
+def context_of(statement: Statement, context: Context) -> Context:
+    """The Context in force before a later `statement` of the same migration."""
+    assert context.history is not None
+    return context.history.context_of(statement)

@@ -22,10 +22,10 @@ from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
+from agentddl.checks.db.requirements import require_engine, schema_exists
 from agentddl.checks.db.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
-from agentddl.generator.profile import Profile
 
 
 class Target(abc.ABC):
@@ -55,9 +55,9 @@ class InPlace(Target):
 
     @contextlib.contextmanager
     def database(self, model: SchemaModel, history: int | None) -> Iterator[tuple[str, dict[str, int]]]:
-        require_engine(model.profile, self.version, self.where)
+        require_engine(model.profile, self.version, self.where, "bench")
         with connect(self.dsn) as conn:
-            if not _schema_exists(conn, model.schema):
+            if not schema_exists(conn, model.schema):
                 raise AgentDDLError(f"{self.where} has no schema {model.schema!r} to bench")
             rows = estimated_rows(conn, model)
         self.progress(f"measuring {model.schema} in {self.where} in place")
@@ -69,7 +69,7 @@ class Scratch(Target):
 
     @contextlib.contextmanager
     def database(self, model: SchemaModel, history: int | None) -> Iterator[tuple[str, dict[str, int]]]:
-        require_engine(model.profile, self.version, self.where)
+        require_engine(model.profile, self.version, self.where, "bench")
         label = f"history {history or 0:,}"
         self.progress(f"{label}: installing the schema into a scratch database on {self.where}")
         with self.server.scratch_database() as scratch:
@@ -84,17 +84,6 @@ class Scratch(Target):
                 )
                 rows.update(stats.rows)
             yield scratch, rows
-
-
-def require_engine(profile: Profile, version: int, where: str) -> None:
-    """A server older than the profile's engine cannot run its schema and queries."""
-    wanted = profile.engine.version
-    if version < wanted:
-        raise AgentDDLError(
-            f"profile {profile.name!r} targets PostgreSQL {wanted}, but {where} runs PostgreSQL "
-            f"{version}: bench on PostgreSQL {wanted} or newer (--pg-version {wanted}, --server or "
-            "--dsn), or lower the profile's engine.version"
-        )
 
 
 def estimated_rows(conn: psycopg.Connection[Any], model: SchemaModel) -> dict[str, int]:
@@ -120,16 +109,10 @@ def bench_target(request: BenchRequest, progress: Progress) -> Iterator[Target]:
         return
     engine = request.profile.engine.version
     if request.pg_version is not None and request.server is None:  # before starting it
-        require_engine(
-            request.profile, request.pg_version, f"the embedded server (--pg-version {request.pg_version})"
-        )
+        where = f"the embedded server (--pg-version {request.pg_version})"
+        require_engine(request.profile, request.pg_version, where, "bench")
     with scratch_server(request.server, None, request.pg_version, prefer=engine, durable=True) as server:
         where = f"the server at {describe_dsn(server.admin_dsn)}"
         if request.server is None:
             progress(f"started a durable embedded PostgreSQL {server.version}")
         yield Scratch(server, where, progress, embedded=request.server is None)
-
-
-def _schema_exists(conn: psycopg.Connection[Any], schema: str) -> bool:
-    row = conn.execute("SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = %s)", [schema]).fetchone()
-    return bool(row and row[0])

@@ -17,19 +17,16 @@ from __future__ import annotations
 import abc
 import contextlib
 from collections.abc import Iterator
-from typing import Any
-
-import psycopg
 
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
+from agentddl.checks.db.requirements import require_engine, schema_exists
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveRequest
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
-from agentddl.generator.profile import Profile
 
 LIVE_ROWS = (
     ("runs", "status IN ('queued', 'running', 'waiting')", "live runs"),
@@ -46,7 +43,7 @@ class Target(abc.ABC):
         self.version, self.where, self.progress = version, where, progress
 
     def require_engine(self, model: SchemaModel) -> None:
-        require_engine(model.profile, self.version, self.where)
+        require_engine(model.profile, self.version, self.where, "prove")
 
     @abc.abstractmethod
     def database(self, model: SchemaModel) -> contextlib.AbstractContextManager[str]:
@@ -64,7 +61,7 @@ class InPlace(Target):
     def database(self, model: SchemaModel) -> Iterator[str]:
         self.require_engine(model)
         with connect(self.dsn) as conn:
-            if not _schema_exists(conn, model.schema):
+            if not schema_exists(conn, model.schema):
                 raise AgentDDLError(f"{self.where} has no schema {model.schema!r} to prove")
         observer = Observer(self.dsn, model)
         try:
@@ -95,17 +92,6 @@ class Scratch(Target):
             yield scratch
 
 
-def require_engine(profile: Profile, version: int, where: str) -> None:
-    """A server older than the profile's engine cannot run its schema and queries."""
-    wanted = profile.engine.version
-    if version < wanted:
-        raise AgentDDLError(
-            f"profile {profile.name!r} targets PostgreSQL {wanted}, but {where} runs PostgreSQL "
-            f"{version}: prove on PostgreSQL {wanted} or newer (--pg-version {wanted}, --server or "
-            "--dsn), or lower the profile's engine.version"
-        )
-
-
 @contextlib.contextmanager
 def prove_target(request: ProveRequest, progress: Progress) -> Iterator[Target]:
     """The request's target for the block (an embedded server started here is stopped
@@ -116,11 +102,6 @@ def prove_target(request: ProveRequest, progress: Progress) -> Iterator[Target]:
     engine = request.profile.engine.version
     if request.pg_version is not None and request.server is None:  # before starting it
         where = f"the embedded server (--pg-version {request.pg_version})"
-        require_engine(request.profile, request.pg_version, where)
+        require_engine(request.profile, request.pg_version, where, "prove")
     with scratch_server(request.server, None, request.pg_version, prefer=engine) as server:
         yield Scratch(server, progress)
-
-
-def _schema_exists(conn: psycopg.Connection[Any], schema: str) -> bool:
-    row = conn.execute("SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = %s)", [schema]).fetchone()
-    return bool(row and row[0])

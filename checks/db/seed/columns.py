@@ -38,19 +38,28 @@ class Source:
     order_by: str = ""
 
 
+LEASE = "%(lease)s * interval '1 second'"
+
+
 def _sources(model: SchemaModel) -> dict[str, Source]:
     tenant_key = TENANT_KEY[model.profile.tenancy.type].format(n="s.n")
-    lease = "%(lease)s * interval '1 second'"
+    tenants = {
+        "tenant": tenant_key,
+        "name": "'tenant ' || s.n",
+        "created_at": "%(now)s - interval '400 days' + s.n * interval '1 minute'",
+    }
     return {
-        "tenants": Source(
-            "generate_series(0, %(tenants)s - 1) AS s(n)",
-            {
-                "tenant": tenant_key,
-                "name": "'tenant ' || s.n",
-                "created_at": "%(now)s - interval '400 days' + s.n * interval '1 minute'",
-            },
-        ),
+        "tenants": Source("generate_series(0, %(tenants)s - 1) AS s(n)", tenants),
         "runs": Source("_seed_run AS r", _RUNS),
+        **_lease_sources(),
+        **_history_sources(),
+        **_detail_sources(),
+    }
+
+
+def _lease_sources() -> dict[str, Source]:
+    """The live set and the attempts: where a lease's expiry is."""
+    return {
         # the live set: one row per queued, waiting or running run, counters at its history's end
         "run_queue": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, CASE WHEN r.status IN"
@@ -61,7 +70,7 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
                     "CASE WHEN r.status = 'waiting' THEN 'infinity'::timestamptz"
                     f" WHEN r.status = 'queued' THEN {_RUNS['wake_at']}"
                     " WHEN r.lease_expired THEN %(now)s - interval '10 seconds'"
-                    f" ELSE %(now)s + {lease} END"
+                    f" ELSE %(now)s + {LEASE} END"
                 ),
             },
         ),
@@ -72,12 +81,18 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
             {
                 **_ATTEMPTS,
                 "lease_expires_at": (
-                    f"CASE WHEN NOT a.active THEN a.started_at + {lease}"
+                    f"CASE WHEN NOT a.active THEN a.started_at + {LEASE}"
                     " WHEN r.lease_expired THEN %(now)s - interval '10 seconds'"
-                    f" ELSE %(now)s + {lease} END"
+                    f" ELSE %(now)s + {LEASE} END"
                 ),
             },
         ),
+    }
+
+
+def _history_sources() -> dict[str, Source]:
+    """A run's history: checkpoints, events, operations and outbox messages."""
+    return {
         "checkpoints": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, r.checkpoints) AS s(n)"
             " CROSS JOIN LATERAL (SELECT jsonb_build_object('step', s.n, 'memo',"
@@ -103,6 +118,12 @@ def _sources(model: SchemaModel) -> dict[str, Source]:
             " AS at) AS m",
             _OUTBOX,
         ),
+    }
+
+
+def _detail_sources() -> dict[str, Source]:
+    """The optional detail tables: node executions, tool calls, notes and approvals."""
+    return {
         # one node execution per operation slot (none for queued runs), one tool call each
         "node_executions": Source(_NODE_ROWS, _NODE_EXECUTIONS),
         "tool_calls": Source(_NODE_ROWS, _TOOL_CALLS),

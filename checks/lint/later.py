@@ -9,6 +9,8 @@ stay quiet.
 
 from __future__ import annotations
 
+import bisect
+
 from agentddl.checks.lint.types import Context, Statement
 
 
@@ -37,3 +39,16 @@ def context_of(statement: Statement, context: Context) -> Context:
     """The Context in force before a later `statement` of the same migration."""
     assert context.history is not None
     return context.history.context_of(statement)
+
+
+def nearest(statement: Statement, context: Context, kind: type, *, after: bool) -> Statement | None:
+    """The top-level statement of `kind` nearest after (or before) `statement`; found by
+    bisection, so asking at every statement stays linear on big files."""
+    if context.history is None:
+        return None
+    items = context.history.all(kind)
+    if after:
+        start = bisect.bisect_right(items, statement.index, key=lambda s: s.index)
+        return next((items[i] for i in range(start, len(items)) if not items[i].in_do_block), None)
+    end = bisect.bisect_left(items, statement.index, key=lambda s: s.index)
+    return next((items[i] for i in range(end - 1, -1, -1) if not items[i].in_do_block), None)

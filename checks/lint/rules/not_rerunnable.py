@@ -98,7 +98,8 @@ class NotRerunnable(Rule):
             return
         node = statement.node
         if isinstance(node, ast.IndexStmt) and node.concurrent:
-            yield from _invalid_index_left(node, context)
+            if not statement.in_transaction_block:  # inside one it fails at once (ADL103)
+                yield from _invalid_index_left(node, context)
             return
         what = _not_idempotent(node, context)
         if what is None:

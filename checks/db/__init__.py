@@ -6,8 +6,9 @@
 - `connect(dsn, read_only=, settings=)`: the one way to open a connection.
 - `DatabaseError` / `error_line`: the one wording of connection and SQL failures.
 - `catalog`: the one catalog snapshot and diff (`declared`: a snapshot against the
-  model; `indexes`: the index facts hygiene rules judge); `install`, `alembic_run`: put
-  a profile's schema in a database; `runtime`: the named queries as production runs them;
+  model; `indexes`: the index facts hygiene rules judge); `install`: put a profile's
+  schema.sql in a database (its Alembic revision: `checks.alembic.online`); `runtime`: the
+  named queries as production runs them;
   `seed`: synthetic rows at volume; `tenants`: tenants prove and bench make for themselves.
 - `dump`: the newest pg_dump and a read-only schema dump; `clone`, `sample`: a user's
   database copied into a scratch one (schema, FK-consistent rows, statistics);

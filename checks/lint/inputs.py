@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
+from agentddl.checks.alembic import offline as alembic_offline
 from agentddl.checks.lint.config import ConfigError, LintConfig, decode, read_text
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.types import Finding
-from agentddl.checks.pg import alembic_offline
 from agentddl.checks.pg.schema import SchemaFacts
 
 STDIN = "-"

@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 from pglast import ast, enums
 
-from agentddl.checks.pg import alembic_offline, psql_script
+from agentddl.checks.alembic import offline as alembic_offline
+from agentddl.checks.pg import psql_script
 from agentddl.checks.pg.batching import BOOKKEEPING_TABLES
 from agentddl.checks.pg.transactions import no_transaction_block
 from agentddl.checks.pg.walk import walk

@@ -16,9 +16,10 @@ from alembic.util import CommandError
 from rich.console import Console
 from rich.table import Table
 
+from agentddl.checks.alembic import online as alembic_run
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report
-from agentddl.checks.db import PostgresServer, alembic_run, connect, describe_dsn
+from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.catalog import Snapshot, diff, read_snapshot
 from agentddl.checks.db.declared import compare_with_model, model_roles
 from agentddl.checks.db.install import install_profile

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentddl.checks.alembic.markers import MARKER, source_markers
+from agentddl.checks.alembic.offline import offline_sql
 from agentddl.checks.db import connect, open_server
-from agentddl.checks.pg import alembic_offline
 from agentddl.checks.pg.lockmodes import strength
 from agentddl.checks.trace import TraceResult
 from agentddl.checks.trace.scratch import scratch_with_schema
@@ -179,7 +180,7 @@ def _delta_revision(old: Profile, new: Profile, project: Path) -> Path:
 def _online_script(revision: Path, dsn: str, script: Path) -> tuple[Path, dict[int, int]]:
     """The revision's offline SQL with every index_partitions() comment replaced by the
     statements it runs online on this database; SQL line -> revision line."""
-    (rendered,) = alembic_offline.offline_sql([revision])
+    (rendered,) = offline_sql([revision])
     if rendered.error is not None:
         raise SystemExit(f"{revision}: Alembic cannot render it: {rendered.error}")
     source = revision.read_text(encoding="utf-8")
@@ -196,14 +197,14 @@ def _online_script(revision: Path, dsn: str, script: Path) -> tuple[Path, dict[i
                     f"CREATE INDEX CONCURRENTLY {child} ON {partition} {match['definition']};",
                     f"ALTER INDEX {match['index']} ATTACH PARTITION {qualified};",
                 ]
-            return f"{alembic_offline.MARKER}{line}\n" + "\n".join(statements)
+            return f"{MARKER}{line}\n" + "\n".join(statements)
 
         sql, count = ONLINE_ONLY.subn(expand, rendered.sql)
     calls = sum("index_partitions(" in text for _n, text in _upgrade_lines(source))
     if count != calls:
         raise SystemExit(f"{revision}: found {count} index_partitions() comments in its offline SQL")
     script.write_text(sql, encoding="utf-8")
-    return script, alembic_offline.source_markers(sql)
+    return script, source_markers(sql)
 
 
 def _upgrade_lines(source: str) -> list[tuple[int, str]]:

@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 
+from agentddl.checks.alembic import offline
 from agentddl.checks.lint.types import Runner
-from agentddl.checks.pg import alembic_offline, tool_markers
+from agentddl.checks.pg import tool_markers
 
 _BEGIN = re.compile(r"^\s*(BEGIN|START\s+TRANSACTION)\b", re.IGNORECASE | re.MULTILINE)
 Item = tuple[Path, int, Runner]  # a migration, its target major version, its runner
@@ -44,7 +45,7 @@ def run_squawk(binary: str, items: list[Item]) -> dict[Path, tuple[str, ...]]:
 def _sql_files(paths: list[Path], temp: Path) -> dict[Path, Path]:
     """Each path's SQL file: itself, or the offline SQL of an Alembic revision."""
     revisions = [p for p in paths if p.suffix == ".py"]
-    rendered = {r.path: r.sql for r in alembic_offline.offline_sql(revisions)} if revisions else {}
+    rendered = {r.path: r.sql for r in offline.offline_sql(revisions)} if revisions else {}
     sql_of = {}
     for path in paths:
         if path.suffix != ".py":

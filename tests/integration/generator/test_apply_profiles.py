@@ -10,7 +10,8 @@ import psycopg
 import pytest
 from profiles import example_profiles, with_strategy, with_version
 
-from agentddl.checks.db import PostgresServer, alembic_run
+from agentddl.checks.alembic import online as alembic_run
+from agentddl.checks.db import PostgresServer
 from agentddl.checks.db.catalog import Snapshot, diff, read_snapshot
 from agentddl.checks.db.declared import compare_with_model, model_roles
 from agentddl.checks.db.install import install_schema

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from profiles import example_profiles, with_version
 
-from agentddl.checks.db import alembic_run
+from agentddl.checks.alembic import online as alembic_run
 from agentddl.checks.verify import make_context, run_rules
 from agentddl.checks.verify.reference import build_reference
 from agentddl.generator.model import derive

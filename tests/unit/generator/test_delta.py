@@ -11,9 +11,9 @@ import pytest
 from profile_changes import DEFAULT, changed, key_changes, refused_changes, strategy_pairs
 from test_revisions import write_profile
 
+from agentddl.checks.alembic.offline import offline_sql
 from agentddl.checks.cli.main import main
 from agentddl.checks.diff.locks import declared_mode, parsed_mode
-from agentddl.checks.pg.alembic_offline import offline_sql
 from agentddl.checks.pg.lockmodes import LockMode
 from agentddl.generator.delta import compute_delta
 from agentddl.generator.delta.types import Step

@@ -1,4 +1,7 @@
-"""Run a generated Alembic revision against a real database with Alembic's own commands."""
+"""Run a generated Alembic revision against a real database with Alembic's own commands
+(`alembic.command`): verify's apply check (the revision beside schema.sql) and the
+migration tests. agentddl's env.py (`agentddl.migrations`) opens the connection, to the
+DSN in `Config.attributes["dsn"]`."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from agentddl.generator.delta.types import Difference, Key, Refusal, Step
 from agentddl.generator.model import SchemaModel
-from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.names import quote
 
 TEMP_SUFFIX = "_new"  # a replacement is built beside the old object under this suffix
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentddl.generator.delta.context import Context, Outcome
 from agentddl.generator.delta.types import Step
-from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.names import quote
 from agentddl.generator.model.privileges import grant_statements
 from agentddl.generator.model.scope import Scope
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from agentddl.generator.delta.types import Step
 from agentddl.generator.model import SchemaModel
-from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.layout import LIVE_SET
+from agentddl.generator.model.names import quote
 
 BACKFILL_BATCH = 1000
 LIVE_STATUSES = "('queued', 'running', 'waiting')"

@@ -8,21 +8,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sqlalchemy.dialects import postgresql
-
-from agentddl.generator.model import features
+import agentddl.generator.model.features as features
+from agentddl.generator.model.names import quote as quote  # re-exported: checks quote names with it
 from agentddl.generator.model.scope import TRANSITIONS, WORKER_TRANSITIONS, Scope
 from agentddl.generator.model.types import SqlBlock, Table
 
 ROLE_KINDS: tuple[Literal["owner", "app", "relay", "readonly"], ...] = ("owner", "app", "relay", "readonly")
-
-
-_PREPARER = postgresql.dialect().identifier_preparer  # type: ignore[no-untyped-call]
-
-
-def quote(name: str) -> str:
-    """Quote an identifier the way SQLAlchemy does for the tables: only when needed."""
-    return str(_PREPARER.quote(name))
 
 
 def roles(s: Scope) -> SqlBlock:

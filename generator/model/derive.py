@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from agentddl.generator.model import blocks, effects, features, history, partitions, privileges
+import agentddl.generator.model.blocks as blocks
+import agentddl.generator.model.effects as effects
+import agentddl.generator.model.features as features
+import agentddl.generator.model.history as history
+import agentddl.generator.model.partitions as partitions
+import agentddl.generator.model.privileges as privileges
 from agentddl.generator.model.access import access_paths
 from agentddl.generator.model.layout import LAYOUT, LIVE_SET
 from agentddl.generator.model.live import run_queue

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agentddl.generator.model import parts, tuning
+import agentddl.generator.model.parts as parts
+import agentddl.generator.model.tuning as tuning
 from agentddl.generator.model.scope import OPERATION_STATUSES, Scope, size_check, sql_list
 from agentddl.generator.model.types import Check, Column, Index, Table
 

@@ -4,8 +4,9 @@ to the run's own created_at, so (run, seq) stays truly unique across partitions.
 
 from __future__ import annotations
 
-from agentddl.generator.model import features, tuning
-from agentddl.generator.model.blocks import quote
+import agentddl.generator.model.features as features
+import agentddl.generator.model.tuning as tuning
+from agentddl.generator.model.names import quote
 from agentddl.generator.model.scope import Scope, size_check
 from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Partitioning, SqlBlock, Table
 

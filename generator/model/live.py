@@ -10,7 +10,7 @@ sequence numbers from this row's counters. A run leaves the live set when it end
 
 from __future__ import annotations
 
-from agentddl.generator.model import tuning
+import agentddl.generator.model.tuning as tuning
 from agentddl.generator.model.scope import Scope, sql_list
 from agentddl.generator.model.types import Check, Column, Index, Table
 

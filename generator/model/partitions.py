@@ -12,7 +12,7 @@ change), then it is dropped (nothing locked but itself).
 
 from __future__ import annotations
 
-from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.names import quote
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.types import Partitioning, SqlBlock, Table
 

@@ -5,7 +5,7 @@ retention is theirs too."""
 
 from __future__ import annotations
 
-from agentddl.generator.model import tuning
+import agentddl.generator.model.tuning as tuning
 from agentddl.generator.model.scope import Scope, size_check, sql_list
 from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Table
 

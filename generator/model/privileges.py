@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.names import quote
 from agentddl.generator.model.scope import Scope
 from agentddl.generator.model.types import SqlBlock, Table
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentddl.generator.model import features
+import agentddl.generator.model.distribution as distribution
+import agentddl.generator.model.features as features
 from agentddl.generator.model.layout import LAYOUT
+from agentddl.generator.model.names import quote
 from agentddl.generator.model.types import Check, Column, ForeignKey
 from agentddl.generator.profile import Profile
 
@@ -59,8 +61,11 @@ class Scope:
     @property
     def claims_within_tenant(self) -> bool:
         """With row-level security or Citus a worker claims within one tenant."""
-        p = self.profile
-        return bool(self.tenant and (p.tenancy.row_level_security or p.distribution.engine == "citus"))
+        return distribution.claims_within_tenant(self.profile)
+
+    @property
+    def is_distributed(self) -> bool:
+        return distribution.is_distributed(self.profile)
 
     def keyed(self, *columns: str) -> tuple[str, ...]:
         """Prefix a key with the tenant column: every key is tenant-scoped."""
@@ -82,8 +87,6 @@ class Scope:
     def uuid_default(self) -> str:
         if features.has(self.version, "uuidv7"):
             return "uuidv7()"
-        from agentddl.generator.model.blocks import quote  # blocks imports this module
-
         return f"{quote(self.profile.schema_name)}.uuid_v7()"  # created by blocks.uuid_v7
 
     @property

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agentddl.generator.model import features, parts, tuning
+import agentddl.generator.model.features as features
+import agentddl.generator.model.parts as parts
+import agentddl.generator.model.tuning as tuning
 from agentddl.generator.model.layout import (
     LIVE_SET,
     finished_runs_btree,

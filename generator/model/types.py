@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agentddl.generator.profile import Profile
+import agentddl.generator.model.distribution as distribution
+from agentddl.generator.profile import LockStrategy, Profile
+from agentddl.generator.profile.model import ModelParts
 from agentddl.generator.profile.periods import Period, PeriodName, period
 
 
@@ -136,3 +138,74 @@ class SchemaModel:
     @property
     def indexes(self) -> tuple[Index, ...]:
         return tuple(i for t in self.tables for i in t.indexes)
+
+    # What the profile decided, as renderers read it: they never re-read the raw fields.
+    @property
+    def strategy(self) -> LockStrategy:
+        """How workers claim runs (lock_strategy)."""
+        return self.profile.lock_strategy
+
+    @property
+    def tenant(self) -> str | None:
+        """The tenant column on every tenant-owned table; None: single-tenant."""
+        return self.profile.tenancy.column
+
+    @property
+    def tenant_type(self) -> str:
+        return self.profile.tenancy.type
+
+    @property
+    def row_level_security(self) -> bool:
+        """Policies limit the app role to its session's tenant (needs a tenant column)."""
+        return bool(self.tenant and self.profile.tenancy.row_level_security)
+
+    @property
+    def is_distributed(self) -> bool:
+        """Tables distributed by the tenant with Citus: every query names its tenant and
+        runs on one shard (model/distribution.py decides it, once)."""
+        return distribution.is_distributed(self.profile)
+
+    @property
+    def claims_within_tenant(self) -> bool:
+        """A worker claims one tenant's runs (row-level security or distributed tables)."""
+        return distribution.claims_within_tenant(self.profile)
+
+    @property
+    def parts(self) -> ModelParts:
+        """The runtime model's optional parts (nodes, approvals, sessions, notes, details)."""
+        return self.profile.model
+
+    @property
+    def hot_state_in_redis(self) -> bool:
+        """Heartbeats and progress go to Redis; PostgreSQL keeps the durable lease."""
+        return self.profile.hot_state.store == "redis"
+
+    @property
+    def shard_count(self) -> int:
+        """Shards per distributed table (meaningful when is_distributed)."""
+        return distribution.shard_count(self.profile)
+
+    @property
+    def shard_count_chosen(self) -> bool:
+        """The profile set distribution.shard_count (else it comes from the volume)."""
+        return self.profile.distribution.shard_count is not None
+
+    @property
+    def nodes_for_volume(self) -> int:
+        """Citus worker nodes the volume calls for (the shard count's assumption)."""
+        return distribution.nodes_for_volume(self.profile)
+
+    @property
+    def distributed_tables(self) -> tuple[Table, ...]:
+        """Tables that carry the tenant column, in creation order (parents before
+        children), except the tenants table itself: hash-distributed by the tenant column."""
+        tenant = self.tenant
+        carry = (t for t in self.tables if any(c.name == tenant for c in t.columns))
+        return tuple(t for t in carry if t.name != "tenants")
+
+    @property
+    def reference_tables(self) -> tuple[Table, ...]:
+        """Everything else (the tenants table, any table without the tenant column): a full
+        copy on every node, so any shard can join it and reference it by foreign key."""
+        distributed = {t.name for t in self.distributed_tables}
+        return tuple(t for t in self.tables if t.name not in distributed)

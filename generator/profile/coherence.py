@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from agentddl.generator.profile import periods
+import agentddl.generator.profile.periods as periods
+from agentddl.generator.profile.sections import ProfileFields as Profile
 from agentddl.generator.profile.units import format_duration
-
-if TYPE_CHECKING:
-    from agentddl.generator.profile.model import Profile
 
 MIN_LEASE_SECONDS = 3  # a heartbeat every third of the lease, at least a second apart
 

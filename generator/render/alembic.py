@@ -7,6 +7,7 @@ from alembic.autogenerate import render_python_code
 from alembic.operations import ops
 
 from agentddl.generator.model import SchemaModel
+from agentddl.generator.render.citus import CITUS_FILE, render_citus_sql
 from agentddl.generator.render.steps import Step, steps
 from agentddl.generator.revision.record import record_block
 
@@ -50,7 +51,7 @@ def render_revision(model: SchemaModel, revision: str = REVISION, down_revision:
     return _TEMPLATE.format(
         name=profile.name,
         version=profile.engine.version,
-        strategy=profile.lock_strategy.value,
+        strategy=model.strategy.value,
         schema=model.schema,
         revision=revision,
         revises=f" {down_revision}" if down_revision else "",
@@ -78,9 +79,7 @@ def _render_step(step: Step) -> str:
 
 def _citus_step(model: SchemaModel) -> list[str]:
     """distribution: citus: citus.sql as the last step (needs the citus extension)."""
-    from agentddl.generator.render.citus import CITUS_FILE, is_distributed, render_citus_sql
-
-    if not is_distributed(model):
+    if not model.is_distributed:
         return []
     why = f"scale-out: {CITUS_FILE}, the tables distributed by tenant (needs the citus extension)"
     return [f"    # {why}\n    op.execute({literal(render_citus_sql(model).rstrip())})"]

@@ -5,24 +5,16 @@ costs, the coordinator's role, and what the static proof covers and what it does
 from __future__ import annotations
 
 from agentddl.generator.model import SchemaModel
-from agentddl.generator.render.citus.layout import (
-    ANCHOR,
-    SHARDS_PER_NODE,
-    STEPS_PER_NODE,
-    distributed_tables,
-    is_distributed,
-    nodes_for_volume,
-    reference_tables,
-    shard_count,
-)
-from agentddl.generator.render.plan import figures as fig
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.model.distribution import SHARDS_PER_NODE, STEPS_PER_NODE
+from agentddl.generator.render import figures as fig
+from agentddl.generator.render import markdown as md
+from agentddl.generator.render.citus.layout import ANCHOR
 
 DAY = 86_400
 
 
 def scale_out_section(model: SchemaModel, number: int) -> str | None:
-    if not is_distributed(model):
+    if not model.is_distributed:
         return None
     return "\n\n".join(
         [
@@ -39,7 +31,7 @@ def scale_out_section(model: SchemaModel, number: int) -> str | None:
 
 
 def _layout(model: SchemaModel) -> str:
-    tenant = model.profile.tenancy.column
+    tenant = model.tenant
     rows = [
         [
             t.name,
@@ -47,9 +39,9 @@ def _layout(model: SchemaModel) -> str:
             "opens the group" if t.name == ANCHOR else f"`{ANCHOR}`",
             "yes" if t.partitioning else "no",
         ]
-        for t in distributed_tables(model)
+        for t in model.distributed_tables
     ]
-    rows += [[t.name, "reference (a copy on every node)", "-", "no"] for t in reference_tables(model)]
+    rows += [[t.name, "reference (a copy on every node)", "-", "no"] for t in model.reference_tables]
     return (
         "`citus.sql` (apply it after `schema.sql`, on the coordinator, in one transaction; the "
         "Alembic revision runs it as its last step) distributes the schema by tenant:\n\n"
@@ -62,14 +54,14 @@ def _layout(model: SchemaModel) -> str:
 
 def _shards(model: SchemaModel) -> str:
     p = model.profile
-    count = shard_count(model)
+    count = model.shard_count
     events = fig.event_rows_per_day(model) * p.retention.events // DAY
     checkpoints = fig.checkpoint_rows_per_day(model) * p.retention.checkpoints // DAY
     how = (
         f"`distribution.shard_count: {count}` (the profile's)"
-        if p.distribution.shard_count
+        if model.shard_count_chosen
         else f"{md.number(p.volume.steps_per_second)} steps/s at peak / ~{md.number(STEPS_PER_NODE)} steps/s "
-        f"per worker node (an assumption: nothing was measured on Citus here) = {nodes_for_volume(model)} "
+        f"per worker node (an assumption: nothing was measured on Citus here) = {model.nodes_for_volume} "
         f"node(s), x {SHARDS_PER_NODE} shards per node so that added nodes have shards to take, as a "
         f"power of two between 32 and 256: **{count}**"
     )
@@ -83,7 +75,7 @@ def _shards(model: SchemaModel) -> str:
 
 
 def _paths(model: SchemaModel) -> str:
-    tenant = model.profile.tenancy.column
+    tenant = model.tenant
     return md.bullets(
         [
             f"Every worker, relay and retention query names its tenant (`{tenant} = :{tenant}`), so "
@@ -119,7 +111,7 @@ def _rebalancing(model: SchemaModel) -> str:
         "citus_rebalance_start();` moves shard groups (co-located shards move together) in the "
         "background with logical replication; `citus_rebalance_status()` follows it. Writes to a "
         "moving shard group pause briefly at its cut-over; reads go on. A tenant moves only with "
-        f"its shard group: about 1/{shard_count(model)} of the retained data per group. To move one "
+        f"its shard group: about 1/{model.shard_count} of the retained data per group. To move one "
         f"large tenant alone, `isolate_tenant_to_new_shard('{schema}.{ANCHOR}', '<tenant>', "
         "cascade_option => 'CASCADE')` gives it shards of its own (a split: its rows are copied "
         "once), then `citus_move_shard_placement` moves them: cost = that tenant's bytes, "

@@ -27,7 +27,7 @@ SETTINGS = re.compile(r"# agentddl:settings\n.*?# agentddl:end\n", re.S)
 
 def render_hot_files(model: SchemaModel) -> dict[str, str]:
     """redis/... -> text; nothing when the profile keeps everything in PostgreSQL."""
-    if model.profile.hot_state.store != "redis":
+    if not model.hot_state_in_redis:
         return {}
     found = {f"{FOLDER}/hot_state.py": render_module(model), f"{FOLDER}/README.md": render_readme(model)}
     found |= {f"{FOLDER}/{name}.lua": text for name, text in runtime.SCRIPTS.items()}
@@ -42,7 +42,7 @@ def settings(model: SchemaModel) -> dict[str, object]:
         "RUNNING_TTL": profile.hot_state.running_ttl,
         "TERMINAL_TTL": profile.hot_state.terminal_ttl,
         "LEASE_SECONDS": profile.lease.duration,
-        "TENANT_COLUMN": profile.tenancy.column,
+        "TENANT_COLUMN": model.tenant,
     }
 
 

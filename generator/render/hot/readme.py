@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import markdown as md
 
 if TYPE_CHECKING:
     from agentddl.generator.model import SchemaModel

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.profile.units import format_duration, format_size
-from agentddl.generator.render.plan import figures as fig
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import figures as fig
+from agentddl.generator.render import markdown as md
+from agentddl.generator.render.citus.plan import scale_out_section
 from agentddl.generator.render.plan.erd_notes import ddl_notes
 from agentddl.generator.render.plan.hot_state import hot_state_section
 from agentddl.generator.render.plan.locks import concurrency_section
@@ -30,15 +31,9 @@ def render_plan(model: SchemaModel, changes: str | None = None) -> str:
         risks_section(model),
         *((changes,) if changes else ()),
         *_present(hot_state_section(model, 7 if changes else 6)),
-        *_present(_scale_out(model, 6 + bool(changes) + (model.profile.hot_state.store == "redis"))),
+        *_present(scale_out_section(model, 6 + bool(changes) + model.hot_state_in_redis)),
     )
     return "\n\n".join(s.strip() for s in sections) + "\n"
-
-
-def _scale_out(model: SchemaModel, number: int) -> str | None:
-    from agentddl.generator.render.citus.plan import scale_out_section
-
-    return scale_out_section(model, number)
 
 
 def _present(section: str | None) -> tuple[str, ...]:
@@ -47,7 +42,7 @@ def _present(section: str | None) -> tuple[str, ...]:
 
 def header(model: SchemaModel) -> str:
     p = model.profile
-    tenancy = f"multi-tenant on `{p.tenant}`" if p.tenant else "single-tenant"
+    tenancy = f"multi-tenant on `{model.tenant}`" if model.tenant else "single-tenant"
     return "\n".join(
         [
             f"# Rollout plan: agent-runtime schema for profile `{p.name}`",
@@ -59,7 +54,7 @@ def header(model: SchemaModel) -> str:
                 [
                     f"Engine: PostgreSQL {p.engine.version}",
                     f"Schema: `{model.schema}` ({tenancy})",
-                    f"Lock strategy: `{p.lock_strategy.value}`",
+                    f"Lock strategy: `{model.strategy.value}`",
                     f"Volume: {md.number(p.volume.steps_per_second)} steps/s at peak, "
                     f"{md.number(p.volume.runs_per_day)} runs/day, "
                     f"{p.volume.events_per_step} events/step, checkpoints of "

@@ -5,7 +5,7 @@ and after, each step in order with its lock, what it reads, how long and how to 
 from __future__ import annotations
 
 from agentddl.generator.delta.types import Delta, Refusal
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import markdown as md
 
 TITLE = "## 6. Changes from the previous profile"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from agentddl.generator.model import Check, ForeignKey, SchemaModel, Table, features
-from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.names import quote
 from agentddl.generator.profile.units import format_size
-from agentddl.generator.render.plan import figures as fig
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import figures as fig
+from agentddl.generator.render import markdown as md
 from agentddl.generator.render.plan.erd import render_erd
 from agentddl.generator.render.plan.model_parts import model_parts_note
 
@@ -40,9 +40,9 @@ def _fk_line(table: Table, fk: ForeignKey) -> str:
 
 
 def tenancy_note(model: SchemaModel) -> str:
-    p = model.profile
+    p, tenant = model.profile, model.tenant
     fks = md.bullets(_fk_line(t, fk) for t in model.tables for fk in t.foreign_keys)
-    if not p.tenant:
+    if not tenant:
         return (
             "Single-tenant profile (`tenancy.column: null`): keys carry no tenant column.\n\n"
             + fks
@@ -52,19 +52,19 @@ def tenancy_note(model: SchemaModel) -> str:
     owned = [t for t in model.tables if t.tenant_owned]
     lead = (
         f"Every tenant-owned table ({md.codes(t.name for t in owned)}) has a primary key "
-        f"that starts with `{p.tenant}`, and every foreign key carries `{p.tenant}`, so a "
+        f"that starts with `{tenant}`, and every foreign key carries `{tenant}`, so a "
         "row can never point at another tenant's parent (and the keys are ready for "
         "distribution by tenant):"
     )
     rls = (
-        f"Row-level security is on, and FORCEd: the app role sees only rows whose `{p.tenant}` "
+        f"Row-level security is on, and FORCEd: the app role sees only rows whose `{tenant}` "
         "equals the setting `agentddl.tenant`, which `set_tenant` sets for the transaction "
         "(`set_config(..., true)`), never the session: behind a transaction-mode pooler "
         "(PgBouncer) the server connection serves another client's next transaction, "
         "which then names its own tenant or sees nothing. The tables' owner "
         f"(`{p.role('owner')}`) is held to the policies too: naming a tenant, it sees that "
         "tenant's rows only; without one (retention, maintenance) it sees every tenant."
-        if p.tenancy.row_level_security
+        if model.row_level_security
         else "Row-level security is off (`tenancy.row_level_security: false`)."
     )
     return f"{lead}\n\n{fks}\n\n{rls}\n\n{time_ordered_keys_note(model)}"

@@ -5,16 +5,16 @@ together, the read path, and what happens when Redis is lost (seed 004)."""
 from __future__ import annotations
 
 from agentddl.generator.model import SchemaModel
+from agentddl.generator.render import markdown as md
 from agentddl.generator.render.hot.layout import key_prefix
 from agentddl.generator.render.hot.runtime import renew_interval
-from agentddl.generator.render.plan import markdown as md
 
 TITLE = "Hot state: PostgreSQL and Redis"
 
 
 def hot_state_section(model: SchemaModel, number: int) -> str | None:
     """The section, numbered `number` (it follows the changes section when there is one)."""
-    if model.profile.hot_state.store != "redis":
+    if not model.hot_state_in_redis:
         return None
     key = f"{key_prefix(model)}{{<run_id>}}"
     return "\n\n".join(
@@ -42,7 +42,7 @@ def hot_state_section(model: SchemaModel, number: int) -> str | None:
 
 
 def _placement(model: SchemaModel, key: str) -> list[list[str]]:
-    tenant = f"`{model.profile.tenant}`, " if model.profile.tenant else ""
+    tenant = f"`{model.tenant}`, " if model.tenant else ""
     return [
         [
             "run record (`runs`, `attempts`)",
@@ -106,7 +106,7 @@ def _lease(model: SchemaModel) -> list[str]:
 
 
 def _reads(model: SchemaModel) -> list[str]:
-    tenant = "the caller's tenant" if model.profile.tenant else "the run key"
+    tenant = "the caller's tenant" if model.tenant else "the run key"
     return [
         f"`get_run` in PostgreSQL with {tenant} first: no row, no answer, and Redis is never "
         "read. That query is the authorization: a Redis key or hash that names a tenant "

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
 from agentddl.generator.profile import LockStrategy
-from agentddl.generator.render.plan import figures as fig
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import figures as fig
+from agentddl.generator.render import markdown as md
 
 TITLE = "## 2. Concurrency and lock plan"
 
@@ -42,7 +42,7 @@ def names(model: SchemaModel) -> Names:
 
 
 def concurrency_section(model: SchemaModel) -> str:
-    strategy = model.profile.lock_strategy
+    strategy = model.strategy
     n = names(model)
     return "\n\n".join(
         [
@@ -358,7 +358,7 @@ _COMPARISON = (
 
 
 def comparison_table(model: SchemaModel) -> str:
-    current = model.profile.lock_strategy
+    current = model.strategy
     rows = [
         [
             f"`{s.value}`" + (" (this profile)" if s is current else ""),
@@ -379,7 +379,7 @@ def comparison_table(model: SchemaModel) -> str:
 
 def _index_change(model: SchemaModel, strategy: LockStrategy) -> str:
     """What switching to `strategy` adds or drops, by deriving that profile's model."""
-    if strategy is model.profile.lock_strategy:
+    if strategy is model.strategy:
         return "-"
     other = derive(model.profile.model_copy(update={"lock_strategy": strategy}))
     ours = {i.name: i for i in model.indexes}

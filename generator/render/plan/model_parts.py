@@ -4,11 +4,11 @@ which are on, what each holds, how its writes are guarded, and what goes with a 
 from __future__ import annotations
 
 from agentddl.generator.model import SchemaModel
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import markdown as md
 
 
 def model_parts_note(model: SchemaModel) -> str:
-    parts = model.profile.model
+    parts = model.parts
     lines = [
         _switch("nodes", parts.nodes, _NODES),
         _switch("approvals", parts.approvals, _APPROVALS),

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from agentddl.generator.model import SchemaModel, Table
 from agentddl.generator.profile import LockStrategy
 from agentddl.generator.profile.units import format_duration
-from agentddl.generator.render.plan import figures as fig
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import figures as fig
+from agentddl.generator.render import markdown as md
 
 TITLE = "## 5. Risks and rollback"
 
@@ -137,7 +137,7 @@ def hot_rows(model: SchemaModel) -> Scenario:
         "`Lock` on runs.",
         "set `idle_in_transaction_session_timeout`; raise the hot tables' "
         "`autovacuum_vacuum_cost_limit` or lower `autovacuum_vacuum_cost_delay` (ALTER "
-        f"TABLE ... SET, no rewrite); {_STRATEGY_RELIEF[p.lock_strategy]}; run partition "
+        f"TABLE ... SET, no rewrite); {_STRATEGY_RELIEF[model.strategy]}; run partition "
         "maintenance off-peak.",
         "storage parameters revert with `ALTER TABLE ... RESET (...)` (metadata only, "
         "no rewrite); a claim-strategy change reverts by redeploying the previous queries.",

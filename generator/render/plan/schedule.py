@@ -6,8 +6,8 @@ from __future__ import annotations
 from agentddl.generator.model import SchemaModel, features
 from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
 from agentddl.generator.profile.units import format_duration
-from agentddl.generator.render.plan import figures as fig
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import figures as fig
+from agentddl.generator.render import markdown as md
 
 TITLE = "## 4. Archival and maintenance schedule"
 

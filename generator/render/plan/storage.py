@@ -7,8 +7,8 @@ import re
 
 from agentddl.generator.model import Index, SchemaModel, Table
 from agentddl.generator.profile.units import format_duration
-from agentddl.generator.render.plan import figures as fig
-from agentddl.generator.render.plan import markdown as md
+from agentddl.generator.render import figures as fig
+from agentddl.generator.render import markdown as md
 
 TITLE = "## 3. Indexes, partitions and compression"
 
@@ -47,7 +47,7 @@ def _users(model: SchemaModel, index_name: str) -> list[str]:
 
 def _pk_row(model: SchemaModel, table: Table) -> list[str]:
     serves = _users(model, table.pk_name) or ["identity"]
-    why = "primary key: identity" + (", tenant-scoped" if model.profile.tenant else "")
+    why = "primary key: identity" + (", tenant-scoped" if model.tenant else "")
     if table.partitioning:
         why += "; contains the partition key, so it is unique across partitions"
     return [

@@ -82,11 +82,11 @@ expired AS (
 moved AS (
     UPDATE {c.t("runs")} AS r
     SET status = l.run_status,
-        finished_at = CASE WHEN l.run_status = 'failed' THEN now() END,
+        finished_at = CASE WHEN l.run_status = 'failed' THEN {c.now} END,
         wake_at = now(),
         version = r.version + 1,
         updated_at = now()
-    FROM live AS l
+    FROM live AS l{c.clock()}
     {where(c.join("r", "l", "run_id"), "r.status = 'running'", pad=4)}
     RETURNING {c.cols("r", "run_id", "status", "version")}
 ),
@@ -95,7 +95,7 @@ SELECT {c.cols("l", "run_id", "attempt_no")}, m.status AS run_status, m.version 
 FROM live AS l
 LEFT JOIN moved AS m ON {c.join("m", "l", "run_id")}{_orphans_listed(c)}
 ORDER BY 1, 2{", 3" if c.tenant else ""}"""
-    doc = (
+    doc = c.clocked(
         "Housekeeping, optional: up to :batch_size running live rows whose lease ran out",
         "are queued again (visible at once), or, once their attempts are spent, leave the",
         "live set and their runs fail; their attempts end expired (reason lease_expired).",
@@ -117,7 +117,7 @@ def _orphaned(c: Ctx) -> str:
     """lease: a claim whose attempt went in but whose live row moved meanwhile (a
     transition) left an active attempt no live row points at; once its lease ran out it
     is expired here (attempts_one_active_key holds every active attempt: a short list)."""
-    if c.model.profile.lock_strategy != LockStrategy.lease:
+    if c.model.strategy != LockStrategy.lease:
         return ""
     pointed = (
         f"NOT EXISTS (SELECT FROM {c.t('run_queue')} AS q\n"
@@ -133,7 +133,7 @@ orphaned AS (
 
 
 def _orphans_listed(c: Ctx) -> str:
-    if c.model.profile.lock_strategy != LockStrategy.lease:
+    if c.model.strategy != LockStrategy.lease:
         return ""
     return f"\nUNION ALL\nSELECT {c.cols('o', 'run_id', 'attempt_no')}, NULL, NULL\nFROM orphaned AS o"
 
@@ -182,7 +182,7 @@ def heartbeat(c: Ctx) -> Query:
 
 def _hot_heartbeats(c: Ctx) -> tuple[str, ...]:
     """With the hot projection in Redis this is the durable lease only (redis/hot_state.py)."""
-    if c.model.profile.hot_state.store != "redis":
+    if not c.model.hot_state_in_redis:
         return ()
     return (
         "hot_state.store is redis: heartbeats and progress go to Redis; run this only",
@@ -203,10 +203,19 @@ def _event(c: Ctx, moved: str, kind: str) -> str:
 )"""
 
 
-def _end_attempt(c: Ctx, live: str, attempt_set: str, run_set: str, kind: str, *, batch: bool = False) -> str:
+def _end_attempt(
+    c: Ctx,
+    live: str,
+    attempt_set: str,
+    run_set: str,
+    kind: str,
+    *,
+    batch: bool = False,
+    clocked: bool = False,
+) -> str:
     """One statement: the fenced live row (deleted or requeued: `live` is the CTEs that
     do it, ending in `live`), then its attempt, then its run (version + 1), then the
-    event."""
+    event. clocked: run_set reads c.now (the clock is joined to the run's update)."""
     return f"""WITH {live},
 ended AS (
     UPDATE {c.t("attempts")} AS a
@@ -220,7 +229,7 @@ moved AS (
     SET {run_set},
         version = r.version + 1,
         updated_at = now()
-    FROM live AS l
+    FROM live AS l{c.clock() if clocked else ""}
     {where(c.join("r", "l", "run_id"), "r.fencing_token = l.fencing_token", "r.status = 'running'", pad=4)}
     RETURNING {c.cols("r", "run_id", "status", "version", "wake_at")}
 ),
@@ -340,15 +349,17 @@ def fail_attempt(c: Ctx) -> Query:
     delay = backoff_sql("CAST(:backoff_seconds AS integer)", "q.attempt_no") + " * interval '1 second'"
     spent = ", 'failed' AS run_status, NULL::timestamptz AS wake_at"
     retried = ", 'queued' AS run_status, q.visible_at AS wake_at"
-    live = f"""{_requeued(c, "retried", f"now() + {delay}", *fenced_live(c), retry, extra=retried)},
+    clock = c.clock("")  # Citus: the retry's visible_at is read from it
+    requeued = _requeued(c, "retried", c.later(delay), *fenced_live(c), retry, source=clock, extra=retried)
+    live = f"""{requeued},
 {_gone(c, *fenced_live(c), f"NOT ({retry})", name="spent", extra=spent)},
 {_either("retried", "spent")}"""
     run_set = (
         "status = l.run_status,\n"
         "        wake_at = coalesce(l.wake_at, r.wake_at),\n"
-        "        finished_at = CASE WHEN l.run_status = 'failed' THEN now() END"
+        f"        finished_at = CASE WHEN l.run_status = 'failed' THEN {c.now} END"
     )
-    if c.model.profile.model.details:  # the run keeps its last failure's error
+    if c.model.parts.details:  # the run keeps its last failure's error
         run_set += ",\n        error = CAST(:error AS text)"
     sql = _end_attempt(
         c,
@@ -356,8 +367,9 @@ def fail_attempt(c: Ctx) -> Query:
         "status = 'failed', ended_at = now(), error = CAST(:error AS text)",
         run_set,
         "'attempt.failed'",
+        clocked=True,
     )
-    doc = (
+    doc = c.clocked(
         "Fail the caller's attempt. The run is queued again after an exponential",
         f"backoff (backoff_seconds x 2^(attempt - 1), doubling at most {BACKOFF_CAP} times: its",
         "live row becomes visible then) when retryable and attempts remain; otherwise it",

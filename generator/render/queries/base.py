@@ -6,7 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentddl.generator.model import AccessPath, SchemaModel
-from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.names import quote
+
+# Citus refuses now() inside CASE or COALESCE, and a STABLE function beside column
+# references, in an UPDATE of a distributed table ("non-IMMUTABLE functions are not allowed
+# in CASE or COALESCE statements"; ADS105). There a statement reads the clock once in FROM
+# and uses clock.at; a backoff that depends on the row is added in UTC timestamp arithmetic
+# (IMMUTABLE): the same instants as now() + backoff. prove runs these forms on PostgreSQL.
+CLOCK = "(SELECT now() AS at) AS clock"
+CLOCK_AT = "clock.at"
+CLOCK_NOTE = "Citus form: the clock is read once in FROM (clock.at), not in CASE."
 
 # aiosql operation suffixes: "" many rows, "^" one row, "$" one value, "!" row count,
 # "<!" one row from INSERT/UPDATE ... RETURNING.
@@ -35,21 +44,21 @@ class Ctx:
 
     @property
     def tenant(self) -> str | None:
-        return self.model.profile.tenancy.column
+        return self.model.tenant
 
     @property
     def tenant_type(self) -> str:
-        return self.model.profile.tenancy.type
+        return self.model.tenant_type
 
     @property
     def distributed(self) -> bool:
-        """Tables distributed by the tenant (distribution.engine: citus): every query must
-        name its tenant so that it runs on one shard (see generator/render/citus/)."""
-        return bool(self.tenant and self.model.profile.distribution.engine == "citus")
+        """Tables distributed by the tenant (SchemaModel.is_distributed): every query must
+        name its tenant so that it runs on one shard."""
+        return self.model.is_distributed
 
     @property
     def claim_is_tenant_scoped(self) -> bool:
-        return bool(self.tenant and (self.model.profile.tenancy.row_level_security or self.distributed))
+        return self.model.claims_within_tenant
 
     def shard_filter(self, alias: str) -> list[str]:
         """[alias.tenant = :tenant] when tables are distributed, else nothing: the
@@ -58,6 +67,26 @@ class Ctx:
 
     def shard_param(self) -> list[str]:
         return self.tenant_param() if self.distributed else []
+
+    @property
+    def now(self) -> str:
+        """The statement's time where Citus refuses now() (a CASE branch): clock.at there."""
+        return CLOCK_AT if self.distributed else "now()"
+
+    def clock(self, lead: str = ", ") -> str:
+        """The FROM item that reads the clock once, after `lead`, on Citus; else nothing."""
+        return f"{lead}{CLOCK}" if self.distributed else ""
+
+    def later(self, delay: str) -> str:
+        """now() + `delay` (an interval that depends on the row); on Citus the same instant
+        from clock.at in UTC timestamp arithmetic."""
+        if not self.distributed:
+            return f"now() + {delay}"
+        return f"(({CLOCK_AT} AT TIME ZONE 'UTC') + {delay}) AT TIME ZONE 'UTC'"
+
+    def clocked(self, *doc: str) -> tuple[str, ...]:
+        """A doc that says so, before its returns line, when the query reads clock.at."""
+        return (*doc[:-1], CLOCK_NOTE, doc[-1]) if self.distributed else doc
 
     def t(self, table: str) -> str:
         """A schema-qualified table name."""

@@ -43,7 +43,7 @@ def claim_runs(c: Ctx) -> Query:
 
 
 def _claim(c: Ctx, name: str, limit: str) -> Query:
-    strategy = c.model.profile.lock_strategy
+    strategy = c.model.strategy
     body, how = _BUILDERS[strategy](c, limit)
     scope = "across tenants" if c.tenant else "of any kind"
     if c.claim_is_tenant_scoped:
@@ -163,7 +163,7 @@ def _first_claim(c: Ctx) -> str:
     """model.details: the run's started_at is its first claim's time. LEAST skips a NULL, so
     this is coalesce(r.started_at, now()) in a form Citus runs (no STABLE function inside
     COALESCE or CASE of an UPDATE: verify --citus, ADS105)."""
-    return "\n        started_at = least(r.started_at, now())," if c.model.profile.model.details else ""
+    return "\n        started_at = least(r.started_at, now())," if c.model.parts.details else ""
 
 
 def _update_based(c: Ctx, *checks: str) -> str:

@@ -9,7 +9,7 @@ from agentddl.generator.render.queries.history import fenced_params, fenced_run
 
 
 def detail_queries(c: Ctx) -> tuple[Query, ...]:
-    return (record_step(c), describe_operation(c)) if c.model.profile.model.details else ()
+    return (record_step(c), describe_operation(c)) if c.model.parts.details else ()
 
 
 def record_step(c: Ctx) -> Query:

@@ -271,8 +271,10 @@ def fail_delivery(c: Ctx) -> Query:
         f"UPDATE {c.t('outbox')} AS m\n"
         "SET claimed_by = NULL, claimed_until = NULL,\n"
         "    last_error = left(CAST(:error AS text), 2000),\n"
-        f"    dead_at = CASE WHEN {spent} THEN now() END,\n"
-        f"    available_at = CASE WHEN {spent} THEN m.available_at ELSE now() + {delay} END\n"
+        f"    dead_at = CASE WHEN {spent} THEN {c.now} END,\n"
+        f"    available_at = CASE WHEN {spent} THEN m.available_at ELSE {c.later(delay)} END\n"
+        + c.clock("FROM ")
+        + ("\n" if c.distributed else "")
         + where(
             c.match("m", "message_id"),
             "m.claimed_by = CAST(:relay_id AS text)",
@@ -283,7 +285,7 @@ def fail_delivery(c: Ctx) -> Query:
         + returning("m.dead_at IS NOT NULL AS dead", "m.available_at", "m.delivery_attempts")
     )
     backoff = c.model.profile.outbox.backoff
-    doc = (
+    doc = c.clocked(
         "The relay reports a delivery that failed (the consumer refused it, or errored):",
         "the claim is released, and the message is tried again after a backoff",
         f"(backoff_seconds x 2^(delivery_attempts - 1), doubling at most {BACKOFF_CAP} times), or,",

@@ -11,7 +11,7 @@ NOTE_READ = ("run_id", "attempt_no", "note_no", "kind", "body", "created_at")
 
 
 def note_queries(c: Ctx) -> tuple[Query, ...]:
-    return (append_attempt_note(c), run_attempt_notes(c)) if c.model.profile.model.notes else ()
+    return (append_attempt_note(c), run_attempt_notes(c)) if c.model.parts.notes else ()
 
 
 def append_attempt_note(c: Ctx) -> Query:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentddl.generator.model import tuning
 from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
 from agentddl.generator.model.states import effective_status
+from agentddl.generator.render.citus.layout import MAINTAIN
 from agentddl.generator.render.queries.base import Ctx, Query, seconds, where
 
 BOUND = "substring(pg_catalog.pg_get_expr(child.relpartbound, child.oid) FROM '{word} \\(''([^'']+)''\\)')"
@@ -113,6 +114,8 @@ def _partitioned(c: Ctx) -> list[tuple[str, int]]:
 
 
 def maintain_partitions(c: Ctx) -> Query:
+    if c.distributed:
+        return _citus_maintain_partitions(c)
     if c.model.profile.retention.partition_manager == "pg_partman":
         parents = ", ".join(f"('{c.model.schema}.{name}')" for name, _ in _partitioned(c))
         sql = (
@@ -141,6 +144,18 @@ def maintain_partitions(c: Ctx) -> Query:
         "returns: nothing (a NOTICE per step done)",
     )
     return Query("maintain_partitions", "!", doc, sql, params=tuple([]))
+
+
+def _citus_maintain_partitions(c: Ctx) -> Query:
+    doc = (
+        "Create the partitions ahead of now and drop those past retention with Citus's",
+        "create_time_partitions and drop_old_time_partitions (citus.sql): each new partition",
+        "is distributed with its parent. Run it on the coordinator, on a schedule, as a",
+        "member of the owner role. Catalog work on every node: not a tenant's query.",
+        "index: none (catalog work)",
+        "returns: nothing",
+    )
+    return Query("maintain_partitions", "!", doc, f"CALL {c.t(MAINTAIN)}()", params=())
 
 
 def health_stuck_runs(c: Ctx) -> Query:

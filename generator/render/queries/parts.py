@@ -37,7 +37,7 @@ APPROVAL_SUMMARY = (
 
 
 def part_queries(c: Ctx) -> tuple[Query, ...]:
-    parts = c.model.profile.model
+    parts = c.model.parts
     sessions = (start_session_run(c), session_runs(c)) if parts.sessions else ()
     nodes = (
         (
@@ -71,7 +71,7 @@ def _fenced_doc(what: str) -> str:
 
 
 def start_session_run(c: Ctx) -> Query:
-    details = ("workflow_version", "span_id") if c.model.profile.model.details else ()
+    details = ("workflow_version", "span_id") if c.model.parts.details else ()
     return start_run(c, name="start_session_run", extra=("user_id", "session_id", *details))
 
 
@@ -433,7 +433,7 @@ SELECT m.version, l.seq AS event_seq
 FROM moved AS m
 JOIN logged AS l ON true
 LEFT JOIN (SELECT count(*) AS attempts_closed FROM closed) AS done ON true"""
-    doc = (
+    doc = c.clocked(
         "transition_run and its event (run.<new status>, by :actor) in one statement:",
         "the state change and the event that records it commit together or not at all",
         "(seed 000). The same allowed transitions, version check and attempt ending as",

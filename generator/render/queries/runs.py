@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentddl.generator.model.blocks import quote
 from agentddl.generator.model.live import NEVER
+from agentddl.generator.model.names import quote
 from agentddl.generator.model.scope import TERMINAL_RUN_STATUSES, TRANSITIONS, sql_list
 from agentddl.generator.model.states import effective_status, live_row_join
 from agentddl.generator.render.queries.base import Ctx, Query, returning, where
@@ -185,9 +185,9 @@ moved AS (
     SET status = t.to_status,
         version = r.version + 1,
         updated_at = now(),
-        wake_at = CASE WHEN t.to_status = 'queued' THEN now() ELSE r.wake_at END,
-        finished_at = CASE WHEN t.to_status IN ({terminal}) THEN now() END
-    FROM allowed AS t, (SELECT count(*) AS locked FROM live) AS lock_first
+        wake_at = CASE WHEN t.to_status = 'queued' THEN {c.now} ELSE r.wake_at END,
+        finished_at = CASE WHEN t.to_status IN ({terminal}) THEN {c.now} END
+    FROM allowed AS t, (SELECT count(*) AS locked FROM live) AS lock_first{c.clock()}
     {
         where(
             c.match("r", "run_id"),
@@ -202,9 +202,9 @@ moved AS (
 requeued AS (
     UPDATE {c.t("run_queue")} AS q
     SET state = m.status,
-        visible_at = CASE WHEN m.status = 'queued' THEN now() ELSE {NEVER} END,
+        visible_at = CASE WHEN m.status = 'queued' THEN {c.now} ELSE {NEVER} END,
         lease_token_hash = NULL, worker_id = NULL{step}
-    FROM moved AS m
+    FROM moved AS m{c.clock()}
     {where(c.join("q", "m", "run_id"), "m.status IN ('queued', 'waiting')", pad=4)}
     RETURNING {c.cols("q", "run_id")}, q.run_created_at{seq}
 ),
@@ -232,7 +232,7 @@ FROM moved AS m
 LEFT JOIN (SELECT count(*) AS attempts_closed FROM closed) AS done ON true
 LEFT JOIN (SELECT count(*) AS live_rows FROM requeued) AS kept ON true
 LEFT JOIN (SELECT count(*) AS live_rows FROM gone) AS left_live ON true"""
-    doc = (
+    doc = c.clocked(
         "Change a run's status if its version is still expected_version and the",
         "transition is one of the allowed list (the VALUES below); the database CHECKs",
         "only the status set, so this list is where transitions are enforced.",

@@ -7,10 +7,10 @@ import math
 from dataclasses import dataclass
 
 from agentddl.generator.model import AccessPath, Index, Partitioning, SchemaModel, Table, tuning
-from agentddl.generator.model.blocks import quote
+from agentddl.generator.model.names import quote
 from agentddl.generator.profile import periods
 from agentddl.generator.profile.periods import Period
-from agentddl.generator.render.plan.markdown import interval
+from agentddl.generator.render.markdown import interval
 from agentddl.generator.render.queries.base import Ctx
 from agentddl.generator.render.queries.ops import expired_tree_guard
 

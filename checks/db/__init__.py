@@ -15,8 +15,12 @@
   `schema_read`: a live schema as SQL with table sizes, for the linter;
   `catalog_clone`: one schema rebuilt from its catalog (no pg_dump, any server 14-18)
   with a sample of rows, where audit asks its what-if questions.
+- `process`: a throwaway local server process (temp dir, free port, unprivileged user,
+  stopped at exit), the base of `embedded` (PostgreSQL), `redis_server` and `pgbouncer`.
 - `redis_server`: a real Redis for the hot projection (given, or a throwaway
   redis-server); `hot_runtime`: the generated redis/hot_state.py, loaded.
+- `pgbouncer`: a transaction-mode PgBouncer in front of a server.
+- `requirements`: what a server must have for a profile (its engine version, its schema).
 """
 
 from agentddl.checks.db.connect import DatabaseError, connect, database_error, describe_dsn, error_line

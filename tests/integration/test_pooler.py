@@ -12,13 +12,13 @@ from typing import Any
 
 import psycopg
 import pytest
-from pgbouncer import pooled, transaction_pooler
 from profiles import example_profiles, with_version
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.db.install import install_schema
+from agentddl.checks.db.pgbouncer import pooled, transaction_pooler
 from agentddl.checks.db.runtime import Runtime
 from agentddl.generator.model import SchemaModel, derive
 

@@ -1,9 +1,11 @@
 """`run(request)`: an audit from start to end.
 
 With `dsn`, that database is audited in place (`inplace`): its own data, statistics
-and workload, read-only. Without, the profile's schema goes into a scratch database on
-the chosen server (`server`, else an embedded one of `pg_version`), seeded to volume
-and audited there; the scratch database is dropped on every exit path.
+and workload, read-only. Without, the profile's schema (`model`, else the default
+profile's) goes into a scratch database on the chosen server (`server`, else an embedded
+one of `pg_version`), seeded to volume and audited there; the scratch database is
+dropped on every exit path. Either way the index rules every family shares (ADV101-ADV104,
+`catalog_rules`) report beside the audit's own: `agentddl audit` adds nothing to this.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from agentddl.checks.audit.inplace import DEFAULT_SAMPLE, InPlaceRequest, audit_
 from agentddl.checks.audit.paths import AuditPath, model_paths
 from agentddl.checks.audit.queryfile import load_query_file
 from agentddl.checks.audit.result import AuditResult
+from agentddl.checks.catalog_rules.indexes import INDEX_RULES, index_findings
 from agentddl.checks.core.progress import Progress, silent
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.db.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
-from agentddl.generator.model import SchemaModel
+from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.profile import load_default_profile
 
 DEFAULT_EVENTS = 1_000_000
 
@@ -58,6 +62,7 @@ def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
         raise AgentDDLError("--existing needs --dsn (or AGENTDDL_DSN): the database whose schema to audit")
     # a corrupt baseline is a usage error found now, not after minutes of seeding
     compare_to = _baseline_to_compare(request)
+    request = _completed(request)
     if request.dsn:
         if request.pg_version is not None:
             raise AgentDDLError("--pg-version starts an embedded server: not with --dsn (audited in place)")
@@ -65,8 +70,7 @@ def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
     for asked, option in ((request.from_stats, "--from-stats"), (request.analyze_writes, "--analyze-writes")):
         if asked:
             raise AgentDDLError(f"{option} is for a database audited in place: add --dsn")
-    if request.model is None:
-        raise AgentDDLError("audit needs a profile to seed a scratch database, or --dsn to audit in place")
+    assert request.model is not None  # _completed chose the default profile
     paths = audit_paths(request.model, request.query_files)
     engine = request.model.profile.engine.version
     given = request.server or request.dsn
@@ -77,6 +81,19 @@ def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
     ):
         result = _audit_scratch(server, scratch, request, paths, progress)
     return _with_baseline(result, request, compare_to)
+
+
+def _completed(request: AuditRequest) -> AuditRequest:
+    """The request as the audit runs it: the default profile when there is neither a model
+    nor a database to audit in place; the shared index rules unless the caller chose its
+    own catalog checks."""
+    options = request.options
+    if not options.catalog_checks:
+        options = replace(options, catalog_checks=(index_findings,), catalog_rules=INDEX_RULES)
+    model = request.model
+    if model is None and not request.dsn:
+        model = derive(load_default_profile())
+    return replace(request, model=model, options=options)
 
 
 def _in_place(request: AuditRequest) -> InPlaceRequest:

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from agentddl.checks.cli.finish import finish
 from agentddl.checks.cli.options import Format, OutputFormat, PgVersion, Profile, Server
 
 EXAMPLES = """
@@ -50,7 +51,6 @@ def apply_command(
     schema.sql goes into one fresh database, the Alembic revision into another; every
     declared object must be in pg_catalog, and both catalogs must be identical.
     """
-    from agentddl.checks.core.report import render
     from agentddl.checks.verify import ApplyRequest, run_apply
     from agentddl.generator.errors import AgentDDLError
 
@@ -59,6 +59,4 @@ def apply_command(
     if positional is not None:
         print(DEPRECATED_ARGUMENT, file=sys.stderr)
     request = ApplyRequest(profile=profile or positional, server=server, pg_version=pg_version, keep=keep)
-    report = run_apply(request).report()
-    render(report, output_format.value, sys.stdout)
-    raise typer.Exit(report.exit_code)
+    finish(run_apply(request).report(), output_format.value)

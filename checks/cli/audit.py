@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from agentddl.checks.cli.finish import finish
 from agentddl.checks.cli.options import Dsn, Format, OutputFormat, PgVersion, Profile, Server, finite_at_least
 from agentddl.checks.cli.progress import progress
 
@@ -46,82 +47,76 @@ regression), 2 usage or connection error.
 """
 
 
+Existing = Annotated[bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn audits in place.")]
+Queries = Annotated[
+    list[Path] | None, typer.Option("--queries", help="Your own named-query file (repeatable).")
+]
+FromStats = Annotated[
+    bool, typer.Option("--from-stats", help="With --dsn: pg_stat_statements' top statements are audited too.")
+]
+Top = Annotated[
+    int, typer.Option("--top", min=1, help="With --from-stats: how many statements (by total time).")
+]
+Schema = Annotated[
+    str | None, typer.Option("--schema", help="With --dsn: the schema to audit (default: the only one).")
+]
+Sample = Annotated[
+    int, typer.Option("--sample", min=0, help="With --dsn: rows per table in the what-if clone (0: none).")
+]
+AnalyzeWrites = Annotated[
+    bool, typer.Option("--analyze-writes", help="With --dsn: run writes under EXPLAIN ANALYZE (rolled back).")
+]
+Rows = Annotated[
+    int, typer.Option("--rows", min=1, help="Without --dsn: events to seed (other tables in proportion).")
+]
+Baseline = Annotated[
+    Path | None, typer.Option("--baseline", help="Plan baseline JSON: written if missing, else compared.")
+]
+UpdateBaseline = Annotated[bool, typer.Option("--update-baseline", help="Rewrite --baseline.")]
+CostGrowth = Annotated[
+    float,
+    typer.Option(
+        "--cost-growth", callback=finite_at_least(1), help="Fail when a path's cost exceeds baseline x this."
+    ),
+]
+NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Plan only (no EXPLAIN ANALYZE).")]
+
+
 def audit(
     profile: Profile = None,
     server: Server = None,
     dsn: Dsn = None,
     pg_version: PgVersion = None,
-    existing: Annotated[
-        bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn audits in place.")
-    ] = False,
-    queries: Annotated[
-        list[Path] | None, typer.Option("--queries", help="Your own named-query file (repeatable).")
-    ] = None,
-    from_stats: Annotated[
-        bool,
-        typer.Option("--from-stats", help="With --dsn: pg_stat_statements' top statements are audited too."),
-    ] = False,
-    top: Annotated[
-        int, typer.Option("--top", min=1, help="With --from-stats: how many statements (by total time).")
-    ] = 20,
-    schema: Annotated[
-        str | None, typer.Option("--schema", help="With --dsn: the schema to audit (default: the only one).")
-    ] = None,
-    sample: Annotated[
-        int,
-        typer.Option("--sample", min=0, help="With --dsn: rows per table in the what-if clone (0: none)."),
-    ] = 100_000,
-    analyze_writes: Annotated[
-        bool,
-        typer.Option("--analyze-writes", help="With --dsn: run writes under EXPLAIN ANALYZE (rolled back)."),
-    ] = False,
-    rows: Annotated[
-        int, typer.Option("--rows", min=1, help="Without --dsn: events to seed (other tables in proportion).")
-    ] = 1_000_000,
+    existing: Existing = False,
+    queries: Queries = None,
+    from_stats: FromStats = False,
+    top: Top = 20,
+    schema: Schema = None,
+    sample: Sample = 100_000,
+    analyze_writes: AnalyzeWrites = False,
+    rows: Rows = 1_000_000,
     output_format: Format = OutputFormat.text,
-    baseline: Annotated[
-        Path | None, typer.Option("--baseline", help="Plan baseline JSON: written if missing, else compared.")
-    ] = None,
-    update_baseline: Annotated[bool, typer.Option("--update-baseline", help="Rewrite --baseline.")] = False,
-    cost_growth: Annotated[
-        float,
-        typer.Option(
-            "--cost-growth",
-            callback=finite_at_least(1),
-            help="Fail when a path's cost exceeds baseline x this.",
-        ),
-    ] = 2.0,
-    no_analyze: Annotated[bool, typer.Option("--no-analyze", help="Plan only (no EXPLAIN ANALYZE).")] = False,
+    baseline: Baseline = None,
+    update_baseline: UpdateBaseline = False,
+    cost_growth: CostGrowth = 2.0,
+    no_analyze: NoAnalyze = False,
 ) -> None:
     """Prove every access path is served by an index: a database in place, or a profile at volume."""
     from agentddl.checks import audit as audit_family
-    from agentddl.checks import verify
-    from agentddl.checks.core.report import render
-    from agentddl.checks.verify.rules import all_rules as verify_rules
-    from agentddl.generator.errors import CheckFailed
     from agentddl.generator.model import derive
-    from agentddl.generator.profile import load_default_profile, load_profile
+    from agentddl.generator.profile import load_profile
 
     if existing:
         print("agentddl: --existing is deprecated: --dsn audits that database in place", file=sys.stderr)
-    # --dsn alone audits that database as it is; a profile adds its paths
-    model = derive(load_profile(profile)) if profile is not None else None
-    if model is None and not dsn:
-        model = derive(load_default_profile())
-    options = audit_family.AuditOptions(
-        analyze=not no_analyze,
-        catalog_checks=(verify.index_findings,),  # verify's ADV101-104, in the audit's report
-        catalog_rules=verify_rules(),
-    )
     request = audit_family.AuditRequest(
-        model,
+        derive(load_profile(profile)) if profile is not None else None,  # None: the default, or --dsn alone
         server=server,
         dsn=dsn,
         pg_version=pg_version,
         existing=existing,
         query_files=tuple(queries or ()),
         events=rows,
-        options=options,
+        options=audit_family.AuditOptions(analyze=not no_analyze),
         baseline=baseline,
         update_baseline=update_baseline,
         cost_growth=cost_growth,
@@ -133,9 +128,7 @@ def audit(
     )
     with progress() as report_progress:
         result = audit_family.run(request, report_progress)
-    render(audit_family.build_report(result), output_format.value, sys.stdout)
-    if not result.passed:
-        raise CheckFailed(result.failure())
+    finish(audit_family.build_report(result), output_format.value, result.failure())
 
 
 def register(app: typer.Typer) -> None:

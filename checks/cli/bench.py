@@ -3,15 +3,15 @@ durable-commit floor."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentddl.checks.cli import options
-from agentddl.checks.cli.inputs import read_text
+from agentddl.checks.cli.finish import finish
+from agentddl.checks.cli.inputs import read_optional, required_profile
 from agentddl.checks.cli.progress import progress
 
 if TYPE_CHECKING:
@@ -82,7 +82,12 @@ def bench_command(
     arguments = Arguments(
         profile, dsn, server, pg_version, clients, duration, history or [], path or [], read_depth, queries
     )
-    raise typer.Exit(run(arguments, output_format.value, sys.stdout))
+    from agentddl.checks.bench import build_report, run
+
+    request = _request(arguments)
+    with progress() as report_progress:
+        result = run(request, progress=report_progress)
+    finish(build_report(result), output_format.value)
 
 
 @dataclass(frozen=True)
@@ -99,44 +104,25 @@ class Arguments:
     queries: Path | None
 
 
-def run(args: Arguments, output_format: str, out: TextIO) -> int:
-    """Measure, print, return the exit code."""
-    from agentddl.checks.bench import build_report
-    from agentddl.checks.bench import run as bench
-    from agentddl.checks.core.report import render
-
-    request = _request(args)
-    with progress() as report_progress:
-        result = bench(request, progress=report_progress)
-    report = build_report(result)
-    render(report, output_format, out)
-    return report.exit_code
-
-
 def _request(args: Arguments) -> BenchRequest:
     from agentddl.checks.bench import BenchOptions, BenchRequest
-    from agentddl.checks.bench.runner import validate
     from agentddl.generator.errors import AgentDDLError
-    from agentddl.generator.profile import load_profile
 
-    if args.profile is None:
-        raise AgentDDLError("bench needs --profile: the profile whose hot paths it measures")
     histories = parse_histories(args.history)
     if args.dsn is not None and args.history:
         raise AgentDDLError("--dsn measures the history already in that database: not with --history")
     bench_options = BenchOptions(
         args.clients, args.duration, histories or (10_000,), tuple(args.paths), args.read_depth
     )
-    request = BenchRequest(
-        load_profile(args.profile),
+    # bench.run raises every other usage error, before a server starts
+    return BenchRequest(
+        required_profile(args.profile, "bench", "the profile whose hot paths it measures"),
         bench_options,
         dsn=args.dsn,
         server=args.server,
         pg_version=args.pg_version,
-        queries_text=_read(args.queries),
+        queries_text=read_optional(args.queries),
     )
-    validate(request)
-    return request
 
 
 def parse_histories(values: list[str]) -> tuple[int, ...]:
@@ -153,7 +139,3 @@ def parse_histories(values: list[str]) -> tuple[int, ...]:
             raise AgentDDLError(f"--history {word!r}: expected a row count such as 10000 or 1e6")
         found.add(int(number))
     return tuple(sorted(found))
-
-
-def _read(path: Path | None) -> str | None:
-    return None if path is None else read_text(path)

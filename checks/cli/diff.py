@@ -3,12 +3,12 @@ database to a profile), each with its lock, reads and duration."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from agentddl.checks.cli.finish import finish
 from agentddl.checks.cli.options import OutputFormat, Server
 
 # Not the shared --dsn: $AGENTDDL_DSN (set for `alembic upgrade`) must not silently switch
@@ -51,7 +51,6 @@ def diff(
     ] = OutputFormat.text,
 ) -> None:
     """Show the online steps from one profile's schema to another's: locks, reads, duration."""
-    from agentddl.checks.core.report import render
     from agentddl.checks.diff import DiffRequest, build_report, run
     from agentddl.generator.errors import AgentDDLError
 
@@ -62,9 +61,7 @@ def diff(
         usage = "--dsn DB NEW" if dsn else "OLD NEW"
         raise AgentDDLError(f"diff takes {usage}: got {len(profiles)} path(s)")
     old = None if dsn else profiles[0]
-    report = build_report(run(DiffRequest(old, profiles[-1], dsn=dsn, server=server)))
-    render(report, output_format.value, sys.stdout)
-    raise typer.Exit(report.exit_code)
+    finish(build_report(run(DiffRequest(old, profiles[-1], dsn=dsn, server=server))), output_format.value)
 
 
 def register(app: typer.Typer) -> None:

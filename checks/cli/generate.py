@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentddl.checks.cli.inputs import read_text
 from agentddl.checks.cli.options import Server
 
 if TYPE_CHECKING:
-    from agentddl.generator.revision.next import Generation, Request
+    from agentddl.generator.revision.next import Generation
 
 # Not the shared --dsn: $AGENTDDL_DSN (set for `alembic upgrade`) must not silently switch
 # this command to the live catalog.
@@ -75,56 +73,17 @@ def generate(
 ) -> None:
     """Render the schema, its next Alembic revision, the named queries and the rollout plan
     (and redis/ when the profile keeps its hot state in Redis)."""
-    from agentddl.generator.output import write_files
-    from agentddl.generator.profile import load_profile
-    from agentddl.generator.revision.next import Request, check_generation, plan_generation
+    from agentddl.checks.diff.generate import GenerateRequest, run_generate
 
-    if server is not None and dsn is None:
-        from agentddl.generator.errors import AgentDDLError
-
-        raise AgentDDLError("--server holds the fresh install --dsn is compared with: give --dsn too")
-    started = time.perf_counter()
-    loaded = load_profile(profile)  # every mistake in it is located, before the raw text is read
-    text = read_text(profile)
-    request = Request(
-        profile=loaded,
-        out=out,
-        revision_only=revision_only,
-        down_revision=down_revision,
-        previous=load_profile(previous) if previous else None,
-        alembic=alembic,
-        source=(str(profile), text),
+    request = GenerateRequest(
+        profile, out, check, revision_only, alembic, down_revision, previous, dsn=dsn, server=server
     )
-    if dsn is not None:
-        request = _from_live_catalog(request, dsn, server)
+    result = run_generate(request)
     if check:
-        compared = check_generation(request)
-        _check_files(compared.files, out)
-        typer.echo(f"{out} is up to date with {profile} ({len(compared.files)} files and the head revision)")
+        files = len(result.generation.files)
+        typer.echo(f"{out} is up to date with {profile} ({files} files and the head revision)")
         return
-    generation = plan_generation(request)
-    changed = {p: t for p, t in generation.files.items() if not _same(out / p, t)}
-    write_files(changed, out)
-    elapsed = (time.perf_counter() - started) * 1000
-    typer.echo(_summary(generation, changed, out, elapsed))
-
-
-def _same(path: Path, text: str) -> bool:
-    return path.is_file() and path.read_text(encoding="utf-8") == text
-
-
-def _check_files(files: dict[str, str], out: Path) -> None:
-    from agentddl.generator.output import check_files
-
-    check_files(files, out)
-
-
-def _from_live_catalog(request: Request, dsn: str, server: str | None) -> Request:
-    from dataclasses import replace
-
-    from agentddl.checks.diff.live import live_delta
-
-    return replace(request, live=live_delta(request.profile, dsn, server))
+    typer.echo(_summary(result.generation, result.written, out, result.seconds * 1000))
 
 
 def _summary(generation: Generation, changed: dict[str, str], out: Path, elapsed: float) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agentddl.checks.cli.finish import finish
 from agentddl.checks.cli.options import Format, OutputFormat, PgVersion
 
 if TYPE_CHECKING:
@@ -66,16 +67,13 @@ def lint_command(
     ] = None,
 ) -> None:
     """Lint, print in the chosen format; exit 0 clean, 1 with an error finding."""
-    from agentddl.checks.core.report import render
     from agentddl.checks.lint import LintRequest, run
 
     schema = _schema_facts(schema_from) if schema_from else None
     request = LintRequest(
         paths, pg_version=pg_version, runner=runner, config_file=config, stdin=sys.stdin, schema=schema
     )
-    report = run(request).report()
-    render(report, output_format.value, sys.stdout)
-    raise typer.Exit(report.exit_code)
+    finish(run(request).report(), output_format.value)
 
 
 def _schema_facts(source: str) -> SchemaFacts:

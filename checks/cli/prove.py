@@ -5,12 +5,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from agentddl.checks.cli import options
-from agentddl.checks.cli.inputs import read_text
+from agentddl.checks.cli.finish import finish
+from agentddl.checks.cli.inputs import read_optional, required_profile
 from agentddl.checks.cli.progress import progress
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def prove_command(
     arguments = Arguments(
         profile, dsn, server, pg_version, workers, runs, strategy or [], scenario or [], lease_seconds, redis
     )
-    raise typer.Exit(run(arguments, queries, seed, output_format.value, sys.stdout))
+    run(arguments, queries, seed, output_format.value)
 
 
 @dataclass(frozen=True)
@@ -98,38 +99,30 @@ class Arguments:
     redis: str | None = None
 
 
-def run(args: Arguments, queries: Path | None, seed: int, output_format: str, out: TextIO) -> int:
-    """Prove, print, return the exit code; a broken scenario also names itself on stderr."""
-    from agentddl.checks.core.report import render
+def run(args: Arguments, queries: Path | None, seed: int, output_format: str) -> NoReturn:
+    """Prove, print, exit; a broken scenario also names itself on stderr."""
     from agentddl.checks.prove import build_report
     from agentddl.checks.prove import run as prove
 
     request = _request(args, queries, seed)
     with progress() as report_progress:
         result = prove(request, progress=report_progress)
-    report = build_report(result)
-    render(report, output_format, out)
-    if not result.held:
-        print(f"agentddl: {len(result.broken)} scenarios broken: {', '.join(result.broken)}", file=sys.stderr)
-    return report.exit_code
+    broken = "" if result.held else f"{len(result.broken)} scenarios broken: {', '.join(result.broken)}"
+    finish(build_report(result), output_format, broken)
 
 
 def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
     from agentddl.checks.prove import ProveOptions, ProveRequest
-    from agentddl.generator.errors import AgentDDLError
-    from agentddl.generator.profile import load_profile
 
-    if args.profile is None:
-        raise AgentDDLError("prove needs --profile: the profile whose guarantees it proves")
     prove_options = ProveOptions(args.workers, args.runs, args.lease_seconds, seed, tuple(args.scenarios))
     return ProveRequest(
-        load_profile(args.profile),
+        required_profile(args.profile, "prove", "the profile whose guarantees it proves"),
         prove_options,
         dsn=args.dsn,
         server=args.server,
         pg_version=args.pg_version,
         strategies=tuple(_strategies(args.strategies)),
-        queries_text=_read(queries),
+        queries_text=read_optional(queries),
         redis=args.redis,
     )
 
@@ -145,7 +138,3 @@ def _strategies(names: list[str]) -> list[LockStrategy]:
     except ValueError as error:
         choices = ", ".join(s.value for s in LockStrategy)
         raise AgentDDLError(f"--strategy: expected all or one of {choices}: {error}") from error
-
-
-def _read(path: Path | None) -> str | None:
-    return None if path is None else read_text(path)

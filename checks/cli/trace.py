@@ -4,13 +4,13 @@ PostgreSQL and report what each statement locked, rewrote, scanned and blocked."
 from __future__ import annotations
 
 import contextlib
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from agentddl.checks.cli import options
+from agentddl.checks.cli.finish import finish
 from agentddl.checks.cli.progress import progress
 
 EXAMPLES = """
@@ -49,58 +49,68 @@ def register(app: typer.Typer) -> None:
     )(trace_command)
 
 
+Migrations = Annotated[
+    list[Path], typer.Argument(help="SQL files, Alembic revisions or folders.", metavar="MIGRATION...")
+]
+CloneDsn = Annotated[
+    str | None,
+    typer.Option(
+        "--dsn",
+        "--clone",
+        envvar=options.DSN_ENV,
+        show_envvar=True,
+        help="A database of yours whose schema the scratch database copies (only read). "
+        "--clone is the same option.",
+    ),
+]
+Sample = Annotated[
+    int, typer.Option("--sample", min=0, help="With --dsn: rows per table to copy (foreign keys kept).")
+]
+Statistics = Annotated[
+    bool,
+    typer.Option(
+        "--statistics", help="With --dsn: copy its planner statistics (a PostgreSQL 18 scratch server)."
+    ),
+]
+SchemaSql = Annotated[list[Path] | None, typer.Option("--schema-sql", help="SQL applied first (repeatable).")]
+Empty = Annotated[
+    bool, typer.Option("--empty", help="Start from an empty database (plus --schema-sql): no profile.")
+]
+Rows = Annotated[int, typer.Option("--rows", min=0, help="Events to seed into the profile's schema.")]
+Load = Annotated[bool, typer.Option("--load", help="Run the profile's queries concurrently.")]
+Connections = Annotated[int, typer.Option("--connections", min=1, max=64, help="Workload sessions.")]
+MaxLockMs = Annotated[
+    float,
+    typer.Option(
+        "--max-lock-ms", callback=options.finite_at_least(0), help="Longest write-blocking lock allowed."
+    ),
+]
+MaxBlockedMs = Annotated[
+    float,
+    typer.Option(
+        "--max-blocked-ms", callback=options.finite_at_least(0), help="Longest workload wait allowed."
+    ),
+]
+
+
 def trace_command(
-    migrations: Annotated[
-        list[Path], typer.Argument(help="SQL files, Alembic revisions or folders.", metavar="MIGRATION...")
-    ],
-    dsn: Annotated[
-        str | None,
-        typer.Option(
-            "--dsn",
-            "--clone",
-            envvar=options.DSN_ENV,
-            show_envvar=True,
-            help="A database of yours whose schema the scratch database copies (only read). "
-            "--clone is the same option.",
-        ),
-    ] = None,
-    sample: Annotated[
-        int, typer.Option("--sample", min=0, help="With --dsn: rows per table to copy (foreign keys kept).")
-    ] = 0,
-    statistics: Annotated[
-        bool,
-        typer.Option(
-            "--statistics", help="With --dsn: copy its planner statistics (a PostgreSQL 18 scratch server)."
-        ),
-    ] = False,
+    migrations: Migrations,
+    dsn: CloneDsn = None,
+    sample: Sample = 0,
+    statistics: Statistics = False,
     server: options.Server = None,
     pg_version: options.PgVersion = None,
     profile: options.Profile = None,
     output_format: options.Format = options.OutputFormat.text,
-    schema_sql: Annotated[
-        list[Path] | None, typer.Option("--schema-sql", help="SQL applied first (repeatable).")
-    ] = None,
-    empty: Annotated[
-        bool, typer.Option("--empty", help="Start from an empty database (plus --schema-sql): no profile.")
-    ] = False,
-    rows: Annotated[int, typer.Option("--rows", min=0, help="Events to seed into the profile's schema.")] = 0,
-    load: Annotated[bool, typer.Option("--load", help="Run the profile's queries concurrently.")] = False,
-    connections: Annotated[int, typer.Option("--connections", min=1, max=64, help="Workload sessions.")] = 4,
-    max_lock_ms: Annotated[
-        float,
-        typer.Option(
-            "--max-lock-ms", callback=options.finite_at_least(0), help="Longest write-blocking lock allowed."
-        ),
-    ] = 1000.0,
-    max_blocked_ms: Annotated[
-        float,
-        typer.Option(
-            "--max-blocked-ms", callback=options.finite_at_least(0), help="Longest workload wait allowed."
-        ),
-    ] = 200.0,
+    schema_sql: SchemaSql = None,
+    empty: Empty = False,
+    rows: Rows = 0,
+    load: Load = False,
+    connections: Connections = 4,
+    max_lock_ms: MaxLockMs = 1000.0,
+    max_blocked_ms: MaxBlockedMs = 200.0,
 ) -> None:
     """Typer entry point: the work is agentddl.checks.trace.run."""
-    from agentddl.checks.core.report import render
     from agentddl.checks.trace import Limits, TraceRequest, build_report, run
 
     # Copying a database or seeding rows is the long wait before the trace: a live status
@@ -125,9 +135,7 @@ def trace_command(
                 progress=report,
             )
         )
-    traced = build_report(result)
-    render(traced, output_format.value, sys.stdout)
-    raise typer.Exit(traced.exit_code)
+    finish(build_report(result), output_format.value)
 
 
 def _quiet(_line: str) -> None:

@@ -3,12 +3,12 @@ profile to verify against."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from agentddl.checks.cli.finish import finish
 from agentddl.checks.cli.options import Dsn, Format, OutputFormat, PgVersion, Profile, Server
 
 EXAMPLES = """
@@ -83,20 +83,14 @@ def verify_command(
     queries: Queries = None,
 ) -> None:
     """Verify, print the report in the chosen format; exit 0 clean, 1 error findings."""
-    from agentddl.checks.core.report import render
-
     if citus:
-        report = _citus_report(profile, generated, queries or [])
-        render(report, output_format.value, sys.stdout)
-        raise typer.Exit(report.exit_code)
+        finish(_citus_report(profile, generated, queries or []), output_format.value)
     from agentddl.checks.verify import VerifyRequest, run
 
     request = VerifyRequest(
         dsn=dsn, profile=profile, schemas=schema or [], server=server, pg_version=pg_version
     )
-    report = run(request).report()
-    render(report, output_format.value, sys.stdout)
-    raise typer.Exit(report.exit_code)
+    finish(run(request).report(), output_format.value)
 
 
 def _citus_report(profile: Path | None, generated: Path | None, queries: list[Path]) -> Any:

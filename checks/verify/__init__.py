@@ -3,17 +3,22 @@ apply`: a profile installed two ways (schema.sql, Alembic), proven to land the s
 
 Library use: `run(VerifyRequest(dsn=..., profile=...)).report()`; `run_apply(ApplyRequest(
 profile=...)).report()`. The rule functions below take an open connection and a schema
-name and return `agentddl.checks.core.findings.Finding`s (e.g. `index_findings`, which
-`audit` receives from the command line).
+name and return `agentddl.checks.core.findings.Finding`s (e.g. `index_findings`: the
+shared index rules of `agentddl.checks.catalog_rules`, which `audit` reports too).
 """
 
 from __future__ import annotations
 
+from agentddl.checks.catalog_rules.duplicate_index import DuplicateIndex
+from agentddl.checks.catalog_rules.fk_without_index import FkWithoutIndex
+from agentddl.checks.catalog_rules.indexes import INDEX_RULES
+from agentddl.checks.catalog_rules.invalid_index import InvalidIndex
+from agentddl.checks.catalog_rules.redundant_index import RedundantIndex
+from agentddl.checks.catalog_rules.types import Connection, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.apply import ApplyRequest, ApplyResult, run_apply
 from agentddl.checks.verify.engine import generic_findings, make_context, run_one, run_rules
 from agentddl.checks.verify.session import VerifyRequest, VerifyResult, run
-from agentddl.checks.verify.types import Connection, VerifyContext
 
 __all__ = [
     "ApplyRequest",
@@ -36,38 +41,24 @@ __all__ = [
 
 def fk_without_index(connection: Connection, schema: str) -> list[Finding]:
     """ADV101: foreign keys no valid index leads with."""
-    from agentddl.checks.verify.generic.fk_without_index import FkWithoutIndex
-
     return run_one(FkWithoutIndex, connection, schema)
 
 
 def duplicate_indexes(connection: Connection, schema: str) -> list[Finding]:
     """ADV102: indexes with another's exact definition."""
-    from agentddl.checks.verify.generic.duplicate_index import DuplicateIndex
-
     return run_one(DuplicateIndex, connection, schema)
 
 
 def redundant_indexes(connection: Connection, schema: str) -> list[Finding]:
     """ADV103: non-unique B-tree indexes whose keys lead a wider one."""
-    from agentddl.checks.verify.generic.redundant_index import RedundantIndex
-
     return run_one(RedundantIndex, connection, schema)
 
 
 def invalid_indexes(connection: Connection, schema: str) -> list[Finding]:
     """ADV104: indexes with indisvalid = false."""
-    from agentddl.checks.verify.generic.invalid_index import InvalidIndex
-
     return run_one(InvalidIndex, connection, schema)
 
 
 def index_findings(connection: Connection, schema: str) -> list[Finding]:
     """ADV101-ADV104 together, in one context: the index catalog is read once, not four times."""
-    from agentddl.checks.verify.generic.duplicate_index import DuplicateIndex
-    from agentddl.checks.verify.generic.fk_without_index import FkWithoutIndex
-    from agentddl.checks.verify.generic.invalid_index import InvalidIndex
-    from agentddl.checks.verify.generic.redundant_index import RedundantIndex
-
-    rules = (FkWithoutIndex, DuplicateIndex, RedundantIndex, InvalidIndex)
-    return run_rules(connection, make_context(connection, [schema]), rules)
+    return run_rules(connection, make_context(connection, [schema]), INDEX_RULES)

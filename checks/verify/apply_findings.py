@@ -8,6 +8,7 @@ than the schema.sql install is migration-differs-from-schema (ADV130).
 
 from __future__ import annotations
 
+from agentddl.checks.catalog_rules.types import Rule
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.catalog import Change, Difference
 from agentddl.checks.verify.declared import described, show_value
@@ -15,7 +16,6 @@ from agentddl.checks.verify.profile.declared_column import DeclaredColumn
 from agentddl.checks.verify.profile.declared_constraint import DeclaredConstraint
 from agentddl.checks.verify.profile.declared_index import DeclaredIndex
 from agentddl.checks.verify.profile.migration_differs_from_schema import MigrationDiffersFromSchema
-from agentddl.checks.verify.types import Rule
 
 SCHEMA_SQL, ALEMBIC = "schema.sql", "alembic upgrade head"
 NOUNS = {

@@ -47,7 +47,7 @@ FROM typed AS col
 JOIN pg_class AS c ON c.oid = col.attrelid
 JOIN pg_namespace AS n ON n.oid = c.relnamespace
 WHERE n.nspname = ANY(%(schemas)s) AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-  AND {not_extension_member('c')}
+  AND {not_extension_member("c")}
   AND col.base_type IN ({{types}})
 ORDER BY 1, 2
 """

@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from agentddl.checks.catalog_rules.types import Connection, Reference, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.catalog import Change, Difference, Snapshot, diff, read_snapshot
 from agentddl.checks.db.declared import model_roles
-from agentddl.checks.verify.reference import Reference
-from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 from agentddl.generator.model import SchemaModel
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from agentddl.checks.catalog_rules.types import Reference, Rule, VerifyContext, server_major
 from agentddl.checks.core.findings import Finding, sorted_findings
 from agentddl.checks.db.rows import Connection, fetch
-from agentddl.checks.verify.reference import Reference
 from agentddl.checks.verify.rules import all_rules, rules_in_group
-from agentddl.checks.verify.types import Rule, VerifyContext
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
@@ -27,11 +26,6 @@ WHERE nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
                                              AND d.deptype = 'e')))
 ORDER BY nspname
 """
-
-
-def server_major(connection: Connection) -> int:
-    row = fetch(connection, "SELECT current_setting('server_version_num')::int AS v")[0]
-    return int(row["v"]) // 10000
 
 
 def user_schemas(connection: Connection) -> tuple[str, ...]:

@@ -8,24 +8,15 @@ major version.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import psycopg
 
+from agentddl.checks.catalog_rules.types import Reference
 from agentddl.checks.db import PostgresServer, connect, database_error, describe_dsn
-from agentddl.checks.db.catalog import Snapshot, read_snapshot
+from agentddl.checks.db.catalog import read_snapshot
 from agentddl.checks.db.declared import model_roles
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.rows import Connection
 from agentddl.generator.model import SchemaModel
-
-
-@dataclass(frozen=True)
-class Reference:
-    """What the model declares, as the server itself defines it."""
-
-    snapshot: Snapshot
-    server_version: int
 
 
 def create_scratch(server: PostgresServer, purpose: str) -> str:

@@ -1,5 +1,6 @@
 """Every verify rule, one module each under `generic/` (any schema) or `profile/`
-(against a profile's model); adding a module registers it."""
+(against a profile's model); adding a module registers it. The index rules (ADV101-ADV104)
+live in the shared `catalog_rules` layer, because audit runs them too."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ from functools import cache
 
 import agentddl.checks.verify.generic as generic
 import agentddl.checks.verify.profile as profile
+from agentddl.checks.catalog_rules.indexes import INDEX_RULES
+from agentddl.checks.catalog_rules.types import Group, Rule
 from agentddl.checks.core.rules import rule_classes
-from agentddl.checks.verify.types import Group, Rule
 
 
 @cache
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class, sorted by code."""
-    found = [*rule_classes(generic, Rule), *rule_classes(profile, Rule)]
+    found = [*rule_classes(generic, Rule), *rule_classes(profile, Rule), *INDEX_RULES]
     return tuple(sorted(found, key=lambda rule: rule.code))
 
 

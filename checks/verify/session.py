@@ -10,18 +10,14 @@ from typing import Any
 
 import psycopg
 
+from agentddl.checks.catalog_rules.types import Reference
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report
 from agentddl.checks.db import connect, database_error, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.verify.engine import make_context, run_rules
-from agentddl.checks.verify.reference import (
-    Reference,
-    build_reference,
-    create_scratch,
-    read_reference,
-)
+from agentddl.checks.verify.reference import build_reference, create_scratch, read_reference
 from agentddl.checks.verify.rules import all_rules
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, derive

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.sql import not_extension_member
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
 class ConstraintNotValidated(Rule):
@@ -53,7 +53,7 @@ class ConstraintNotValidated(Rule):
         FROM pg_constraint AS con
         JOIN pg_class AS c ON c.oid = con.conrelid
         JOIN pg_namespace AS n ON n.oid = c.relnamespace
-        WHERE n.nspname = ANY(%(schemas)s) AND NOT con.convalidated AND {not_extension_member('c')}
+        WHERE n.nspname = ANY(%(schemas)s) AND NOT con.convalidated AND {not_extension_member("c")}
           AND con.conislocal AND con.conparentid = 0
         ORDER BY 1, 2
     """

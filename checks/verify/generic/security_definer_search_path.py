@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
 class SecurityDefinerSearchPath(Rule):

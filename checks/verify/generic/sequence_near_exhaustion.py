@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding, Severity
 from agentddl.checks.db.sql import not_extension_member
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 WARNING_AT = Decimal("0.75")  # of the usable range: time to plan the bigint migration
 ERROR_AT = Decimal("0.90")  # inserts fail soon; the migration itself takes time
@@ -81,7 +81,7 @@ class SequenceNearExhaustion(Rule):
         FROM pg_sequence AS seq
         JOIN pg_class AS c ON c.oid = seq.seqrelid
         JOIN pg_namespace AS n ON n.oid = c.relnamespace
-        WHERE n.nspname = ANY(%(schemas)s) AND NOT seq.seqcycle AND {not_extension_member('c')}
+        WHERE n.nspname = ANY(%(schemas)s) AND NOT seq.seqcycle AND {not_extension_member("c")}
         ORDER BY 1
     """
 

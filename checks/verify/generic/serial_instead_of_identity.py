@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.sql import not_extension_member
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 # Identity columns on partitioned tables arrived in PostgreSQL 17.
 IDENTITY_ON_PARTITIONED_TABLES = 17
@@ -63,7 +63,7 @@ class SerialInsteadOfIdentity(Rule):
         JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = owned.refobjsubid
         WHERE owned.classid = 'pg_class'::regclass AND owned.refclassid = 'pg_class'::regclass
           AND owned.deptype = 'a' AND a.attidentity = '' AND NOT c.relispartition
-          AND n.nspname = ANY(%(schemas)s) AND {not_extension_member('c')}
+          AND n.nspname = ANY(%(schemas)s) AND {not_extension_member("c")}
           AND EXISTS (SELECT FROM pg_attrdef AS ad
                       JOIN pg_depend AS uses ON uses.classid = 'pg_attrdef'::regclass
                        AND uses.objid = ad.oid AND uses.refclassid = 'pg_class'::regclass

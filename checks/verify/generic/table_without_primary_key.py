@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.sql import not_extension_member
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
 class TableWithoutPrimaryKey(Rule):
@@ -49,7 +49,7 @@ class TableWithoutPrimaryKey(Rule):
         SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name
         FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = ANY(%(schemas)s) AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-          AND {not_extension_member('c')}
+          AND {not_extension_member("c")}
           AND NOT EXISTS (SELECT FROM pg_constraint AS con
                           WHERE con.conrelid = c.oid AND con.contype = 'p')
         ORDER BY 1

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.sql import not_extension_member
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
 class UnloggedTable(Rule):
@@ -47,7 +47,7 @@ class UnloggedTable(Rule):
         SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table_name
         FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = ANY(%(schemas)s) AND c.relkind = 'r' AND c.relpersistence = 'u'
-          AND {not_extension_member('c')}
+          AND {not_extension_member("c")}
         ORDER BY 1
     """
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.columns import columns_of_type
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
 class VarcharLength(Rule):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from agentddl.checks.catalog_rules.types import Connection, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.catalog import Snapshot
 from agentddl.checks.verify.declared import DeclaredObjectsRule, Mismatch, differences, missing_tables
-from agentddl.checks.verify.types import Connection, VerifyContext
 
 
 class DeclaredColumn(DeclaredObjectsRule):

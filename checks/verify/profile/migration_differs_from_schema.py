@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentddl.checks.verify.types import Rule, VerifyContext
+from agentddl.checks.catalog_rules.types import Rule, VerifyContext
 
 
 class MigrationDiffersFromSchema(Rule):

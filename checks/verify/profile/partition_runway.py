@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from agentddl.checks.catalog_rules.types import Connection, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.partitions import bounds_and_instants
-from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 from agentddl.generator.model import Table
 
 HORIZON_SQL = """

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from agentddl.checks.catalog_rules.types import Connection, Row, Rule, VerifyContext, fetch
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.partitions import bounds_and_instants
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
 from agentddl.generator.model import SchemaModel, Table
 
 TABLES_SQL = """

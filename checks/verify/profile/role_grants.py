@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agentddl.checks.catalog_rules.types import Connection, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.declared import live_snapshot, reference_of
-from agentddl.checks.verify.types import Connection, Rule, VerifyContext
 
 
 class RoleGrants(Rule):

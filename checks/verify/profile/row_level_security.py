@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from agentddl.checks.catalog_rules.types import Connection, Rule, VerifyContext, fetch
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.catalog import Difference, Snapshot
 from agentddl.checks.verify.declared import differences, live_snapshot, mismatches, reference_of
-from agentddl.checks.verify.types import Connection, Rule, VerifyContext, fetch
 
 
 class RowLevelSecurity(Rule):

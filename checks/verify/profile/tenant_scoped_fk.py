@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.types import Connection, Row, Rule, VerifyContext, fetch
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.verify.declared import live_snapshot
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch
 
 
 class TenantScopedFk(Rule):

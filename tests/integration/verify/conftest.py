@@ -13,12 +13,12 @@ import psycopg
 import pytest
 from profiles import with_version
 
+from agentddl.checks.catalog_rules.types import Group
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.install import install_schema
 from agentddl.checks.verify import make_context, run_rules
 from agentddl.checks.verify.reference import Reference, read_reference
 from agentddl.checks.verify.rules import rules_in_group
-from agentddl.checks.verify.types import Group
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import Profile
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from agentddl.checks.catalog_rules.duplicate_index import duplicates
+from agentddl.checks.catalog_rules.types import Row, Rule, VerifyContext
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.indexes import INDEXES_SQL, IndexShape, covers_prefix, indexes_by_table
-from agentddl.checks.verify.generic.duplicate_index import duplicates
-from agentddl.checks.verify.types import Row, Rule, VerifyContext
 
 
 class RedundantIndex(Rule):

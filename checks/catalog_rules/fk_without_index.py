@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from agentddl.checks.catalog_rules.types import Connection, Row, Rule, VerifyContext, fetch, fetch_once
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.indexes import (
     FOREIGN_KEYS_SQL,
@@ -13,7 +14,6 @@ from agentddl.checks.db.indexes import (
     indexes_by_table,
     predicate_only_requires_not_null,
 )
-from agentddl.checks.verify.types import Connection, Row, Rule, VerifyContext, fetch, fetch_once
 
 
 class FkWithoutIndex(Rule):

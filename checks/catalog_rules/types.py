@@ -1,28 +1,45 @@
-"""What a verify rule is and what it reads: one catalog query, findings from its rows.
+"""What a catalog rule is and what it reads: one catalog query, findings from its rows.
 
-A rule is a `core.rules.Rule` of family "verify" with a `group` (generic: any schema;
-profile: against a profile's model), and a `query` run with `context.params`
-(`%(schemas)s`: the schemas verified). Rules that need more than one query (or the
-profile's reference install) override `check`.
+A rule is a `core.rules.Rule` of family "verify" (every one is verify's; audit runs the
+index rules too) with a `group` (generic: any schema; profile: against a profile's model),
+and a `query` run with `context.params` (`%(schemas)s`: the schemas verified). Rules that
+need more than one query (or the profile's reference install) override `check`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from agentddl.checks.core import rules
 from agentddl.checks.core.findings import Finding
+from agentddl.checks.db.catalog import Snapshot
 from agentddl.checks.db.rows import Connection, Row, fetch
 from agentddl.generator.model import SchemaModel
 
-if TYPE_CHECKING:
-    from agentddl.checks.verify.reference import Reference
-
 Group = Literal["generic", "profile"]
 
-__all__ = ["Connection", "Group", "Row", "Rule", "VerifyContext", "fetch", "fetch_once"]
+__all__ = [
+    "Connection",
+    "Group",
+    "Reference",
+    "Row",
+    "Rule",
+    "VerifyContext",
+    "fetch",
+    "fetch_once",
+    "server_major",
+]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a profile's model declares, as the server itself defines it (verify --profile
+    installs it in a scratch database and reads it back: verify.reference)."""
+
+    snapshot: Snapshot
+    server_version: int
 
 
 @dataclass(frozen=True)
@@ -70,3 +87,8 @@ def fetch_once(connection: Connection, context: VerifyContext, query: str) -> li
         context.cache[key] = fetch(connection, query, context.params)
     rows: list[Row] = context.cache[key]
     return rows
+
+
+def server_major(connection: Connection) -> int:
+    row = fetch(connection, "SELECT current_setting('server_version_num')::int AS v")[0]
+    return int(row["v"]) // 10000

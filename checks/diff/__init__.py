@@ -5,10 +5,29 @@ database's catalog to a profile.
 
 Library use: `run(DiffRequest(old, new)) -> DiffResult`, `build_report(result)` for any
 output format (`agentddl.checks.core.report.render`). The rules: `agentddl.checks.diff.rules`.
+The names below are imported on first use.
 """
 
-from agentddl.checks.diff.report import build_report
-from agentddl.checks.diff.result import DiffResult
-from agentddl.checks.diff.run import DiffRequest, run
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentddl.checks.diff.report import build_report
+    from agentddl.checks.diff.result import DiffResult
+    from agentddl.checks.diff.run import DiffRequest, run
+
+_HOMES = {
+    "build_report": "report",
+    "DiffResult": "result",
+    "DiffRequest": "run",
+    "run": "run",
+}
 __all__ = ["DiffRequest", "DiffResult", "build_report", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -1,5 +1,6 @@
 """Alembic integration: revisions read with Alembic's own offline mode, and run with its
-commands. No database driver: `agentddl lint` reads revisions through this package.
+commands. It imports no database driver (`agentddl lint` reads revisions through it);
+`online` leaves the connection to agentddl's env.py.
 
 - `environment`: which folders are Alembic environments, their revision files, and each
   revision's identity (`revision`, `down_revision`) read without importing it.

@@ -1,0 +1,95 @@
+"""ADL108: waiting for a lock on one table while holding ACCESS EXCLUSIVE on another."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pglast import ast
+
+from agentddl.checks.lint.types import Context, Rule, Statement, Violation
+from agentddl.checks.pg.locks import LOCKING_STATEMENTS, exclusive_holders, held_mode, locks_taken
+
+
+class ChainedLocks(Rule):
+    """
+    ## What it does
+    Flags a statement that must wait for a SHARE or stronger lock on one existing
+    relation while an earlier statement of the same transaction holds ACCESS EXCLUSIVE
+    on another existing relation: `ALTER TABLE a ADD COLUMN ...` then, before `COMMIT`,
+    `ALTER TABLE a ADD CONSTRAINT ... REFERENCES b`, `CREATE INDEX ON b` or `ALTER TABLE
+    b ...`. Locks the transaction already holds, relations created in this migration,
+    `LOCK ... NOWAIT` and statements outside a transaction block (each commits and
+    releases its locks) are not flagged. A **warning**.
+
+    ## Why is this bad?
+    An ACCESS EXCLUSIVE lock blocks every query on `a` until the transaction ends. The
+    next statement then queues for `b`'s lock behind whatever long transaction holds
+    `b`, and all that time every reader and writer of `a` waits too: one busy table
+    turns into an outage of both. `lock_timeout` bounds each wait separately, so the
+    waits add up while `a` stays locked. Two migrations (or a migration and the
+    application) that take the same two tables in the opposite order deadlock.
+
+    ## Example
+    ```sql
+    BEGIN;
+    ALTER TABLE agent.runs ADD COLUMN owner_id bigint;
+    ALTER TABLE agent.runs ADD CONSTRAINT runs_owner_fk
+        FOREIGN KEY (owner_id) REFERENCES agent.owners (id) NOT VALID;
+    COMMIT;
+    ```
+
+    ## Use instead
+    ```sql
+    SET lock_timeout = '2s';
+    ALTER TABLE agent.runs ADD COLUMN owner_id bigint;  -- commits: runs is free again
+    ALTER TABLE agent.runs ADD CONSTRAINT runs_owner_fk
+        FOREIGN KEY (owner_id) REFERENCES agent.owners (id) NOT VALID;
+    ```
+    Or take the locks in one statement up front, in a fixed order, with a short
+    `lock_timeout`: `LOCK TABLE agent.owners, agent.runs IN ACCESS EXCLUSIVE MODE;`.
+
+    ## In an Alembic migration
+    Split the work into two revisions (each is its own transaction), or commit between
+    the steps with `with op.get_context().autocommit_block():` around the second.
+
+    ## References
+    - https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-TABLES
+    - https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-DEADLOCKS
+    """
+
+    code = "ADL108"
+    name = "chained-locks"
+    severity = "warning"
+    node_types = LOCKING_STATEMENTS
+
+    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
+        node = statement.node
+        if not statement.in_transaction_block or (isinstance(node, ast.LockStmt) and node.nowait):
+            return
+        holders = exclusive_holders(statement, context)
+        if not holders:
+            return
+        held = {lock[0] for lock, _ in holders}
+        waits = [
+            (relation, mode)
+            for relation, mode in locks_taken(statement, context)
+            if mode.blocks_writes()
+            and relation not in held
+            and (held_mode(relation, statement, context) or 0) < mode
+        ]
+        if not waits:
+            return
+        relation, mode = max(waits, key=lambda lock: lock[1])
+        (holding, _), since = holders[0]
+        yield Violation(
+            message=f"This waits for the {mode} lock on {relation} while the transaction holds"
+            f" ACCESS EXCLUSIVE on {holding} (line {since.line}): every query on {holding} waits"
+            f" as long as {relation}'s lock does.",
+            fix=_fix(context),
+        )
+
+
+def _fix(context: Context) -> str:
+    if context.runner == "alembic":
+        return "Move this step to its own revision (or commit before it), or lock both tables first."
+    return "COMMIT before this statement, or LOCK both tables first in a fixed order (short lock_timeout)."

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentddl.checks.diff.report import build_report
+    from agentddl.checks.diff.request import DiffRequest, run
     from agentddl.checks.diff.result import DiffResult
-    from agentddl.checks.diff.run import DiffRequest, run
 
 _HOMES = {
     "build_report": "report",
     "DiffResult": "result",
-    "DiffRequest": "run",
-    "run": "run",
+    "DiffRequest": "request",
+    "run": "request",
 }
 __all__ = ["DiffRequest", "DiffResult", "build_report", "run"]
 

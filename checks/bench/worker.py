@@ -1,7 +1,8 @@
 """A bench client: a separate OS process (multiprocessing, "spawn") with a connection of
 its own (`db.connect`), that runs one workload at a time when the coordinator says go.
 
-A segment: the coordinator sends ("segment", name); the client prepares (untimed) and
+The pool (core.workers) opens and closes the client's connection; a segment is bench's
+own message. The coordinator sends ("segment", name); the client prepares (untimed) and
 answers "ready"; when every client is ready the coordinator takes its first snapshot,
 sets the deadline and the go event; each client repeats the workload's operation until
 the deadline, makes the server publish its statistics, and answers "measured" with its
@@ -24,6 +25,7 @@ from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 
 from agentddl.checks.bench.work import STEPS, Client, LostClaim, Steps
+from agentddl.checks.core.workers import WorkerSide
 from agentddl.checks.db.connect import connect, error_line
 from agentddl.checks.db.runtime import Runtime, load_queries
 from agentddl.generator.errors import AgentDDLError
@@ -111,39 +113,24 @@ def publish_statistics(client: Client) -> None:
     conn.commit()
 
 
-def serve(slot: int, pipe: Connection, go: Event, deadline: Synchronized) -> None:  # type: ignore[type-arg]
-    """The client process's loop until the coordinator sends None."""
-    client: Client | None = None
-    while True:
-        try:
-            message = pipe.recv()
-        except EOFError:
-            message = None
-        if message is None or isinstance(message, WorkerSetup) or message == ("release",):
-            if client is not None:
-                client.conn.close()
-                client = None
-            if message is None:
-                return
-        if isinstance(message, WorkerSetup):
-            client = _configure(message, slot, pipe)
-        elif message == ("release",):
-            pipe.send(("released", None))
-        elif client is not None:
-            _segment(client, STEPS[message[1]], pipe, go, deadline)
+class BenchSide(WorkerSide[Client]):
+    """A client process's part of the pool: its session is a bench `Client`; its one
+    message is ("segment", workload)."""
 
+    def __init__(self, go: Event, deadline: Synchronized) -> None:  # type: ignore[type-arg]
+        self.go, self.deadline = go, deadline
 
-def _configure(setup: WorkerSetup, slot: int, pipe: Connection) -> Client | None:
-    try:
-        client = open_client(setup, slot)
-    except AgentDDLError as error:  # the server refused the connection: its one line
-        pipe.send(("failed", str(error)))
-        return None
-    except Exception:
-        pipe.send(("failed", traceback.format_exc(limit=4)))
-        return None
-    pipe.send(("configured", client.conn.info.backend_pid))
-    return client
+    def open(self, setup: WorkerSetup, slot: int, pipe: Connection) -> Client:
+        return open_client(setup, slot)
+
+    def configured(self, client: Client) -> int:
+        return client.conn.info.backend_pid
+
+    def handle(self, client: Client, message: tuple[str, str], pipe: Connection) -> None:
+        _segment(client, STEPS[message[1]], pipe, self.go, self.deadline)
+
+    def close(self, client: Client) -> None:
+        client.conn.close()
 
 
 def _segment(client: Client, steps: Steps, pipe: Connection, go: Event, deadline: Synchronized) -> None:  # type: ignore[type-arg]

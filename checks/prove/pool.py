@@ -1,6 +1,5 @@
-"""The coordinator's side of the workers: N processes started with multiprocessing's
-"spawn" context (fresh interpreters, nothing inherited but what is pickled), fed Tasks
-through pipes, replaced when they die. A pool outlives one database: `configure` points
+"""The coordinator's side of the workers: a core.workers pool of N processes, fed Tasks
+through their pipes, replaced when they die. A pool outlives one database: `configure` points
 every worker at a database and queries.sql, `release` disconnects them, so proving
 several schemas (strategies, weakened variants) starts the processes once.
 
@@ -16,26 +15,18 @@ stuck run.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 from typing import Any
 
-from agentddl.checks.core.signals import sigint_ignored
-from agentddl.checks.prove.worker import Task, WorkerSetup, serve
+from agentddl.checks.core.workers import CONTEXT, DIED, RELEASE, Configure, Slot, WorkerPool
+from agentddl.checks.prove.worker import ProveSide, Task, WorkerSetup
 from agentddl.generator.errors import AgentDDLError
 
 GRACE_SECONDS = 30.0  # after stop: how long workers get to answer before they are killed
 MAX_DEATHS = 200  # per run: beyond planned crashes, a worker that cannot start at all
-
-
-@dataclass
-class _Slot:
-    process: BaseProcess
-    conn: Connection
+START_SECONDS = 120.0  # every worker connected (or disconnected) on a loaded machine
 
 
 @dataclass
@@ -64,37 +55,28 @@ class Watch:
     replacement: Callable[[int], Task | None] | None = None  # the task for a slot's new worker
 
 
-class Pool:
+class Pool(WorkerPool):
+    role = "prove worker"
+
     def __init__(self, size: int) -> None:
-        self._mp = multiprocessing.get_context("spawn")
         self.setup: WorkerSetup | None = None
-        self.stop = self._mp.Event()
-        self.go = self._mp.Event()
+        self.stop = CONTEXT.Event()
+        self.go = CONTEXT.Event()
         self.starting: set[int] = set()  # replacements not yet connected to the database
-        self.slots = {slot: self._spawn(slot) for slot in range(size)}
+        super().__init__(size, ProveSide(self.stop, self.go), "agentddl-prove")
 
-    @property
-    def size(self) -> int:
-        return len(self.slots)
-
-    def _spawn(self, slot: int) -> _Slot:
-        parent, child = self._mp.Pipe()
-        process = self._mp.Process(
-            target=serve, args=(slot, child, self.stop, self.go), name=f"agentddl-prove-{slot}", daemon=True
-        )
-        with sigint_ignored():  # inherited: Ctrl-C stops the coordinator, which stops the workers
-            process.start()
-        child.close()
+    def _spawn(self, slot: int) -> Slot:
+        entry = super()._spawn(slot)
         if self.setup is not None:  # a replacement joins the current database (its ack is skipped)
             self.starting.add(slot)
             with contextlib.suppress(OSError):  # died at once: seen as a death, replaced again
-                parent.send(self.setup)
-        return _Slot(process, parent)
+                entry.conn.send(Configure(self.setup))
+        return entry
 
     def configure(self, setup: WorkerSetup) -> None:
         """Point every worker at `setup`'s database and queries; wait until all connected."""
         self.setup = setup
-        self._broadcast(setup, "configured")
+        self._broadcast(Configure(setup), "configured")
 
     def release(self) -> None:
         """Every worker disconnects (before its database is dropped). Work still going on
@@ -103,7 +85,7 @@ class Pool:
         self.stop.set()
         self.go.set()
         try:
-            self._broadcast(("release",), "released")
+            self._broadcast(RELEASE, "released")
         finally:
             self.stop.clear()
             self.go.clear()
@@ -111,21 +93,15 @@ class Pool:
     def _broadcast(self, message: Any, ack: str) -> None:
         for slot in [s for s, entry in self.slots.items() if not entry.process.is_alive()]:
             self.respawn(slot)  # died after its last task (a crash point at the very end)
-        for entry in self.slots.values():
-            entry.conn.send(message)
-        for slot, entry in self.slots.items():
-            kind, body = "", None
-            while kind != ack:  # skip the ack of a replacement that started during the last run
-                if not entry.conn.poll(120):
-                    raise AgentDDLError(f"prove worker {slot} did not answer")
-                try:
-                    kind, body = entry.conn.recv()
-                except (EOFError, OSError) as error:
-                    raise AgentDDLError(f"prove worker {slot} died while starting") from error
-                if kind == "failed":
-                    raise AgentDDLError(
-                        f"prove worker {slot} could not start: {str(body).strip().splitlines()[-1]}"
-                    )
+        # the ack of a replacement that started during the last run is passed over
+        answers = self.ask(self.slots, message, START_SECONDS, expected=ack)
+        for slot, (kind, body) in sorted(answers.items()):
+            if kind == DIED:
+                raise AgentDDLError(f"prove worker {slot} died while starting")
+            if kind == "failed":
+                raise AgentDDLError(
+                    f"prove worker {slot} could not start: {str(body).strip().splitlines()[-1]}"
+                )
         self.starting.clear()
 
     def run(self, tasks: Mapping[int, Task], watch: Watch | None = None) -> Dispatch:
@@ -138,7 +114,7 @@ class Pool:
             self.slots[slot].conn.send(task)
         run = _Run(self, watch, out, started)
         while pending:
-            for slot in self._wait(pending):
+            for slot in self.readable(pending, 0.1):
                 self._receive(slot, pending, ready, len(tasks), run)
             run.tick(pending)
         out.seconds = time.monotonic() - started
@@ -146,21 +122,10 @@ class Pool:
         self.go.clear()
         return out
 
-    def _wait(self, pending: set[int]) -> list[int]:
-        by_object: dict[Any, int] = {}
-        for slot in pending:
-            by_object[self.slots[slot].conn] = slot
-            by_object[self.slots[slot].process.sentinel] = slot
-        return sorted({by_object[o] for o in wait(list(by_object), timeout=0.1)})
-
     def _receive(self, slot: int, pending: set[int], ready: set[int], expected: int, run: _Run) -> None:
-        entry = self.slots[slot]
-        try:
-            message = entry.conn.recv() if entry.conn.poll() else None
-        except (EOFError, OSError):
-            message = None
-        if message is None:
-            if not entry.process.is_alive():
+        message = self.receive(slot)
+        if message is None or message[0] == DIED:
+            if not self.slots[slot].process.is_alive():
                 run.replace(slot, pending)
             return
         kind, body = message
@@ -180,24 +145,6 @@ class Pool:
         else:
             run.out.failures.append(body)
             pending.discard(slot)
-
-    def respawn(self, slot: int) -> None:
-        old = self.slots[slot]
-        old.process.join(5)
-        old.conn.close()
-        self.slots[slot] = self._spawn(slot)
-
-    def close(self) -> None:
-        for entry in self.slots.values():
-            with contextlib.suppress(OSError):
-                entry.conn.send(None)
-        for entry in self.slots.values():
-            entry.process.join(5)
-            if entry.process.is_alive():
-                entry.process.kill()
-                entry.process.join(5)
-            entry.conn.close()
-
 
 
 class _Run:

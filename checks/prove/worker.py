@@ -1,10 +1,11 @@
 """A prove worker: a separate OS process (multiprocessing, "spawn") with its own
 connection, that runs only the named queries of queries.sql (through checks.runtime).
 
-The coordinator sends Tasks through a pipe; a task names a scenario module and one of
-its `work_<action>` functions, which this process imports and runs. A task may carry a
-crash point: when the worker reaches it, it SIGKILLs itself there (no cleanup, no
-commit, the server sees the connection drop), and the coordinator starts a new one.
+The pool (core.workers) sends the setup, which opens a WorkerContext, then Tasks; a
+task names a scenario module and one of its `work_<action>` functions, which this
+process imports and runs. A task may carry a crash point: when the worker reaches it,
+it SIGKILLs itself there (no cleanup, no commit, the server sees the connection drop),
+and the coordinator starts a new one.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from agentddl.checks.core.workers import WorkerSide
 from agentddl.checks.db.runtime import Runtime, load_queries
 from agentddl.checks.prove.hot_setup import HotSetup
 from agentddl.checks.prove.journal import Journal
 from agentddl.checks.prove.sessions import open_session
-from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
 Row = dict[str, Any]
@@ -136,49 +137,30 @@ class WorkerContext:
         return result
 
 
-def serve(slot: int, pipe: Connection, stop: Event, go: Event) -> None:
-    """The worker process's main loop until the coordinator sends None: a WorkerSetup
-    (connect to that database with those queries; acknowledged), a Task (run it; its
-    result or failure goes back), or ("release",) (disconnect)."""
-    from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS
+class ProveSide(WorkerSide[WorkerContext]):
+    """A prove worker process's part of the pool: its session is a WorkerContext, its
+    messages are Tasks (each answered with its result, or "failed" and the traceback)."""
 
-    for name in (*SCENARIOS, *HOT_SCENARIOS):  # all now: nothing is read from disk once the work starts
-        importlib.import_module(f"agentddl.checks.prove.scenarios.{name}")
-    worker: WorkerContext | None = None
-    while True:
+    def __init__(self, stop: Event, go: Event) -> None:
+        self.stop, self.go = stop, go
+
+    def begin(self) -> None:
+        """Import every scenario now: nothing is read from disk once the work starts."""
+        from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS
+
+        for name in (*SCENARIOS, *HOT_SCENARIOS):
+            importlib.import_module(f"agentddl.checks.prove.scenarios.{name}")
+
+    def open(self, setup: WorkerSetup, slot: int, pipe: Connection) -> WorkerContext:
+        return WorkerContext(setup, slot, pipe, self.stop, self.go)
+
+    def handle(self, worker: WorkerContext, task: Task, pipe: Connection) -> None:
         try:
-            message = pipe.recv()
-        except EOFError:
-            return
-        if message is None:
-            return
-        if isinstance(message, WorkerSetup) or message == ("release",):
-            worker = _reconfigure(worker, message, slot, pipe, stop, go)
-            continue
-        assert worker is not None, "a task before any setup"
-        try:
-            pipe.send(("result", worker.run(message)))
+            pipe.send(("result", worker.run(task)))
         except Exception:  # a worker bug or an unexpected server error: the coordinator reports it
             pipe.send(("failed", traceback.format_exc(limit=8)))
         worker.reconnect_if_broken()
 
-
-def _reconfigure(
-    worker: WorkerContext | None, message: Any, slot: int, pipe: Connection, stop: Event, go: Event
-) -> WorkerContext | None:
-    if worker is not None:
+    def close(self, worker: WorkerContext) -> None:
         worker.conn.close()
         worker.journal.close()
-    if not isinstance(message, WorkerSetup):
-        pipe.send(("released", None))
-        return None
-    try:
-        worker = WorkerContext(message, slot, pipe, stop, go)
-    except AgentDDLError as error:  # the database refused the connection: its one line
-        pipe.send(("failed", str(error)))
-        return None
-    except Exception:
-        pipe.send(("failed", traceback.format_exc(limit=4)))
-        return None
-    pipe.send(("configured", None))
-    return worker

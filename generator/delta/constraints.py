@@ -45,22 +45,32 @@ def _foreign_key(ctx: Context, fk: ForeignKey) -> str:
 
 def _steps(ctx: Context, difference: Difference) -> list[Step]:
     table, name = difference.key[1], difference.key[2]
-    rel = ctx.rel(table)
     if difference.removed:
-        return [
-            Step(
-                "contract",
-                f"drop constraint {name} on {table}",
-                (f"ALTER TABLE {rel} DROP CONSTRAINT IF EXISTS {name}",),
-                "locked",
-                AE,
-                (rel,),
-                "catalog",
-                "the downgrade adds it again NOT VALID and validates it",
-            )
-        ]
+        return [_drop(ctx.rel(table), table, name)]
     added = name if difference.added else temp_name(name)
     definition, tables = _definition(ctx, difference)
+    steps = _add_and_validate(ctx.rel(table), table, added, definition, tables)
+    if not difference.added:
+        steps.append(_swap(ctx.rel(table), name, added, tables))
+    return steps
+
+
+def _drop(rel: str, table: str, name: str) -> Step:
+    return Step(
+        "contract",
+        f"drop constraint {name} on {table}",
+        (f"ALTER TABLE {rel} DROP CONSTRAINT IF EXISTS {name}",),
+        "locked",
+        AE,
+        (rel,),
+        "catalog",
+        "the downgrade adds it again NOT VALID and validates it",
+    )
+
+
+def _add_and_validate(
+    rel: str, table: str, added: str, definition: str, tables: tuple[str, ...]
+) -> list[Step]:
     # ADD ... NOT VALID alone takes SHARE ROW EXCLUSIVE for a foreign key, but dropping a
     # leftover of an interrupted run first takes ACCESS EXCLUSIVE: both catalog-only
     lock = AE
@@ -90,23 +100,23 @@ def _steps(ctx: Context, difference: Difference) -> list[Step]:
             f"fix the rows it names, then re-run",
         ),
     ]
-    if not difference.added:
-        steps.append(
-            Step(
-                "contract",
-                f"swap in the new {name}: drop the old one, rename {added}",
-                (
-                    f"ALTER TABLE {rel} DROP CONSTRAINT IF EXISTS {name}",
-                    f"ALTER TABLE {rel} RENAME CONSTRAINT {added} TO {name}",
-                ),
-                "locked",
-                AE,
-                tables,  # a foreign key's triggers live on both tables
-                "catalog",
-                "the downgrade swaps the previous definition back the same way",
-            )
-        )
     return steps
+
+
+def _swap(rel: str, name: str, added: str, tables: tuple[str, ...]) -> Step:
+    return Step(
+        "contract",
+        f"swap in the new {name}: drop the old one, rename {added}",
+        (
+            f"ALTER TABLE {rel} DROP CONSTRAINT IF EXISTS {name}",
+            f"ALTER TABLE {rel} RENAME CONSTRAINT {added} TO {name}",
+        ),
+        "locked",
+        AE,
+        tables,  # a foreign key's triggers live on both tables
+        "catalog",
+        "the downgrade swaps the previous definition back the same way",
+    )
 
 
 def _partitioned_fk(difference: Difference) -> Refusal:

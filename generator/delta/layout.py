@@ -7,6 +7,7 @@ from agentddl.generator.delta.types import Step
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.model.layout import LIVE_SET
 from agentddl.generator.model.names import quote
+from agentddl.generator.sqltemplate import render_sql
 
 BACKFILL_BATCH = 1000
 LIVE_STATUSES = "('queued', 'running', 'waiting')"
@@ -74,18 +75,7 @@ def _live_set_backfill(model: SchemaModel) -> Step:
                 AND NOT EXISTS (SELECT FROM {schema}.run_queue AS q WHERE {join("q", "r")})
             ORDER BY r.created_at
             LIMIT {BACKFILL_BATCH}"""
-    loop = f"""DO $agentddl$
-DECLARE
-    moved integer;
-BEGIN
-    LOOP
-        {insert};
-        GET DIAGNOSTICS moved = ROW_COUNT;
-        EXIT WHEN moved = 0;
-        COMMIT;
-    END LOOP;
-END
-$agentddl$"""
+    loop = render_sql("batched_loop", statement=insert)  # a batch per transaction until none is left
     return Step(
         phase="switch",
         summary=f"fill {model.schema}.run_queue with every live run, {BACKFILL_BATCH} at a time",

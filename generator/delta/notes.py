@@ -23,6 +23,10 @@ def operator_notes(
 
 def _note(key: str, before: Any, after: Any, new: SchemaModel) -> str | None:
     section = key.split(".")[0]
+    if section == "retention":
+        return _retention_note(key, before, after)
+    if section in ("lock_strategy", "lease", "payload", "hot_state"):
+        return _runtime_note(key, before, after)
     if key == "engine.version":
         return (
             f"Before: the server runs PostgreSQL {after} or newer (the revision uses what {after} offers)."
@@ -45,6 +49,10 @@ def _note(key: str, before: Any, after: Any, new: SchemaModel) -> str | None:
             "(roles are cluster-wide) with no privileges on this schema: drop them when no database "
             "uses them."
         )
+    return None  # name, volume: their effects are in the steps and partition notes
+
+
+def _retention_note(key: str, before: Any, after: Any) -> str | None:
     if key in ("retention.events", "retention.checkpoints"):
         what = key.split(".")[1]
         if _seconds(after) < _seconds(before):
@@ -61,6 +69,12 @@ def _note(key: str, before: Any, after: Any, new: SchemaModel) -> str | None:
         return f"After: maintenance keeps {after} partitions ahead from its next run."
     if key == "retention.scheduler":
         return f"No schema change for {key}: schedule the maintenance with {after} (PLAN.md, section 4)."
+    return None
+
+
+def _runtime_note(key: str, before: Any, after: Any) -> str | None:
+    """lock_strategy, lease, payload and hot_state: what changes for the workers."""
+    section = key.split(".")[0]
     if key == "lock_strategy":
         return (
             f"No schema change for lock_strategy {before} -> {after}: roll workers over to the new claim "
@@ -87,7 +101,7 @@ def _note(key: str, before: Any, after: Any, new: SchemaModel) -> str | None:
         )
     if key == "payload.compression":
         return "After: values written from now on use the new compression; stored values keep theirs."
-    return None  # name, volume: their effects are in the steps and partition notes
+    return None
 
 
 def _partition_notes(old: SchemaModel, new: SchemaModel) -> list[str]:

@@ -12,6 +12,7 @@ import agentddl.generator.model.features as features
 from agentddl.generator.model.names import quote as quote  # re-exported: checks quote names with it
 from agentddl.generator.model.scope import TRANSITIONS, WORKER_TRANSITIONS, Scope
 from agentddl.generator.model.types import SqlBlock, Table
+from agentddl.generator.sqltemplate import render_sql
 
 ROLE_KINDS: tuple[Literal["owner", "app", "relay", "readonly"], ...] = ("owner", "app", "relay", "readonly")
 
@@ -130,15 +131,7 @@ def compression(s: Scope, table: Table) -> SqlBlock | None:
     if method == "lz4":
         # lz4 needs a server built --with-lz4 (distribution packages are; some embedded
         # builds are not): fall back to the default pglz there, and say so.
-        sql = (
-            "DO $$\nBEGIN\n"
-            "    IF 'lz4' = ANY (SELECT unnest(enumvals) FROM pg_catalog.pg_settings\n"
-            "                    WHERE name = 'default_toast_compression') THEN\n"
-            f"        {sql};\n"
-            "    ELSE\n"
-            f"        RAISE NOTICE 'server lacks lz4: {table.name} payloads use pglz';\n"
-            "    END IF;\nEND\n$$"
-        )
+        sql = render_sql("compression_lz4", alter=sql, table=table.name)
     return SqlBlock(f"{table.name}_compression", sql, f"payload columns compressed with {method}")
 
 
@@ -149,16 +142,7 @@ def transition_guard(s: Scope) -> tuple[SqlBlock, ...]:
     pairs = ",\n        ".join(f"('{a}', '{b}')" for a, b in (*WORKER_TRANSITIONS, *TRANSITIONS))
     function = SqlBlock(
         "check_run_transition",
-        f"CREATE FUNCTION {q}.check_run_transition() RETURNS trigger\n"
-        "LANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $$\nBEGIN\n"
-        f"    IF (OLD.status, NEW.status) NOT IN (\n        {pairs}\n    ) THEN\n"
-        "        RAISE EXCEPTION 'run %: % -> % is not an allowed transition',\n"
-        "            OLD.run_id, OLD.status, NEW.status USING ERRCODE = 'check_violation';\n"
-        "    END IF;\n"
-        "    IF NEW.version <= OLD.version THEN\n"
-        "        RAISE EXCEPTION 'run %: a status change must bump version', OLD.run_id\n"
-        "            USING ERRCODE = 'check_violation';\n"
-        "    END IF;\n    RETURN NEW;\nEND\n$$",
+        render_sql("check_run_transition", qschema=q, pairs=pairs),
         "run status changes follow the lifecycle and bump the version",
     )
     trigger = SqlBlock(
@@ -175,10 +159,7 @@ def append_only(s: Scope, table: Table) -> tuple[SqlBlock, ...]:
     q = quote(s.profile.schema_name)
     function = SqlBlock(
         "forbid_update",
-        f"CREATE FUNCTION {q}.forbid_update() RETURNS trigger\n"
-        "LANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $$\nBEGIN\n"
-        "    RAISE EXCEPTION 'table %.% is append-only', TG_TABLE_SCHEMA, TG_TABLE_NAME\n"
-        "        USING ERRCODE = 'insufficient_privilege';\nEND\n$$",
+        render_sql("forbid_update", qschema=q),
         "append-only history: UPDATE is refused for every role, owner included",
     )
     trigger = SqlBlock(

@@ -71,63 +71,9 @@ def outbox(s: Scope) -> Table:
     return Table(
         name="outbox",
         comment="Transactional outbox: written with the state change, delivered by the relay.",
-        columns=(
-            *s.tenant_columns(),
-            Column("message_id", "uuid", default=s.uuid_default, comment="Consumers dedupe by this id."),
-            Column("run_id", "uuid"),
-            Column("topic", "text"),
-            Column(
-                "payload",
-                "jsonb",
-                compression=s.compression,
-                comment=f"The message, at most {p.payload.outbox_limit} bytes.",
-            ),
-            Column("created_at", "timestamptz", default="now()"),
-            Column("available_at", "timestamptz", default="now()", comment="Not relayed before this."),
-            Column("delivery_attempts", "integer", default="0"),
-            Column(
-                "max_attempts",
-                "integer",
-                default=str(p.outbox.max_attempts),
-                comment="Delivery attempts before the message is dead-lettered.",
-            ),
-            Column("claimed_by", "text", nullable=True, comment="Relay instance holding the claim."),
-            Column(
-                "claimed_until",
-                "timestamptz",
-                nullable=True,
-                comment="The relay's claim ends here.",
-            ),
-            Column("delivered_at", "timestamptz", nullable=True),
-            Column("last_error", "text", nullable=True, comment="Why the last delivery failed (bounded)."),
-            Column(
-                "dead_at",
-                "timestamptz",
-                nullable=True,
-                comment="Dead-lettered: no more attempts until an operator requeues it.",
-            ),
-        ),
+        columns=_outbox_columns(s),
         primary_key=s.keyed("message_id"),
-        checks=(
-            Check("outbox_topic_check", "char_length(topic) BETWEEN 1 AND 200", "bounded topic"),
-            size_check("outbox", "payload", p.payload.outbox_limit, "bounded message"),
-            Check(
-                "outbox_attempts_check",
-                "delivery_attempts >= 0 AND max_attempts > 0",
-                "attempt counters are sane",
-            ),
-            Check(
-                "outbox_claim_check",
-                "(claimed_by IS NULL) = (claimed_until IS NULL)",
-                "a claim has an owner and an end",
-            ),
-            Check("outbox_error_check", "char_length(last_error) <= 2000", "bounded error text"),
-            Check(
-                "outbox_dead_check",
-                "dead_at IS NULL OR (delivered_at IS NULL AND claimed_by IS NULL)",
-                "a dead letter is neither delivered nor claimed",
-            ),
-        ),
+        checks=_outbox_checks(s),
         foreign_keys=(s.run_fk("outbox", "a message belongs to a run of the same tenant"),),
         indexes=(
             Index(
@@ -163,4 +109,68 @@ def outbox(s: Scope) -> Table:
             ),
         ),
         storage=tuning.hot_table_storage(p, updates_per_step=0.5),
+    )
+
+
+def _outbox_columns(s: Scope) -> tuple[Column, ...]:
+    p = s.profile
+    return (
+        *s.tenant_columns(),
+        Column("message_id", "uuid", default=s.uuid_default, comment="Consumers dedupe by this id."),
+        Column("run_id", "uuid"),
+        Column("topic", "text"),
+        Column(
+            "payload",
+            "jsonb",
+            compression=s.compression,
+            comment=f"The message, at most {p.payload.outbox_limit} bytes.",
+        ),
+        Column("created_at", "timestamptz", default="now()"),
+        Column("available_at", "timestamptz", default="now()", comment="Not relayed before this."),
+        Column("delivery_attempts", "integer", default="0"),
+        Column(
+            "max_attempts",
+            "integer",
+            default=str(p.outbox.max_attempts),
+            comment="Delivery attempts before the message is dead-lettered.",
+        ),
+        Column("claimed_by", "text", nullable=True, comment="Relay instance holding the claim."),
+        Column(
+            "claimed_until",
+            "timestamptz",
+            nullable=True,
+            comment="The relay's claim ends here.",
+        ),
+        Column("delivered_at", "timestamptz", nullable=True),
+        Column("last_error", "text", nullable=True, comment="Why the last delivery failed (bounded)."),
+        Column(
+            "dead_at",
+            "timestamptz",
+            nullable=True,
+            comment="Dead-lettered: no more attempts until an operator requeues it.",
+        ),
+    )
+
+
+def _outbox_checks(s: Scope) -> tuple[Check, ...]:
+    p = s.profile
+    return (
+        Check("outbox_topic_check", "char_length(topic) BETWEEN 1 AND 200", "bounded topic"),
+        size_check("outbox", "payload", p.payload.outbox_limit, "bounded message"),
+        Check(
+            "outbox_attempts_check",
+            "delivery_attempts >= 0 AND max_attempts > 0",
+            "attempt counters are sane",
+        ),
+        Check(
+            "outbox_claim_check",
+            "(claimed_by IS NULL) = (claimed_until IS NULL)",
+            "a claim has an owner and an end",
+        ),
+        Check("outbox_error_check", "char_length(last_error) <= 2000", "bounded error text"),
+        Check(
+            "outbox_dead_check",
+            "dead_at IS NULL OR (delivered_at IS NULL AND claimed_by IS NULL)",
+            "a dead letter is neither delivered nor claimed",
+        ),
     )

@@ -9,6 +9,7 @@ import agentddl.generator.model.tuning as tuning
 from agentddl.generator.model.names import quote
 from agentddl.generator.model.scope import Scope, size_check
 from agentddl.generator.model.types import Check, Column, ForeignKey, Index, Partitioning, SqlBlock, Table
+from agentddl.generator.sqltemplate import render_sql
 
 SECRET_KEYS = ("api_key", "authorization", "password", "secret", "access_token", "prompt")
 
@@ -25,15 +26,7 @@ def checkpoint_parent_guard(s: Scope) -> tuple[SqlBlock, ...]:
     same = " AND ".join(f"p.{c} = NEW.{c}" for c in s.keyed("run_id", "run_created_at"))
     function = SqlBlock(
         "check_checkpoint_parent",
-        f"CREATE FUNCTION {q}.check_checkpoint_parent() RETURNS trigger\n"
-        "LANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $$\nBEGIN\n"
-        "    IF NEW.parent_seq IS NOT NULL AND NOT EXISTS (\n"
-        f"        SELECT 1 FROM {q}.checkpoints AS p\n"
-        f"        WHERE {same} AND p.seq = NEW.parent_seq\n"
-        "    ) THEN\n"
-        "        RAISE EXCEPTION 'checkpoint % of run %: parent checkpoint % does not exist',\n"
-        "            NEW.seq, NEW.run_id, NEW.parent_seq USING ERRCODE = 'foreign_key_violation';\n"
-        "    END IF;\n    RETURN NEW;\nEND\n$$",
+        render_sql("check_checkpoint_parent", qschema=q, same_run=same),
         "a checkpoint's parent must exist in the same run",
     )
     trigger = SqlBlock(
@@ -61,61 +54,9 @@ def checkpoints(s: Scope) -> Table:
     return Table(
         name="checkpoints",
         comment="Resumable snapshots of a run; large payloads live out of line (payload_ref).",
-        columns=(
-            *s.tenant_columns(),
-            Column("run_id", "uuid"),
-            Column("run_created_at", "timestamptz", comment="Partition key: the run's created_at."),
-            Column("seq", "integer", comment="Per-run sequence, 1, 2, ..."),
-            Column("parent_seq", "integer", nullable=True, comment="The checkpoint this one follows."),
-            Column("fencing_token", "bigint", comment="Fencing token of the attempt that wrote it."),
-            Column("state_schema_version", "integer", comment="Version of the state's shape."),
-            Column("next_nodes", "text[]", default="'{}'::text[]", comment="Nodes to run next."),
-            Column("completed_nodes", "text[]", default="'{}'::text[]", comment="Nodes done."),
-            Column(
-                "metadata",
-                "jsonb",
-                nullable=True,
-                comment="Pending interrupt or approval, code version, config reference; bounded.",
-            ),
-            Column(
-                "payload",
-                "jsonb",
-                nullable=True,
-                compression=s.compression,
-                comment=f"Inline state, at most {p.payload.inline_limit} bytes.",
-            ),
-            Column("payload_ref", "text", nullable=True, comment="URI of an out-of-line payload."),
-            Column("payload_bytes", "integer", comment="Size of the payload, inline or not."),
-            Column("payload_sha256", "bytea", comment="Integrity hash of the payload."),
-            Column("created_at", "timestamptz", default="now()"),
-        ),
+        columns=_checkpoints_columns(s),
         primary_key=s.keyed("run_id", "run_created_at", "seq"),
-        checks=(
-            Check(
-                "checkpoints_seq_check",
-                "seq > 0 AND (parent_seq IS NULL OR parent_seq < seq)",
-                "a checkpoint follows an earlier one",
-            ),
-            Check(
-                "checkpoints_payload_place_check",
-                "(payload IS NULL) <> (payload_ref IS NULL)",
-                "the payload is either inline or out of line, never both or neither",
-            ),
-            Check(
-                "checkpoints_inline_limit_check",
-                f"payload IS NULL OR payload_bytes <= {p.payload.inline_limit}",
-                "inline payloads stay under the inline limit",
-            ),
-            Check("checkpoints_payload_bytes_check", "payload_bytes >= 0", "sizes are not negative"),
-            Check("checkpoints_sha256_check", "octet_length(payload_sha256) = 32", "a sha256 hash"),
-            Check("checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"),
-            size_check(
-                "checkpoints",
-                "metadata",
-                p.payload.event_limit,
-                "checkpoint metadata stay bounded like events",
-            ),
-        ),
+        checks=_checkpoints_checks(s),
         foreign_keys=(
             # The parent is checked by checkpoint_parent_guard, not a self-referencing FK:
             # PostgreSQL refuses to detach a partition that rows of the partitioned table
@@ -132,70 +73,78 @@ def checkpoints(s: Scope) -> Table:
     )
 
 
+def _checkpoints_columns(s: Scope) -> tuple[Column, ...]:
+    p = s.profile
+    return (
+        *s.tenant_columns(),
+        Column("run_id", "uuid"),
+        Column("run_created_at", "timestamptz", comment="Partition key: the run's created_at."),
+        Column("seq", "integer", comment="Per-run sequence, 1, 2, ..."),
+        Column("parent_seq", "integer", nullable=True, comment="The checkpoint this one follows."),
+        Column("fencing_token", "bigint", comment="Fencing token of the attempt that wrote it."),
+        Column("state_schema_version", "integer", comment="Version of the state's shape."),
+        Column("next_nodes", "text[]", default="'{}'::text[]", comment="Nodes to run next."),
+        Column("completed_nodes", "text[]", default="'{}'::text[]", comment="Nodes done."),
+        Column(
+            "metadata",
+            "jsonb",
+            nullable=True,
+            comment="Pending interrupt or approval, code version, config reference; bounded.",
+        ),
+        Column(
+            "payload",
+            "jsonb",
+            nullable=True,
+            compression=s.compression,
+            comment=f"Inline state, at most {p.payload.inline_limit} bytes.",
+        ),
+        Column("payload_ref", "text", nullable=True, comment="URI of an out-of-line payload."),
+        Column("payload_bytes", "integer", comment="Size of the payload, inline or not."),
+        Column("payload_sha256", "bytea", comment="Integrity hash of the payload."),
+        Column("created_at", "timestamptz", default="now()"),
+    )
+
+
+def _checkpoints_checks(s: Scope) -> tuple[Check, ...]:
+    p = s.profile
+    return (
+        Check(
+            "checkpoints_seq_check",
+            "seq > 0 AND (parent_seq IS NULL OR parent_seq < seq)",
+            "a checkpoint follows an earlier one",
+        ),
+        Check(
+            "checkpoints_payload_place_check",
+            "(payload IS NULL) <> (payload_ref IS NULL)",
+            "the payload is either inline or out of line, never both or neither",
+        ),
+        Check(
+            "checkpoints_inline_limit_check",
+            f"payload IS NULL OR payload_bytes <= {p.payload.inline_limit}",
+            "inline payloads stay under the inline limit",
+        ),
+        Check("checkpoints_payload_bytes_check", "payload_bytes >= 0", "sizes are not negative"),
+        Check("checkpoints_sha256_check", "octet_length(payload_sha256) = 32", "a sha256 hash"),
+        Check("checkpoints_state_version_check", "state_schema_version > 0", "versions start at 1"),
+        size_check(
+            "checkpoints",
+            "metadata",
+            p.payload.event_limit,
+            "checkpoint metadata stay bounded like events",
+        ),
+    )
+
+
 def events(s: Scope) -> Table:
     p = s.profile
     rows = tuning.event_rows_per_day(p)
     method = tuning.time_index_method(rows)
-    identity = features.has(s.version, "partitioned_identity")
-    secrets = ", ".join(f"'{k}'" for k in SECRET_KEYS)
     return Table(
         name="events",
         comment="Append-only run history. Never updated; expires by dropping partitions.",
-        columns=(
-            Column(
-                "event_id",
-                "bigint",
-                identity=identity,
-                default=None
-                if identity
-                else f"nextval('{s.profile.schema_name}.events_event_id_seq'::regclass)",
-                comment="Monotonic id for 'changes since' reads.",
-            ),
-            *s.tenant_columns(),
-            Column("run_id", "uuid"),
-            Column("run_created_at", "timestamptz", comment="Partition key: the run's created_at."),
-            Column("seq", "integer", comment="Per-run sequence, 1, 2, ..."),
-            Column("kind", "text", comment="Event type, e.g. step.started."),
-            Column(
-                "actor",
-                "text",
-                comment="Who caused it: system, agent:<id>, user:<id>, tool:<name>.",
-            ),
-            Column("policy_version", "text", nullable=True, comment="Policy in force when it happened."),
-            Column(
-                "payload",
-                "jsonb",
-                default="'{}'::jsonb",
-                compression=s.compression,
-                comment=f"Redacted, at most {p.payload.event_limit} bytes.",
-            ),
-            Column("created_at", "timestamptz", default="now()"),
-        ),
+        columns=_events_columns(s),
         primary_key=s.keyed("run_id", "run_created_at", "seq"),
-        checks=(
-            Check("events_seq_check", "seq > 0", "per-run sequence starts at 1"),
-            Check(
-                "events_kind_check",
-                "kind ~ '^[a-z][a-z0-9_.]{0,99}$'",
-                "event kinds are short names",
-            ),
-            Check(
-                "events_actor_check",
-                "actor ~ '^(system|agent|user|tool)(:[^[:space:]]{1,200})?$'",
-                "every event names its actor",
-            ),
-            size_check(
-                "events",
-                "payload",
-                p.payload.event_limit,
-                "event payloads are size-bounded: no full prompts or raw provider responses",
-            ),
-            Check(
-                "events_payload_secrets_check",
-                f"NOT (payload ?| ARRAY[{secrets}])",
-                "no secrets or full prompts as top-level payload keys",
-            ),
-        ),
+        checks=_events_checks(s),
         foreign_keys=(_run_fk(s, "events"),),
         indexes=(
             Index(
@@ -216,4 +165,66 @@ def events(s: Scope) -> Table:
         ),
         partitioning=_partitioning(rows, p.retention.events, p.retention.runway, "event"),
         append_only=True,
+    )
+
+
+def _events_columns(s: Scope) -> tuple[Column, ...]:
+    p = s.profile
+    identity = features.has(s.version, "partitioned_identity")
+    return (
+        Column(
+            "event_id",
+            "bigint",
+            identity=identity,
+            default=None if identity else f"nextval('{s.profile.schema_name}.events_event_id_seq'::regclass)",
+            comment="Monotonic id for 'changes since' reads.",
+        ),
+        *s.tenant_columns(),
+        Column("run_id", "uuid"),
+        Column("run_created_at", "timestamptz", comment="Partition key: the run's created_at."),
+        Column("seq", "integer", comment="Per-run sequence, 1, 2, ..."),
+        Column("kind", "text", comment="Event type, e.g. step.started."),
+        Column(
+            "actor",
+            "text",
+            comment="Who caused it: system, agent:<id>, user:<id>, tool:<name>.",
+        ),
+        Column("policy_version", "text", nullable=True, comment="Policy in force when it happened."),
+        Column(
+            "payload",
+            "jsonb",
+            default="'{}'::jsonb",
+            compression=s.compression,
+            comment=f"Redacted, at most {p.payload.event_limit} bytes.",
+        ),
+        Column("created_at", "timestamptz", default="now()"),
+    )
+
+
+def _events_checks(s: Scope) -> tuple[Check, ...]:
+    p = s.profile
+    secrets = ", ".join(f"'{k}'" for k in SECRET_KEYS)
+    return (
+        Check("events_seq_check", "seq > 0", "per-run sequence starts at 1"),
+        Check(
+            "events_kind_check",
+            "kind ~ '^[a-z][a-z0-9_.]{0,99}$'",
+            "event kinds are short names",
+        ),
+        Check(
+            "events_actor_check",
+            "actor ~ '^(system|agent|user|tool)(:[^[:space:]]{1,200})?$'",
+            "every event names its actor",
+        ),
+        size_check(
+            "events",
+            "payload",
+            p.payload.event_limit,
+            "event payloads are size-bounded: no full prompts or raw provider responses",
+        ),
+        Check(
+            "events_payload_secrets_check",
+            f"NOT (payload ?| ARRAY[{secrets}])",
+            "no secrets or full prompts as top-level payload keys",
+        ),
     )

@@ -167,61 +167,9 @@ def tool_calls(s: Scope) -> Table:
     return Table(
         name="tool_calls",
         comment="A tool call made by a node execution: recorded before the call, completed after.",
-        columns=(
-            *s.tenant_columns(),
-            Column("run_id", "uuid"),
-            Column("node_id", "text"),
-            Column("node_attempt", "integer", comment="The node execution's attempt."),
-            Column("call_no", "integer", comment="1, 2, ... per node execution."),
-            Column("tool", "text", comment="The tool's name."),
-            Column(
-                "idempotency_key",
-                "text",
-                nullable=True,
-                comment="The operation (operations.idempotency_key) holding the call's side effect.",
-            ),
-            Column("status", "text", default="'pending'"),
-            Column(
-                "input",
-                "jsonb",
-                compression=s.compression,
-                comment="The call's arguments, redacted and size-bounded.",
-            ),
-            Column(
-                "result",
-                "jsonb",
-                nullable=True,
-                compression=s.compression,
-                comment="The call's result, size-bounded.",
-            ),
-            Column("error", "text", nullable=True, comment="Bounded error summary."),
-            Column("fencing_token", "bigint", comment="Fencing token of the attempt that made the call."),
-            Column("created_at", "timestamptz", default="now()"),
-            Column("completed_at", "timestamptz", nullable=True),
-        ),
+        columns=_tool_calls_columns(s),
         primary_key=s.keyed("run_id", "node_id", "node_attempt", "call_no"),
-        checks=(
-            Check(
-                "tool_calls_status_check",
-                f"status IN ({sql_list(TOOL_CALL_STATUSES)})",
-                "status is a tool call state",
-            ),
-            Check(
-                "tool_calls_completed_check",
-                "(status = 'pending') = (completed_at IS NULL)",
-                "completed_at is set exactly when the call finished",
-            ),
-            Check("tool_calls_call_no_check", "call_no > 0", "calls count from 1"),
-            Check("tool_calls_tool_check", "char_length(tool) BETWEEN 1 AND 200", "bounded tool name"),
-            Check(
-                "tool_calls_key_check",
-                "char_length(idempotency_key) BETWEEN 1 AND 200",
-                "bounded idempotency key",
-            ),
-            Check("tool_calls_error_check", "char_length(error) <= 4000", "bounded error text"),
-            size_check("tool_calls", "input", p.payload.event_limit, "bounded arguments"),
-            size_check("tool_calls", "result", p.payload.inline_limit, "bounded result"),
-        ),
+        checks=_tool_calls_checks(s),
         foreign_keys=(
             ForeignKey(
                 "tool_calls_node_execution_fkey",
@@ -233,6 +181,67 @@ def tool_calls(s: Scope) -> Table:
             ),
         ),
         storage=tuning.hot_table_storage(p, updates_per_step=0.5),
+    )
+
+
+def _tool_calls_columns(s: Scope) -> tuple[Column, ...]:
+    return (
+        *s.tenant_columns(),
+        Column("run_id", "uuid"),
+        Column("node_id", "text"),
+        Column("node_attempt", "integer", comment="The node execution's attempt."),
+        Column("call_no", "integer", comment="1, 2, ... per node execution."),
+        Column("tool", "text", comment="The tool's name."),
+        Column(
+            "idempotency_key",
+            "text",
+            nullable=True,
+            comment="The operation (operations.idempotency_key) holding the call's side effect.",
+        ),
+        Column("status", "text", default="'pending'"),
+        Column(
+            "input",
+            "jsonb",
+            compression=s.compression,
+            comment="The call's arguments, redacted and size-bounded.",
+        ),
+        Column(
+            "result",
+            "jsonb",
+            nullable=True,
+            compression=s.compression,
+            comment="The call's result, size-bounded.",
+        ),
+        Column("error", "text", nullable=True, comment="Bounded error summary."),
+        Column("fencing_token", "bigint", comment="Fencing token of the attempt that made the call."),
+        Column("created_at", "timestamptz", default="now()"),
+        Column("completed_at", "timestamptz", nullable=True),
+    )
+
+
+def _tool_calls_checks(s: Scope) -> tuple[Check, ...]:
+    p = s.profile
+    return (
+        Check(
+            "tool_calls_status_check",
+            f"status IN ({sql_list(TOOL_CALL_STATUSES)})",
+            "status is a tool call state",
+        ),
+        Check(
+            "tool_calls_completed_check",
+            "(status = 'pending') = (completed_at IS NULL)",
+            "completed_at is set exactly when the call finished",
+        ),
+        Check("tool_calls_call_no_check", "call_no > 0", "calls count from 1"),
+        Check("tool_calls_tool_check", "char_length(tool) BETWEEN 1 AND 200", "bounded tool name"),
+        Check(
+            "tool_calls_key_check",
+            "char_length(idempotency_key) BETWEEN 1 AND 200",
+            "bounded idempotency key",
+        ),
+        Check("tool_calls_error_check", "char_length(error) <= 4000", "bounded error text"),
+        size_check("tool_calls", "input", p.payload.event_limit, "bounded arguments"),
+        size_check("tool_calls", "result", p.payload.inline_limit, "bounded result"),
     )
 
 

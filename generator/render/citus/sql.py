@@ -21,6 +21,7 @@ from __future__ import annotations
 from agentddl.generator.model import SchemaModel
 from agentddl.generator.model.names import quote
 from agentddl.generator.render.citus.layout import ANCHOR, MAINTAIN
+from agentddl.generator.sqltemplate import render_sql
 
 
 def render_citus_sql(model: SchemaModel) -> str:
@@ -82,19 +83,7 @@ def _maintenance(model: SchemaModel) -> str:
     name = _name(model, MAINTAIN)
     body = "\n".join(_table_maintenance(model, t.name) for t in model.distributed_tables if t.partitioning)
     owner = quote(model.profile.role("owner"))
-    return f"""-- partition maintenance with Citus's own functions (instead of maintain_partitions):
--- create_time_partitions makes the runway ahead (each new partition is distributed with
--- its parent), drop_old_time_partitions drops those wholly past retention. Run it on a
--- schedule on the coordinator as a member of the owner role: CALL {name}();
-CREATE PROCEDURE {name}(p_now timestamptz DEFAULT now())
-LANGUAGE plpgsql
-AS $$
-BEGIN
-{body}
-END
-$$;
-REVOKE ALL ON PROCEDURE {name}(timestamptz) FROM public;
-GRANT EXECUTE ON PROCEDURE {name}(timestamptz) TO {owner};"""
+    return render_sql("citus_maintain_time_partitions", name=name, body=body, owner=owner)
 
 
 def _table_maintenance(model: SchemaModel, table: str) -> str:

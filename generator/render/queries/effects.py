@@ -224,7 +224,18 @@ claimed AS (
 SELECT {c.cols("k", *MESSAGE_READ)}
 FROM claimed AS k
 ORDER BY k.available_at, k.message_id"""
-    doc = (
+    doc = _relay_claim_doc(c)
+    return Query(
+        "relay_claim",
+        "",
+        doc,
+        sql,
+        params=tuple([*c.shard_param(), "relay_id text", "claim_seconds integer", "batch_size integer"]),
+    )
+
+
+def _relay_claim_doc(c: Ctx) -> tuple[str, ...]:
+    return (
         "The relay claims up to :batch_size pending messages, oldest first, across",
         "tenants: not yet delivered nor dead-lettered, available, and unclaimed or with a",
         "lapsed claim (a crashed relay's messages come back once claim_seconds pass). A",
@@ -239,13 +250,6 @@ ORDER BY k.available_at, k.message_id"""
         ),
         f"index: {c.path('relay_claim').index}",
         "returns: the claimed messages",
-    )
-    return Query(
-        "relay_claim",
-        "",
-        doc,
-        sql,
-        params=tuple([*c.shard_param(), "relay_id text", "claim_seconds integer", "batch_size integer"]),
     )
 
 

@@ -158,8 +158,6 @@ def transition_ctes(c: Ctx, *, counted: bool = False) -> str:
     row's event counter is taken too (counter AS: key, run_created_at, event_seq)."""
     pairs = ",\n        ".join(f"('{a}', '{b}')" for a, b in TRANSITIONS)
     terminal = sql_list(TERMINAL_RUN_STATUSES)
-    step = "\n        , event_seq = q.event_seq + 1" if counted else ""
-    seq = ", q.event_seq" if counted else ""
     counter = (
         f""",
 counter AS (
@@ -199,7 +197,16 @@ moved AS (
     }
     {returning(c.cols("r", "run_id"), "r.status", "r.version")}
 ),
-requeued AS (
+{_following(c, counted)}{counter}"""
+
+
+def _following(c: Ctx, counted: bool) -> str:
+    """requeued, gone, closed: the moved run's live row follows it (queued or waiting,
+    or deleted once terminal) and its active attempt ends (interrupted)."""
+    terminal = sql_list(TERMINAL_RUN_STATUSES)
+    step = "\n        , event_seq = q.event_seq + 1" if counted else ""
+    seq = ", q.event_seq" if counted else ""
+    return f"""requeued AS (
     UPDATE {c.t("run_queue")} AS q
     SET state = m.status,
         visible_at = CASE WHEN m.status = 'queued' THEN {c.now} ELSE {NEVER} END,
@@ -222,7 +229,7 @@ closed AS (
     FROM moved AS m
     {where(c.join("a", "m", "run_id"), "a.status = 'active'", pad=4)}
     RETURNING a.attempt_no
-){counter}"""
+)"""
 
 
 def transition_run(c: Ctx) -> Query:

@@ -22,7 +22,7 @@ from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
-from agentddl.checks.db.requirements import require_engine, schema_exists
+from agentddl.checks.db.requirements import require_embedded_engine, require_engine, schema_exists
 from agentddl.checks.db.seed import seed_model
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
@@ -108,9 +108,7 @@ def bench_target(request: BenchRequest, progress: Progress) -> Iterator[Target]:
         yield InPlace(request.dsn, progress)
         return
     engine = request.profile.engine.version
-    if request.pg_version is not None and request.server is None:  # before starting it
-        where = f"the embedded server (--pg-version {request.pg_version})"
-        require_engine(request.profile, request.pg_version, where, "bench")
+    require_embedded_engine(request.profile, request.pg_version, request.server, "bench")
     with scratch_server(request.server, None, request.pg_version, prefer=engine, durable=True) as server:
         where = f"the server at {describe_dsn(server.admin_dsn)}"
         if request.server is None:

@@ -24,6 +24,16 @@ def require_engine(profile: Profile, version: int, where: str, command: str) -> 
         )
 
 
+def require_embedded_engine(
+    profile: Profile, pg_version: int | None, server: str | None, command: str
+) -> None:
+    """Before an embedded server of `--pg-version` is started (no `--server`): a major
+    older than the profile's engine is refused at once, not after the server is up."""
+    if pg_version is not None and server is None:
+        where = f"the embedded server (--pg-version {pg_version})"
+        require_engine(profile, pg_version, where, command)
+
+
 def schema_exists(conn: psycopg.Connection[Any], schema: str) -> bool:
     row = conn.execute("SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = %s)", [schema]).fetchone()
     return bool(row and row[0])

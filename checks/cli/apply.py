@@ -51,7 +51,7 @@ def apply_command(
     schema.sql goes into one fresh database, the Alembic revision into another; every
     declared object must be in pg_catalog, and both catalogs must be identical.
     """
-    from agentddl.checks.verify import ApplyRequest, run_apply
+    from agentddl.checks.verify import ApplyRequest, build_apply_report, run_apply
     from agentddl.generator.errors import AgentDDLError
 
     if positional is not None and profile is not None:
@@ -59,4 +59,4 @@ def apply_command(
     if positional is not None:
         print(DEPRECATED_ARGUMENT, file=sys.stderr)
     request = ApplyRequest(profile=profile or positional, server=server, pg_version=pg_version, keep=keep)
-    finish(run_apply(request).report(), output_format.value)
+    finish(build_apply_report(run_apply(request)), output_format.value)

@@ -85,12 +85,12 @@ def verify_command(
     """Verify, print the report in the chosen format; exit 0 clean, 1 error findings."""
     if citus:
         finish(_citus_report(profile, generated, queries or []), output_format.value)
-    from agentddl.checks.verify import VerifyRequest, run
+    from agentddl.checks.verify import VerifyRequest, build_report, run
 
     request = VerifyRequest(
         dsn=dsn, profile=profile, schemas=schema or [], server=server, pg_version=pg_version
     )
-    finish(run(request).report(), output_format.value)
+    finish(build_report(run(request)), output_format.value)
 
 
 def _citus_report(profile: Path | None, generated: Path | None, queries: list[Path]) -> Any:

@@ -1,13 +1,17 @@
 """`agentddl verify`: a live schema's invariants, read from pg_catalog; and `agentddl
 apply`: a profile installed two ways (schema.sql, Alembic), proven to land the same.
 
-Library use: `run(VerifyRequest(dsn=..., profile=...)).report()`; `run_apply(ApplyRequest(
-profile=...)).report()`. The rule functions below take an open connection and a schema
-name and return `agentddl.checks.core.findings.Finding`s (e.g. `index_findings`: the
-shared index rules of `agentddl.checks.catalog_rules`, which `audit` reports too).
+Library use: `build_report(run(VerifyRequest(dsn=..., profile=...)))`;
+`build_apply_report(run_apply(ApplyRequest(profile=...)))`: results are plain data. The
+rule functions below take an open connection and a schema name and return
+`agentddl.checks.core.findings.Finding`s (e.g. `index_findings`: the shared index rules
+of `agentddl.checks.catalog_rules`, which `audit` reports too).
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from agentddl.checks.catalog_rules.duplicate_index import DuplicateIndex
 from agentddl.checks.catalog_rules.fk_without_index import FkWithoutIndex
@@ -16,9 +20,26 @@ from agentddl.checks.catalog_rules.invalid_index import InvalidIndex
 from agentddl.checks.catalog_rules.redundant_index import RedundantIndex
 from agentddl.checks.catalog_rules.types import Connection, VerifyContext
 from agentddl.checks.core.findings import Finding
-from agentddl.checks.verify.apply import ApplyRequest, ApplyResult, run_apply
 from agentddl.checks.verify.engine import generic_findings, make_context, run_one, run_rules
-from agentddl.checks.verify.session import VerifyRequest, VerifyResult, run
+
+if TYPE_CHECKING:
+    from agentddl.checks.verify.apply import ApplyRequest, run_apply
+    from agentddl.checks.verify.report import build_apply_report, build_report
+    from agentddl.checks.verify.result import ApplyResult, VerifyResult
+    from agentddl.checks.verify.session import VerifyRequest, run
+
+# Imported on first use: a result is plain data, and importing it loads neither Alembic
+# nor the reporters.
+_HOMES = {
+    "ApplyRequest": "apply",
+    "run_apply": "apply",
+    "build_apply_report": "report",
+    "build_report": "report",
+    "ApplyResult": "result",
+    "VerifyResult": "result",
+    "VerifyRequest": "session",
+    "run": "session",
+}
 
 __all__ = [
     "ApplyRequest",
@@ -26,6 +47,8 @@ __all__ = [
     "VerifyContext",
     "VerifyRequest",
     "VerifyResult",
+    "build_apply_report",
+    "build_report",
     "duplicate_indexes",
     "fk_without_index",
     "generic_findings",
@@ -62,3 +85,9 @@ def invalid_indexes(connection: Connection, schema: str) -> list[Finding]:
 def index_findings(connection: Connection, schema: str) -> list[Finding]:
     """ADV101-ADV104 together, in one context: the index catalog is read once, not four times."""
     return run_rules(connection, make_context(connection, [schema]), INDEX_RULES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

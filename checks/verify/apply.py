@@ -13,12 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from alembic.util import CommandError
-from rich.console import Console
-from rich.table import Table
 
 from agentddl.checks.alembic import online as alembic_run
-from agentddl.checks.core.findings import Finding
-from agentddl.checks.core.report import Report
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.catalog import Snapshot, diff, read_snapshot
 from agentddl.checks.db.declared import compare_with_model, model_roles
@@ -26,17 +22,11 @@ from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.verify.apply_findings import migration_findings, undeclared_findings
 from agentddl.checks.verify.reference import create_scratch
-from agentddl.checks.verify.rules import all_rules
+from agentddl.checks.verify.result import ApplyResult
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_profile
 from agentddl.generator.render.alembic import render_revision
-
-COLUMNS = ("table", "constraints", "indexes", "partitions")
-LANDED = (
-    "apply: every declared object is in pg_catalog; schema.sql and `alembic upgrade head` "
-    "give identical catalogs."
-)
 
 
 @dataclass(frozen=True)
@@ -46,38 +36,6 @@ class ApplyRequest:
     server: str | None = None  # where the scratch databases go; default: an embedded server
     pg_version: int | None = None  # the embedded server's major (default: the profile's)
     keep: bool = False  # keep both databases (on success) for a look; needs `server`
-
-
-@dataclass(frozen=True)
-class ApplyResult:
-    about: dict[str, Any]  # profile, schema, server, server_version, kept databases
-    tables: list[dict[str, Any]]  # per declared table: constraints, indexes, partitions
-    findings: list[Finding]
-
-    def report(self) -> Report:
-        return Report(
-            tool="apply",
-            findings=self.findings,
-            rules=all_rules(),
-            about=self.about,
-            details={"tables": self.tables},
-            text_body=self._table,
-            markdown_body=self._markdown,
-            summary=None if self.findings else LANDED,
-        )
-
-    def _table(self, console: Console) -> None:
-        table = Table(title=f"schema {self.about['schema']}: declared vs pg_catalog")
-        for column in COLUMNS:
-            table.add_column(column)
-        for row in self.tables:
-            table.add_row(*(_cell(row[column]) for column in COLUMNS))
-        console.print(table)
-
-    def _markdown(self) -> str:
-        lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-        lines += ["| " + " | ".join(_cell(row[column]) for column in COLUMNS) + " |" for row in self.tables]
-        return "\n".join(lines) + "\n"
 
 
 def run_apply(request: ApplyRequest) -> ApplyResult:
@@ -152,7 +110,3 @@ def _tables(model: SchemaModel, snapshot: Snapshot) -> list[dict[str, Any]]:
         }
         for table in model.tables
     ]
-
-
-def _cell(value: Any) -> str:
-    return "-" if value is None else str(value)

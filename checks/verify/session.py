@@ -4,21 +4,19 @@ rules on a read-only session, and what was verified."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
 from agentddl.checks.catalog_rules.types import Reference
-from agentddl.checks.core.findings import Finding
-from agentddl.checks.core.report import Report
 from agentddl.checks.db import connect, database_error, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.verify.engine import make_context, run_rules
 from agentddl.checks.verify.reference import build_reference, create_scratch, read_reference
-from agentddl.checks.verify.rules import all_rules
+from agentddl.checks.verify.result import VerifyResult
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.profile import load_profile
@@ -41,15 +39,6 @@ class VerifyRequest:
     # where the profile's reference install goes: default the dsn's server, else embedded
     server: str | None = None
     pg_version: int | None = None  # the embedded server's major (without dsn and server)
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    findings: list[Finding]
-    about: dict[str, Any] = field(default_factory=dict)  # what was verified
-
-    def report(self) -> Report:
-        return Report(tool="verify", findings=self.findings, rules=all_rules(), about=self.about)
 
 
 def run(request: VerifyRequest) -> VerifyResult:

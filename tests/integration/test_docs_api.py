@@ -30,11 +30,11 @@ def _lint(ns: Namespace, out: str) -> None:
 
 
 def _verify(ns: Namespace, out: str) -> None:
-    assert ns["result"].report().exit_code == 0, out
+    assert ns["verify"].build_report(ns["result"]).exit_code == 0, out
 
 
 def _apply(ns: Namespace, out: str) -> None:
-    assert ns["applied"].report().exit_code == 0, out
+    assert ns["verify"].build_apply_report(ns["applied"]).exit_code == 0, out
 
 
 def _trace(ns: Namespace, out: str) -> None:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-RESULTS = ("audit", "bench", "diff", "trace")
+RESULTS = ("audit", "bench", "diff", "trace", "verify")
 
 
 def imported_modules(module: str) -> set[str]:

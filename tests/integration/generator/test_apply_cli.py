@@ -16,7 +16,7 @@ from agentddl.checks.cli.main import main
 from agentddl.checks.core.report import FORMATS, render
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.db.server import with_dbname
-from agentddl.checks.verify import ApplyRequest, run_apply
+from agentddl.checks.verify import ApplyRequest, build_apply_report, run_apply
 
 DEFAULT = ROOT / "schemas" / "default.yaml"
 EXAMPLES = ROOT / "schemas" / "examples"
@@ -49,7 +49,7 @@ def test_the_default_profile_lands_identically_both_ways(
 
 
 def test_every_format_renders_the_report(pg_server_latest: PostgresServer) -> None:
-    report = run_apply(ApplyRequest(profile=DEFAULT, server=pg_server_latest.admin_dsn)).report()
+    report = build_apply_report(run_apply(ApplyRequest(profile=DEFAULT, server=pg_server_latest.admin_dsn)))
     rendered = {}
     for fmt in FORMATS:
         out = io.StringIO()

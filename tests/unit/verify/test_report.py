@@ -7,7 +7,7 @@ import json
 
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import render
-from agentddl.checks.verify import VerifyResult
+from agentddl.checks.verify import VerifyResult, build_report
 
 FINDINGS = [
     Finding(
@@ -19,7 +19,7 @@ FINDINGS = [
 
 def rendered(fmt: str, findings: list[Finding] = FINDINGS, about: dict[str, object] | None = None) -> str:
     out = io.StringIO()
-    render(VerifyResult(findings, {"schemas": ["agent"]} if about is None else about).report(), fmt, out)
+    render(build_report(VerifyResult(findings, {"schemas": ["agent"]} if about is None else about)), fmt, out)
     return out.getvalue()
 
 

@@ -13,7 +13,7 @@ from agentddl.checks.core.rules import docs_path, missing_sections
 from agentddl.checks.db.indexes import predicate_only_requires_not_null
 from agentddl.checks.docs.__main__ import drift
 from agentddl.checks.docs.rules import rule_page
-from agentddl.checks.verify import VerifyResult
+from agentddl.checks.verify import VerifyResult, build_report
 from agentddl.checks.verify.generic.sequence_near_exhaustion import used_fraction
 from agentddl.checks.verify.rules import all_rules, rules_in_group
 
@@ -50,7 +50,7 @@ def test_the_generator_reports_stale_and_orphaned_verify_pages(tmp_path: Path) -
 
 
 def test_sarif_rule_metadata_links_the_docs() -> None:
-    driver = sarif_log(VerifyResult([]).report())["runs"][0]["tool"]["driver"]
+    driver = sarif_log(build_report(VerifyResult([])))["runs"][0]["tool"]["driver"]
     info = {rule["id"]: rule for rule in driver["rules"]}
     assert info["ADV101"]["helpUri"] == "docs/rules/verify/fk-without-index.md"
     summary = info["ADV101"]["fullDescription"]["text"]

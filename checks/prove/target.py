@@ -22,7 +22,7 @@ from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
-from agentddl.checks.db.requirements import require_engine, schema_exists
+from agentddl.checks.db.requirements import require_embedded_engine, require_engine, schema_exists
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveRequest
 from agentddl.generator.errors import AgentDDLError
@@ -100,8 +100,6 @@ def prove_target(request: ProveRequest, progress: Progress) -> Iterator[Target]:
         yield InPlace(request.dsn, progress)
         return
     engine = request.profile.engine.version
-    if request.pg_version is not None and request.server is None:  # before starting it
-        where = f"the embedded server (--pg-version {request.pg_version})"
-        require_engine(request.profile, request.pg_version, where, "prove")
+    require_embedded_engine(request.profile, request.pg_version, request.server, "prove")
     with scratch_server(request.server, None, request.pg_version, prefer=engine) as server:
         yield Scratch(server, progress)

@@ -13,12 +13,21 @@ from agentddl.generator.profile import LockStrategy
 from agentddl.generator.render.queries.base import (
     BACKOFF_CAP,
     LEASE_END,
-    LEASE_HASH,
     Ctx,
     Query,
     backoff_sql,
     returning,
     where,
+)
+from agentddl.generator.render.queries.live import (
+    either,
+    end_attempt,
+    ended_event,
+    fenced_live,
+    fenced_params,
+    gone,
+    live_returning,
+    requeued,
 )
 
 
@@ -34,26 +43,6 @@ def attempt_queries(c: Ctx) -> tuple[Query, ...]:
     )
 
 
-def fenced_live(c: Ctx, alias: str = "q") -> tuple[str, ...]:
-    """The caller's running live row: fencing token and lease token hash must both match."""
-    return (
-        c.match(alias, "run_id"),
-        f"{alias}.state = 'running'",
-        f"{alias}.fencing_token = CAST(:fencing_token AS bigint)",
-        f"{alias}.lease_token_hash = {LEASE_HASH}",
-    )
-
-
-def _fenced_params(c: Ctx) -> list[str]:
-    return [*c.tenant_param(), "run_id uuid", "fencing_token bigint", "lease_token text"]
-
-
-def _live_returning(c: Ctx, seq: str) -> str:
-    return returning(
-        c.cols("q", "run_id"), "q.run_created_at", "q.attempt_no", "q.fencing_token", f"{seq} AS event_seq"
-    )
-
-
 def expire_leases(c: Ctx) -> Query:
     due = c.join("q", "d", "run_id")
     sql = f"""WITH due AS (
@@ -64,14 +53,14 @@ def expire_leases(c: Ctx) -> Query:
     LIMIT CAST(:batch_size AS integer)
     FOR UPDATE SKIP LOCKED
 ),
-{_requeued(c, "requeued", "now()", due, SPARE, source="due AS d", extra=", 'queued' AS run_status")},
+{requeued(c, "requeued", "now()", due, SPARE, source="due AS d", extra=", 'queued' AS run_status")},
 spent AS (
     DELETE FROM {c.t("run_queue")} AS q
     USING due AS d
     {where(due, "q.attempt_no >= q.max_attempts", pad=4)}
-    {_live_returning(c, "q.event_seq + 1")}, 'failed' AS run_status
+    {live_returning(c, "q.event_seq + 1")}, 'failed' AS run_status
 ),
-{_either("requeued", "spent")},
+{either("requeued", "spent")},
 expired AS (
     UPDATE {c.t("attempts")} AS a
     SET status = 'expired', ended_at = now(), interruption_reason = 'lease_expired'
@@ -90,7 +79,7 @@ moved AS (
     {where(c.join("r", "l", "run_id"), "r.status = 'running'", pad=4)}
     RETURNING {c.cols("r", "run_id", "status", "version")}
 ),
-{_event(c, "moved", "'attempt.expired'")}{_orphaned(c)}
+{ended_event(c, "moved", "'attempt.expired'")}{_orphaned(c)}
 SELECT {c.cols("l", "run_id", "attempt_no")}, m.status AS run_status, m.version AS run_version
 FROM live AS l
 LEFT JOIN moved AS m ON {c.join("m", "l", "run_id")}{_orphans_listed(c)}
@@ -177,7 +166,7 @@ def heartbeat(c: Ctx) -> Query:
         f"index: {c.path('heartbeat').index}",
         "returns: the new lease_expires_at, or nothing",
     )
-    return Query("heartbeat", "$", doc, sql, params=tuple([*_fenced_params(c), "lease_seconds integer"]))
+    return Query("heartbeat", "$", doc, sql, params=tuple([*fenced_params(c), "lease_seconds integer"]))
 
 
 def _hot_heartbeats(c: Ctx) -> tuple[str, ...]:
@@ -191,89 +180,10 @@ def _hot_heartbeats(c: Ctx) -> tuple[str, ...]:
     )
 
 
-def _event(c: Ctx, moved: str, kind: str) -> str:
-    """logged: the event of each moved run at the live row's counter (live AS l)."""
-    return f"""logged AS (
-    INSERT INTO {c.t("events")} AS ev
-        ({c.names("run_id", "run_created_at", "seq", "kind", "actor", "payload")})
-    SELECT {c.cols("l", "run_id")}, l.run_created_at, l.event_seq, {kind}, 'system',
-        jsonb_build_object('attempt_no', l.attempt_no, 'fencing_token', l.fencing_token)
-    FROM live AS l
-    JOIN {moved} AS m ON {c.join("m", "l", "run_id")}
-)"""
-
-
-def _end_attempt(
-    c: Ctx,
-    live: str,
-    attempt_set: str,
-    run_set: str,
-    kind: str,
-    *,
-    batch: bool = False,
-    clocked: bool = False,
-) -> str:
-    """One statement: the fenced live row (deleted or requeued: `live` is the CTEs that
-    do it, ending in `live`), then its attempt, then its run (version + 1), then the
-    event. clocked: run_set reads c.now (the clock is joined to the run's update)."""
-    return f"""WITH {live},
-ended AS (
-    UPDATE {c.t("attempts")} AS a
-    SET {attempt_set}
-    FROM live AS l
-    {where(c.join("a", "l", "run_id"), "a.attempt_no = l.attempt_no", "a.status = 'active'", pad=4)}
-    RETURNING {c.cols("a", "run_id", "attempt_no")}
-),
-moved AS (
-    UPDATE {c.t("runs")} AS r
-    SET {run_set},
-        version = r.version + 1,
-        updated_at = now()
-    FROM live AS l{c.clock() if clocked else ""}
-    {where(c.join("r", "l", "run_id"), "r.fencing_token = l.fencing_token", "r.status = 'running'", pad=4)}
-    RETURNING {c.cols("r", "run_id", "status", "version", "wake_at")}
-),
-{_event(c, "moved", kind)}
-SELECT {c.cols("m", "run_id") + ", " if batch else ""}m.status AS run_status, m.version AS run_version,
-    m.wake_at, l.attempt_no
-FROM moved AS m
-JOIN live AS l ON {c.join("l", "m", "run_id")}"""
-
-
-def _requeued(
-    c: Ctx, name: str, visible_at: str, *conditions: str, source: str = "", extra: str = ""
-) -> str:
-    """`name` AS: the live row queued again, visible at `visible_at`, its lease dropped,
-    its event counter taken for the ending's event. `source`: a FROM item the conditions
-    read (expire_leases' due rows); without one they fence the caller's row."""
-    source = f"\n    FROM {source}" if source else ""
-    return f"""{name} AS (
-    UPDATE {c.t("run_queue")} AS q
-    SET state = 'queued', visible_at = {visible_at},
-        lease_token_hash = NULL, worker_id = NULL, event_seq = q.event_seq + 1{source}
-    {where(*conditions, pad=4)}
-    {_live_returning(c, "q.event_seq")}{extra}
-)"""
-
-
-def _either(first: str, second: str) -> str:
-    """live AS: the rows of two exclusive live-row CTEs (requeued, or gone)."""
-    return f"live AS (\n    SELECT * FROM {first}\n    UNION ALL\n    SELECT * FROM {second}\n)"
-
-
-def _gone(c: Ctx, *fence: str, name: str = "live", extra: str = "") -> str:
-    """The fenced live row deleted: the run leaves the live set (`extra`: more columns)."""
-    return f"""{name} AS (
-    DELETE FROM {c.t("run_queue")} AS q
-    {where(*fence, pad=4)}
-    {_live_returning(c, "q.event_seq + 1")}{extra}
-)"""
-
-
 def complete_attempt(c: Ctx) -> Query:
-    sql = _end_attempt(
+    sql = end_attempt(
         c,
-        _gone(c, *fenced_live(c)),
+        gone(c, *fenced_live(c)),
         "status = 'succeeded', ended_at = now()",
         "status = 'succeeded',\n        result = CAST(:result AS jsonb),\n        finished_at = now()",
         "'attempt.succeeded'",
@@ -287,7 +197,7 @@ def complete_attempt(c: Ctx) -> Query:
         f"index: {c.path('complete_attempt').index}, then attempts_pkey and runs_pkey",
         "returns: run_status, run_version, wake_at, attempt_no; or no row",
     )
-    return Query("complete_attempt", "<!", doc, sql, params=tuple([*_fenced_params(c), "result jsonb"]))
+    return Query("complete_attempt", "<!", doc, sql, params=tuple([*fenced_params(c), "result jsonb"]))
 
 
 def complete_attempts(c: Ctx) -> Query:
@@ -317,9 +227,9 @@ live AS (
             pad=4,
         )
     }
-    {_live_returning(c, "q.event_seq + 1")}, b.result
+    {live_returning(c, "q.event_seq + 1")}, b.result
 )"""
-    sql = _end_attempt(
+    sql = end_attempt(
         c,
         batch,
         "status = 'succeeded', ended_at = now()",
@@ -350,10 +260,10 @@ def fail_attempt(c: Ctx) -> Query:
     spent = ", 'failed' AS run_status, NULL::timestamptz AS wake_at"
     retried = ", 'queued' AS run_status, q.visible_at AS wake_at"
     clock = c.clock("")  # Citus: the retry's visible_at is read from it
-    requeued = _requeued(c, "retried", c.later(delay), *fenced_live(c), retry, source=clock, extra=retried)
-    live = f"""{requeued},
-{_gone(c, *fenced_live(c), f"NOT ({retry})", name="spent", extra=spent)},
-{_either("retried", "spent")}"""
+    retry_live = requeued(c, "retried", c.later(delay), *fenced_live(c), retry, source=clock, extra=retried)
+    live = f"""{retry_live},
+{gone(c, *fenced_live(c), f"NOT ({retry})", name="spent", extra=spent)},
+{either("retried", "spent")}"""
     run_set = (
         "status = l.run_status,\n"
         "        wake_at = coalesce(l.wake_at, r.wake_at),\n"
@@ -361,7 +271,7 @@ def fail_attempt(c: Ctx) -> Query:
     )
     if c.model.parts.details:  # the run keeps its last failure's error
         run_set += ",\n        error = CAST(:error AS text)"
-    sql = _end_attempt(
+    sql = end_attempt(
         c,
         live,
         "status = 'failed', ended_at = now(), error = CAST(:error AS text)",
@@ -384,7 +294,7 @@ def fail_attempt(c: Ctx) -> Query:
         sql,
         params=tuple(
             [
-                *_fenced_params(c),
+                *fenced_params(c),
                 "error text (bounded, no stack dumps)",
                 "retryable boolean",
                 "backoff_seconds integer",
@@ -394,8 +304,8 @@ def fail_attempt(c: Ctx) -> Query:
 
 
 def interrupt_attempt(c: Ctx) -> Query:
-    live = _requeued(c, "live", "now()", *fenced_live(c))
-    sql = _end_attempt(
+    live = requeued(c, "live", "now()", *fenced_live(c))
+    sql = end_attempt(
         c,
         live,
         "status = 'interrupted', ended_at = now(),\n        interruption_reason = CAST(:reason AS text)",
@@ -415,5 +325,5 @@ def interrupt_attempt(c: Ctx) -> Query:
         "<!",
         doc,
         sql,
-        params=tuple([*_fenced_params(c), "reason text (e.g. worker_shutdown)"]),
+        params=tuple([*fenced_params(c), "reason text (e.g. worker_shutdown)"]),
     )

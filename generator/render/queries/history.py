@@ -6,8 +6,8 @@ created_at, returned by start_run and claim_run) so only one partition is touche
 
 from __future__ import annotations
 
-from agentddl.generator.render.queries.attempts import fenced_live
 from agentddl.generator.render.queries.base import Ctx, Query, returning, where
+from agentddl.generator.render.queries.live import fenced_live
 
 
 def own_columns(c: Ctx, table: str, *, without: tuple[str, ...] = ()) -> tuple[str, ...]:

@@ -10,21 +10,9 @@ stay quiet.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 from agentddl.checks.lint.types import Context, Statement
-
-
-def later_of(statement: Statement, context: Context, *node_types: type) -> list[Statement]:
-    """Top-level statements after `statement` whose node is one of `node_types`, in order."""
-    if context.history is None:
-        return []
-    found = [
-        later
-        for kind in node_types
-        for later in context.history.all(kind)
-        if later.index > statement.index and not later.in_do_block
-    ]
-    return sorted(found, key=lambda later: later.index)
 
 
 def runs_after_commit(statement: Statement, context: Context) -> bool:
@@ -52,3 +40,18 @@ def nearest(statement: Statement, context: Context, kind: type, *, after: bool) 
         return next((items[i] for i in range(start, len(items)) if not items[i].in_do_block), None)
     end = bisect.bisect_left(items, statement.index, key=lambda s: s.index)
     return next((items[i] for i in range(end - 1, -1, -1) if not items[i].in_do_block), None)
+
+
+def first_after(
+    statement: Statement, context: Context, name: str, build: Callable[[], list[Statement]]
+) -> Statement | None:
+    """The first statement after `statement` in a list built once per migration by
+    `build` (in order) and kept under `name`: a bisection per call, not a scan."""
+    if context.history is None:
+        return None
+    memo = context.history.memo
+    if ("later", name) not in memo:
+        memo[("later", name)] = build()
+    items: list[Statement] = memo[("later", name)]
+    start = bisect.bisect_right(items, statement.index, key=lambda s: s.index)
+    return items[start] if start < len(items) else None

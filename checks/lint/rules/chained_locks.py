@@ -15,18 +15,19 @@ class ChainedLocks(Rule):
     ## What it does
     Flags a statement that must wait for a SHARE or stronger lock on one existing
     relation while an earlier statement of the same transaction holds ACCESS EXCLUSIVE
-    on another existing relation: `ALTER TABLE a ADD COLUMN ...` then, before `COMMIT`,
-    `ALTER TABLE a ADD CONSTRAINT ... REFERENCES b`, `CREATE INDEX ON b` or `ALTER TABLE
-    b ...`. Locks the transaction already holds, relations created in this migration,
-    `LOCK ... NOWAIT` and statements outside a transaction block (each commits and
-    releases its locks) are not flagged. A **warning**.
+    on another existing relation, with no `lock_timeout` in force: `ALTER TABLE a ADD
+    COLUMN ...` then, before `COMMIT`, `ALTER TABLE a ADD CONSTRAINT ... REFERENCES b`,
+    `CREATE INDEX ON b` or `ALTER TABLE b ...`. Locks the transaction already holds,
+    relations created in this migration, `LOCK ... NOWAIT` and statements outside a
+    transaction block (each commits and releases its locks) are not flagged, nor waits
+    under a `lock_timeout`: the wait then fails after the timeout and the rollback frees
+    the first table. A **warning**.
 
     ## Why is this bad?
     An ACCESS EXCLUSIVE lock blocks every query on `a` until the transaction ends. The
     next statement then queues for `b`'s lock behind whatever long transaction holds
     `b`, and all that time every reader and writer of `a` waits too: one busy table
-    turns into an outage of both. `lock_timeout` bounds each wait separately, so the
-    waits add up while `a` stays locked. Two migrations (or a migration and the
+    turns into an outage of both. Two migrations (or a migration and the
     application) that take the same two tables in the opposite order deadlock.
 
     ## Example
@@ -66,6 +67,8 @@ class ChainedLocks(Rule):
         node = statement.node
         if not statement.in_transaction_block or (isinstance(node, ast.LockStmt) and node.nowait):
             return
+        if context.lock_timeout_ms > 0:
+            return  # each wait is bounded: it fails, and the rollback frees the first table
         holders = exclusive_holders(statement, context)
         if not holders:
             return
@@ -91,5 +94,5 @@ class ChainedLocks(Rule):
 
 def _fix(context: Context) -> str:
     if context.runner == "alembic":
-        return "Move this step to its own revision (or commit before it), or lock both tables first."
-    return "COMMIT before this statement, or LOCK both tables first in a fixed order (short lock_timeout)."
+        return "Set a short lock_timeout (SET LOCAL lock_timeout = '2s'), or move this step to a revision"
+    return "Set a short lock_timeout first, or COMMIT before this statement."

@@ -12,7 +12,9 @@ from agentddl.checks.lint.sizes import table_size
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
 from agentddl.checks.pg.ast_helpers import name_list, relation_name
 from agentddl.checks.pg.columns import added_columns, column_constraints, column_type
+from agentddl.checks.pg.earlier import recorded
 from agentddl.checks.pg.names import ColumnType
+from agentddl.checks.pg.statements import History
 
 _LIMITS = {"int2": "32,767", "int4": "2,147,483,647"}
 _WIDE = frozenset({"int8", "numeric", "uuid"})
@@ -94,7 +96,9 @@ class IntegerKeyOverflow(Rule):
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node
-        if statement.in_do_block or node.relation is None or node.relation.relpersistence == "t":
+        if not isinstance(node, self.node_types) or statement.in_do_block or node.relation is None:
+            return
+        if node.relation.relpersistence == "t":
             return
         table = relation_name(node.relation, context)
         primary, foreign = _keys(node, context, table)
@@ -185,12 +189,9 @@ def _referenced_type(
 ) -> tuple[str, ColumnType] | None:
     """(column, type) of the referenced key: from this statement (a self-reference), a
     CREATE TABLE earlier in the migration, or the schema."""
-    creates = [statement, *reversed(context.earlier_of(ast.CreateStmt))]
-    for create in creates:
-        node = create.node
-        made = isinstance(node, ast.CreateStmt) and node.relation is not None
-        if made and relation_name(node.relation, context) == table:
-            return _column_of(node, column)
+    create = _created_by(table, statement, context)
+    if create is not None:
+        return _column_of(create, column)
     if context.schema is None or context.schema.table(table) is None:
         return None
     facts = context.schema.table(table)
@@ -200,6 +201,29 @@ def _referenced_type(
         column = keys[0][0] if keys and len(keys[0]) == 1 else None
     found = facts.column(column) if column is not None else None
     return (found.name, found.type) if found is not None and found.type is not None else None
+
+
+def _created_by(table: RelationName, statement: Statement, context: Context) -> ast.CreateStmt | None:
+    """The last CREATE TABLE of `table` up to this statement (this one included: a
+    self-reference), from a map built once per migration."""
+    own = statement.node
+    if isinstance(own, ast.CreateStmt) and own.relation and relation_name(own.relation, context) == table:
+        return own
+    history = recorded(context)
+    if "created-tables" not in history.memo:
+        history.memo["created-tables"] = _creates(history)
+    made: list[Statement] = history.memo["created-tables"].get(table, [])
+    earlier = [s for s in made if s.index < statement.index]
+    return earlier[-1].node if earlier else None
+
+
+def _creates(history: History) -> dict[RelationName, list[Statement]]:
+    found: dict[RelationName, list[Statement]] = {}
+    for step in history.all(ast.CreateStmt):
+        if step.node.relation is not None:
+            name = relation_name(step.node.relation, history.context_of(step))
+            found.setdefault(name, []).append(step)
+    return found
 
 
 def _column_of(node: ast.CreateStmt, column: str | None) -> tuple[str, ColumnType] | None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.later import context_of, later_of, runs_after_commit
+from agentddl.checks.lint.later import context_of, first_after, runs_after_commit
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from agentddl.checks.pg.ast_helpers import is_new_relation, name_list
 from agentddl.checks.pg.columns import commands_of
@@ -162,17 +162,26 @@ def _not_idempotent(node: object, context: Context) -> str | None:
 def _later_non_transactional(statement: Statement, context: Context) -> str | None:
     """The first later step that runs outside a transaction, on an existing relation,
     after `statement`'s transaction has committed; None when there is none."""
-    for later in later_of(statement, context, *_NON_TRANSACTIONAL):
-        if later.transaction == statement.transaction or later.in_transaction_block:
-            continue
-        what = no_transaction_block(later.node, context.pg_version)
-        if what is None:
-            continue
-        node = later.node
-        if isinstance(node, ast.IndexStmt) and is_new_relation(node.relation, context_of(later, context)):
-            continue
-        return what
-    return None
+    found = first_after(statement, context, "non-transactional", lambda: _non_transactional(context))
+    return None if found is None else no_transaction_block(found.node, context.pg_version)
+
+
+def _non_transactional(context: Context) -> list[Statement]:
+    """Every top-level statement of the migration that runs outside a transaction block
+    and works on an existing relation (built once, from the History)."""
+    assert context.history is not None
+    found = []
+    for kind in _NON_TRANSACTIONAL:
+        for step in context.history.all(kind):
+            if step.in_do_block or step.in_transaction_block:
+                continue
+            if no_transaction_block(step.node, context.pg_version) is None:
+                continue
+            node = step.node
+            if isinstance(node, ast.IndexStmt) and is_new_relation(node.relation, context_of(step, context)):
+                continue
+            found.append(step)
+    return sorted(found, key=lambda step: step.index)
 
 
 def _committed(what: str, why: str, context: Context) -> Violation:

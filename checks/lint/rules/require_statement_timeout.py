@@ -46,10 +46,15 @@ class RequireStatementTimeout(Rule):
     Statements whose work depends on facts a migration does not show (a type change
     that may be free, `SET NOT NULL` that a CHECK may prove) are left to their own
     rules. `CONCURRENTLY` builds are not flagged: they block no writer, and a timeout
-    that cancels one leaves an INVALID index behind. A **warning**; with
+    that cancels one leaves an INVALID index behind.
+
+    **Off by default**: every statement it flags is also flagged by the rule for the
+    scan or rewrite itself, unless that finding is suppressed (a small table, a
+    maintenance window) or milder by the table's size; where a team requires the
+    timeout anyway, switch it on with `require-statement-timeout = "warning"` (or
+    `"error"`) under `[tool.agentddl.rules]`. With
     `[tool.agentddl.options.require-statement-timeout] max_ms = N` a larger timeout is
-    flagged (an **error**), `required = true` makes a missing timeout an error and
-    `required = false` keeps only the `max_ms` check.
+    flagged too, and `required = false` keeps only that check.
 
     ## Why is this bad?
     The statement holds its lock for as long as the table takes to read or copy:
@@ -91,6 +96,7 @@ class RequireStatementTimeout(Rule):
     code = "ADL107"
     name = "require-statement-timeout"
     severity = "warning"
+    enabled_by_default = False  # see the docstring: it repeats the scan's own finding
     node_types = (
         ast.IndexStmt,
         ast.AlterTableStmt,
@@ -113,7 +119,6 @@ class RequireStatementTimeout(Rule):
         max_ms = policy.get("max_ms")
         if context.statement_timeout_ms == 0 and policy.get("required", True):
             yield Violation(
-                severity="error" if policy.get("required") is True else None,
                 message=f"{work} holds its lock on {relation} for as long as the table takes to"
                 " read, with no statement_timeout to end it.",
                 fix=_fix(context, "Set a statement_timeout first"),
@@ -125,7 +130,6 @@ class RequireStatementTimeout(Rule):
                 f" {max_ms} ms: {work} may block {relation} that long.",
                 fix=_fix(context, f"Lower statement_timeout to at most {max_ms} ms"),
                 by_size=False,
-                severity="error",
             )
 
 

@@ -22,8 +22,10 @@ class UnbalancedTransaction(Rule):
     """
     ## What it does
     Flags a `BEGIN` (or `START TRANSACTION`) that no `COMMIT`, `END`, `ROLLBACK` or
-    `PREPARE TRANSACTION` closes before the end of the file (an **error**), and a
-    `BEGIN` while a transaction is already open (a **warning**). `COMMIT AND CHAIN`
+    `PREPARE TRANSACTION` closes before the end of the file (an **error**, with
+    `--runner psql`: Alembic commits its own transactions, and a revision whose offline
+    rendering stopped half-way is unreadable-revision's), and a `BEGIN` while a
+    transaction is already open (a **warning**). `COMMIT AND CHAIN`
     keeps a transaction open; savepoints are not transactions and are not counted;
     statements inside `DO` blocks are not read. A file with no `BEGIN` is not judged
     here: whether its runner wraps it in a transaction is the runner's business
@@ -82,7 +84,7 @@ class UnbalancedTransaction(Rule):
                 fix="Remove the inner BEGIN (and its COMMIT), or COMMIT before it.",
                 severity="warning",
             )
-        elif not _closed_after(statement, context):
+        elif context.runner == "psql" and not _closed_after(statement, context):
             yield Violation(
                 message="No COMMIT closes this transaction: at the end of the file the session"
                 " ends and the server rolls back every change since BEGIN, while psql still"

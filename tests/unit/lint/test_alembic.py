@@ -78,10 +78,20 @@ def test_autocommit_block_runs_concurrently_outside_the_transaction(tmp_path: Pa
         """\
         with op.get_context().autocommit_block():
             op.create_index("idx_runs_wake", "runs", ["wake_at"], schema="agent",
-                            postgresql_concurrently=True)
+                            postgresql_concurrently=True, if_not_exists=True)
     """,
     )
     assert _findings(good) == []
+    not_rerunnable = _revision(
+        tmp_path / "plain",
+        "0003",
+        """\
+        with op.get_context().autocommit_block():
+            op.create_index("idx_runs_wake", "runs", ["wake_at"], schema="agent",
+                            postgresql_concurrently=True)
+    """,
+    )  # a failed build leaves an invalid index, and the re-run fails on its name
+    assert _findings(not_rerunnable) == [(_line_of(not_rerunnable, "op.create_index"), "not-rerunnable")]
     bad = _revision(
         tmp_path / "bad",
         "0003",

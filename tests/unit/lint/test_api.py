@@ -16,7 +16,10 @@ from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.rules import all_rules
 
 UNSAFE = "CREATE INDEX idx_runs_status ON agent.runs (status);\n"
-SAFE = "SET lock_timeout = '2s';\nCREATE INDEX CONCURRENTLY idx_runs_status ON agent.runs (status);\n"
+SAFE = (
+    "SET lock_timeout = '2s';\n"
+    "CREATE INDEX CONCURRENTLY IF NOT EXISTS idx_runs_status ON agent.runs (status);\n"
+)
 
 
 @pytest.fixture

@@ -11,7 +11,10 @@ import pytest
 from agentddl.checks.cli.main import main
 
 UNSAFE = "CREATE INDEX idx_runs_status ON agent.runs (status);\n"
-SAFE = "SET lock_timeout = '2s';\nCREATE INDEX CONCURRENTLY idx_runs_status ON agent.runs (status);\n"
+SAFE = (
+    "SET lock_timeout = '2s';\n"
+    "CREATE INDEX CONCURRENTLY IF NOT EXISTS idx_runs_status ON agent.runs (status);\n"
+)
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ A fixture line ending in `-- error: [rule-name]` (or `-- warning: [a, b]`, `-- i
 line; every other finding is unexpected. The first lines may carry
 `-- agentddl-fixture: pg-version=11 runner=alembic rules=a,b schema=FILE` (defaults:
 pg-version=16, runner=psql, rules = the fixture folder's rule if the folder is named
-after one, else every rule enabled by default, no schema). Framework rules
+after one, else every rule enabled by default, no schema; a rule named either way that
+is off by default is switched on). Framework rules
 (syntax-error, unused-ignore, ignore-without-reason) always run; a fixture that does
 not parse fails (unless it expects `syntax-error`).
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -75,9 +76,19 @@ def _header(path: Path, text: str) -> tuple[LintConfig, tuple[str, ...] | None]:
     version = int(settings.get("pg-version", "16"))
     config = LintConfig().with_overrides(version, settings.get("runner"))
     if "rules" in settings:
-        return config, tuple(settings["rules"].split(","))
+        return _switched_on(config, settings["rules"].split(",")), tuple(settings["rules"].split(","))
     folder = path.parent.name
-    return config, (folder,) if folder in rules_by_name() else None
+    if folder not in rules_by_name():
+        return config, None
+    return _switched_on(config, [folder]), (folder,)
+
+
+def _switched_on(config: LintConfig, names: list[str]) -> LintConfig:
+    """The config with the named rules that are off by default switched on (at their
+    own severity): their fixtures name them, so they run."""
+    known = rules_by_name()
+    opt_in = {n: known[n].severity for n in names if n in known and not known[n].enabled_by_default}
+    return replace(config, severities={**config.severities, **opt_in}) if opt_in else config
 
 
 def _expected(text: str) -> dict[int, Counter[Key]]:

@@ -23,7 +23,8 @@ CREATE INDEX orders_color_idx ON orders (color_id);
 
 def test_a_psql_script_lints_with_the_right_lines() -> None:
     findings = lint(SCRIPT, "seed.sql", LintConfig())
-    assert [(f.line, f.name) for f in findings] == [(11, "require-concurrent-index-creation")]
+    expected = [(3, "integer-key-overflow"), (11, "require-concurrent-index-creation")]
+    assert [(f.line, f.name) for f in findings] == expected
 
 
 def test_rewrites_keep_every_offset() -> None:

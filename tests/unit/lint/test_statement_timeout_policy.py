@@ -1,6 +1,7 @@
-"""require-statement-timeout follows its policy (`[tool.agentddl.options.
-require-statement-timeout]`): a warning by default, an error when `required = true`
-or when the timeout in force exceeds `max_ms`."""
+"""require-statement-timeout is off by default; switched on under
+`[tool.agentddl.rules]`, it follows its options (`[tool.agentddl.options.
+require-statement-timeout]`): a missing timeout is flagged unless `required = false`,
+a timeout above `max_ms` always."""
 
 from __future__ import annotations
 
@@ -16,22 +17,30 @@ LONG_TIMEOUT = "SET statement_timeout = '10min';\n" + NO_TIMEOUT
 RULE = "require-statement-timeout"
 
 
-def _severities(sql: str, policy: dict[str, Any] | None) -> list[str]:
+def _severities(sql: str, policy: dict[str, Any] | None, severity: str | None = "warning") -> list[str]:
     options = {} if policy is None else {RULE: policy}
-    return [f.severity for f in lint(sql, "m.sql", LintConfig(options=options), only=[RULE])]
+    severities = {} if severity is None else {RULE: severity}
+    config = LintConfig(options=options, severities=severities)
+    return [f.severity for f in lint(sql, "m.sql", config, only=[RULE])]
+
+
+def test_off_by_default() -> None:
+    assert _severities(NO_TIMEOUT, None, severity=None) == []
 
 
 @pytest.mark.parametrize(
-    ("sql", "policy", "expected"),
+    ("sql", "policy", "severity", "expected"),
     [
-        (NO_TIMEOUT, None, ["warning"]),
-        (NO_TIMEOUT, {"required": True}, ["error"]),
-        (NO_TIMEOUT, {"required": False}, []),
-        (LONG_TIMEOUT, None, []),
-        (LONG_TIMEOUT, {"max_ms": 60000}, ["error"]),
-        (LONG_TIMEOUT, {"max_ms": 600000}, []),
-        (LONG_TIMEOUT, {"required": False, "max_ms": 60000}, ["error"]),
+        (NO_TIMEOUT, None, "warning", ["warning"]),
+        (NO_TIMEOUT, None, "error", ["error"]),
+        (NO_TIMEOUT, {"required": False}, "warning", []),
+        (LONG_TIMEOUT, None, "error", []),
+        (LONG_TIMEOUT, {"max_ms": 60000}, "error", ["error"]),
+        (LONG_TIMEOUT, {"max_ms": 600000}, "error", []),
+        (LONG_TIMEOUT, {"required": False, "max_ms": 60000}, "warning", ["warning"]),
     ],
 )
-def test_severity_follows_the_policy(sql: str, policy: dict[str, Any] | None, expected: list[str]) -> None:
-    assert _severities(sql, policy) == expected
+def test_switched_on_it_follows_the_policy(
+    sql: str, policy: dict[str, Any] | None, severity: str, expected: list[str]
+) -> None:
+    assert _severities(sql, policy, severity) == expected

@@ -44,7 +44,8 @@ class NotRerunnable(Rule):
       non-transactional step on an existing table (`CREATE INDEX CONCURRENTLY`,
       `DROP INDEX CONCURRENTLY`, `REINDEX CONCURRENTLY`, `DETACH PARTITION
       CONCURRENTLY`): an Alembic revision's transaction commits where its
-      `autocommit_block()` starts.
+      `autocommit_block()` starts; or one that autocommits after such a step (the file
+      cannot run as one transaction) while later statements still run.
 
     Statements inside `DO` blocks, objects the statement's own transaction is still
     free to roll back, and Alembic's `alembic_version` table are not flagged. A
@@ -111,6 +112,24 @@ class NotRerunnable(Rule):
         step = _later_non_transactional(statement, context)
         if step is not None:
             yield _committed(what, f"the {step} later in this file commits it first and may fail", context)
+        elif not statement.in_transaction_block and runs_after_commit(statement, context):
+            earlier = _earlier_non_transactional(statement, context)
+            if earlier is not None:  # the file cannot run as one transaction: it autocommits
+                why = f"after the {earlier} this file runs statement by statement, and later ones may fail"
+                yield _committed(what, why, context)
+
+
+def _earlier_non_transactional(statement: Statement, context: Context) -> str | None:
+    """The first non-transactional step on an existing relation before `statement`."""
+    if context.history is None:
+        return None
+    memo = context.history.memo
+    if ("later", "non-transactional") not in memo:
+        memo[("later", "non-transactional")] = _non_transactional(context)
+    steps: list[Statement] = memo[("later", "non-transactional")]
+    if not steps or steps[0].index >= statement.index:
+        return None
+    return no_transaction_block(steps[0].node, context.pg_version)
 
 
 def _invalid_index_left(node: ast.IndexStmt, context: Context) -> Iterator[Violation]:

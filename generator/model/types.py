@@ -176,6 +176,11 @@ class SchemaModel:
         return self.profile.model
 
     @property
+    def partitions_by_partman(self) -> bool:
+        """pg_partman creates and drops the partitions (else the generated maintain_partitions)."""
+        return self.profile.retention.partition_manager == "pg_partman"
+
+    @property
     def hot_state_in_redis(self) -> bool:
         """Heartbeats and progress go to Redis; PostgreSQL keeps the durable lease."""
         return self.profile.hot_state.store == "redis"

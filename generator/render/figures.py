@@ -164,6 +164,6 @@ def purge_loop(model: SchemaModel, purge: Purge) -> str:
 
 def partition_command(model: SchemaModel) -> str:
     """The statement that runs partition maintenance for this profile."""
-    if model.profile.retention.partition_manager == "pg_partman":
+    if model.partitions_by_partman:
         return "CALL partman.run_maintenance_proc()"
     return f"CALL {quote(model.schema)}.maintain_partitions()"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentddl.generator.model import SchemaModel, derive
+from agentddl.generator.model import SchemaModel
 from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS
+from agentddl.generator.model.strategies import STRATEGIES, switching_to
 from agentddl.generator.profile import LockStrategy
 from agentddl.generator.render import figures as fig
 from agentddl.generator.render import markdown as md
@@ -47,7 +48,7 @@ def concurrency_section(model: SchemaModel) -> str:
     return "\n\n".join(
         [
             TITLE,
-            f"Strategy: **`{strategy.value}`** ({SUMMARY[strategy]}).",
+            f"Strategy: **`{strategy.value}`** ({STRATEGIES[strategy].summary}).",
             "### Claiming a run",
             md.numbered(claim_steps(strategy, n)),
             "### Leases, heartbeats and takeover",
@@ -63,14 +64,6 @@ def concurrency_section(model: SchemaModel) -> str:
             comparison_table(model),
         ]
     )
-
-
-SUMMARY = {
-    LockStrategy.skip_locked: "row lock on the live row, `FOR UPDATE SKIP LOCKED`",
-    LockStrategy.lease: "claim = insert an attempt, guarded by a partial unique index",
-    LockStrategy.optimistic: "compare-and-set on the live row's fencing token, no lock held while deciding",
-    LockStrategy.advisory: "transaction-level advisory lock on a hash of the run key",
-}
 
 
 def _expire_first(n: Names) -> str:
@@ -329,45 +322,17 @@ def lock_table(strategy: LockStrategy, n: Names) -> str:
     return md.table(["statement", "table lock", "row locks"], rows)
 
 
-_COMPARISON = (
-    (
-        LockStrategy.skip_locked,
-        "row lock + SKIP LOCKED",
-        "workers never wait on each other; locked rows are skipped",
-        "many workers polling one queue (the default)",
-    ),
-    (
-        LockStrategy.lease,
-        "insert guarded by the partial unique index",
-        "no row lock while choosing; same-run inserters wait briefly",
-        "claims by run id (not from a queue), or a claim that must be a single INSERT",
-    ),
-    (
-        LockStrategy.optimistic,
-        "compare-and-set on `version`",
-        "losers retry; cheap with few workers, wasteful with many",
-        "a few workers, low contention, or a driver without row-lock support",
-    ),
-    (
-        LockStrategy.advisory,
-        "advisory lock on a hash of the run key",
-        "no row lock; locks live in shared memory",
-        "claims that must also coordinate things that are not rows (e.g. a per-tenant concurrency cap)",
-    ),
-)
-
-
 def comparison_table(model: SchemaModel) -> str:
     current = model.strategy
     rows = [
         [
             f"`{s.value}`" + (" (this profile)" if s is current else ""),
-            guard,
-            behaviour,
-            when,
+            traits.guard,
+            traits.contention,
+            traits.choose_for,
             _index_change(model, s),
         ]
-        for s, guard, behaviour, when in _COMPARISON
+        for s, traits in STRATEGIES.items()
     ]
     header = ["strategy", "claim guard", "under contention", "switch to it for", "index change"]
     return md.table(header, rows) + (
@@ -378,14 +343,11 @@ def comparison_table(model: SchemaModel) -> str:
 
 
 def _index_change(model: SchemaModel, strategy: LockStrategy) -> str:
-    """What switching to `strategy` adds or drops, by deriving that profile's model."""
+    """What switching to `strategy` adds or drops (model/strategies.py derives it)."""
     if strategy is model.strategy:
         return "-"
-    other = derive(model.profile.model_copy(update={"lock_strategy": strategy}))
-    ours = {i.name: i for i in model.indexes}
-    theirs = {i.name: i for i in other.indexes}
-    added = [n for n in theirs if n not in ours or theirs[n] != ours[n]]
-    dropped = [n for n in ours if n not in theirs]
+    change = switching_to(model, strategy)
+    added, dropped = change.added, change.dropped
     if not added and not dropped:
         return "none: only the claim queries change"
     return "; ".join(

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from agentddl.generator.model import SchemaModel, Table
-from agentddl.generator.profile import LockStrategy
+from agentddl.generator.model.strategies import STRATEGIES
 from agentddl.generator.profile.units import format_duration
 from agentddl.generator.render import figures as fig
 from agentddl.generator.render import markdown as md
@@ -95,18 +95,6 @@ def _hot_columns(table: Table) -> list[str]:
     return [c.name for c in table.columns if c.name in found and c.name in names]
 
 
-_STRATEGY_RELIEF = {
-    LockStrategy.skip_locked: "claims already skip locked rows; check that no claim "
-    "transaction waits on a model or tool call",
-    LockStrategy.lease: "same-run inserters wait on the partial unique index: keep the "
-    "claim transaction to the insert and one update",
-    LockStrategy.optimistic: "many lost compare-and-sets mean too many workers race for "
-    "the queue head: switch to `skip_locked` (a queries-only change)",
-    LockStrategy.advisory: "check `pg_locks` for advisory locks held by idle sessions; "
-    "only transaction-level locks are used, so a stuck one means a stuck transaction",
-}
-
-
 def hot_rows(model: SchemaModel) -> Scenario:
     p = model.profile
     runs = model.table("runs")
@@ -137,7 +125,7 @@ def hot_rows(model: SchemaModel) -> Scenario:
         "`Lock` on runs.",
         "set `idle_in_transaction_session_timeout`; raise the hot tables' "
         "`autovacuum_vacuum_cost_limit` or lower `autovacuum_vacuum_cost_delay` (ALTER "
-        f"TABLE ... SET, no rewrite); {_STRATEGY_RELIEF[model.strategy]}; run partition "
+        f"TABLE ... SET, no rewrite); {STRATEGIES[model.strategy].relief}; run partition "
         "maintenance off-peak.",
         "storage parameters revert with `ALTER TABLE ... RESET (...)` (metadata only, "
         "no rewrite); a claim-strategy change reverts by redeploying the previous queries.",

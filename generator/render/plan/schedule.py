@@ -31,7 +31,7 @@ def schedule_section(model: SchemaModel) -> str:
 
 
 def _partition_manager(model: SchemaModel) -> str:
-    if model.profile.retention.partition_manager == "pg_partman":
+    if model.partitions_by_partman:
         return "pg_partman's `run_maintenance_proc()` detaches and drops it"
     return f"`{model.schema}.maintain_partitions()` detaches it, then drops it in a later transaction"
 
@@ -63,7 +63,7 @@ def windows_table(model: SchemaModel) -> str:
 
 
 def _step_words(model: SchemaModel) -> str:
-    if model.profile.retention.partition_manager == "pg_partman":
+    if model.partitions_by_partman:
         return ""
     return (
         " Every step that takes a strong lock runs in a transaction of its own under a "
@@ -78,7 +78,7 @@ def _step_words(model: SchemaModel) -> str:
 
 
 def _gap_words(model: SchemaModel) -> str:
-    if model.profile.retention.partition_manager == "pg_partman":
+    if model.partitions_by_partman:
         return ""
     return " (after an outage also the missed periods retention still covers)"
 
@@ -209,7 +209,7 @@ def detach_runbook(model: SchemaModel) -> str:
     parent = fig.qualified(model, table.name)
     suffix = table.partitioning.period.suffix if table.partitioning else "YYYYMMDD"
     child = f"{fig.qualified(model, table.name)}_p{suffix}"
-    if model.profile.retention.partition_manager == "pg_partman":
+    if model.partitions_by_partman:
         return _partman_runbook(model, parent, child)
     steps = f"{model.schema}.partition_steps()"
     psql = (

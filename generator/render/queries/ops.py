@@ -116,7 +116,7 @@ def _partitioned(c: Ctx) -> list[tuple[str, int]]:
 def maintain_partitions(c: Ctx) -> Query:
     if c.distributed:
         return _citus_maintain_partitions(c)
-    if c.model.profile.retention.partition_manager == "pg_partman":
+    if c.model.partitions_by_partman:
         parents = ", ".join(f"('{c.model.schema}.{name}')" for name, _ in _partitioned(c))
         sql = (
             "SELECT 'maintained' AS action, t.parent_table AS partition_name\n"

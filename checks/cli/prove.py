@@ -29,11 +29,17 @@ Examples:
 
   agentddl prove -p prod.yaml --dsn postgresql://me@db/prod_copy --queries our/queries.sql
 
+  agentddl prove -p schemas/default.yaml --scenario server_crash --server-setting synchronous_commit=off
+
 --dsn proves the schema already in that database: it writes only runs of kind
 'agentddl.prove' and tenants named 'agentddl-prove ...', deletes them afterwards, and
 refuses a database with live runs, active attempts or undelivered messages. --server
 installs the profile's schema into a scratch database there (needs CREATEDB); with
 neither, an embedded server of --pg-version (default: the profile's engine version).
+The server_crash scenario kills the server prove started itself (every process at once,
+five times) and starts it again: it runs only on the embedded server, and
+--server-setting NAME=VALUE configures that server (e.g. synchronous_commit=off: a
+server that acknowledges commits before writing them, which the scenario reports broken).
 A profile with hot_state.store: redis also proves the hot projection in Redis (--redis, else
 a throwaway redis-server): the hot_* scenarios run after the others.
 Exit codes: 0 every scenario held, 1 a scenario broke, 2 usage or connection error.
@@ -69,6 +75,12 @@ def prove_command(
         Path | None, typer.Option("--queries", help="A queries.sql to prove instead of the rendered one.")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of crash points, inputs and orders.")] = 0,
+    server_setting: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--server-setting", help="NAME=VALUE of the embedded server (repeat).", metavar="NAME=VALUE"
+        ),
+    ] = None,
     output_format: options.Format = options.OutputFormat.text,
     existing: Annotated[
         bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn proves in place.")
@@ -80,7 +92,17 @@ def prove_command(
     if existing:
         print(EXISTING_NOTE, file=sys.stderr)
     arguments = Arguments(
-        profile, dsn, server, pg_version, workers, runs, strategy or [], scenario or [], lease_seconds, redis
+        profile,
+        dsn,
+        server,
+        pg_version,
+        workers,
+        runs,
+        strategy or [],
+        scenario or [],
+        lease_seconds,
+        redis,
+        tuple(server_setting or ()),
     )
     run(arguments, queries, seed, output_format.value)
 
@@ -97,6 +119,7 @@ class Arguments:
     scenarios: list[str]
     lease_seconds: int
     redis: str | None = None
+    server_settings: tuple[str, ...] = ()
 
 
 def run(args: Arguments, queries: Path | None, seed: int, output_format: str) -> NoReturn:
@@ -124,7 +147,17 @@ def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
         strategies=tuple(_strategies(args.strategies)),
         queries_text=read_optional(queries),
         redis=args.redis,
+        server_settings=tuple(_setting(text) for text in args.server_settings),
     )
+
+
+def _setting(text: str) -> tuple[str, str]:
+    from agentddl.generator.errors import AgentDDLError
+
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip() or not name.strip().replace("_", "").replace(".", "").isalnum():
+        raise AgentDDLError(f"--server-setting {text!r}: expected NAME=VALUE, e.g. synchronous_commit=off")
+    return name.strip(), value.strip()
 
 
 def _strategies(names: list[str]) -> list[LockStrategy]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import abc
 import atexit
+import contextlib
 import fcntl
 import os
 import pwd
@@ -186,6 +187,28 @@ class LocalServer(abc.ABC):
         _unregister(self)
         shutil.rmtree(self.root, ignore_errors=True)
 
+    def crash(self) -> int:
+        """Kill every process of the server at once (SIGKILL), as a power loss leaves it:
+        nothing shuts down cleanly. The temp dir stays, for `restart()`. Returns how many
+        processes were killed. A PostgreSQL postmaster's children make themselves
+        process-group leaders (setsid), so a signal to its group would reach it alone:
+        the main process is stopped first (it starts no new child), then its children
+        and itself are killed back to back."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            raise AgentDDLError(f"{self.what} is not running: nothing to crash")
+        killed = kill_tree(process.pid)
+        process.wait()
+        return killed
+
+    def restart(self) -> None:
+        """Start the server again on its dir and port (after `crash()`: a PostgreSQL
+        server recovers from its WAL first); back when it answers."""
+        process = self._spawn(self.port)
+        if not self._wait_ready(process):
+            raise AgentDDLError(f"{self.what} did not start again; server log:\n{self.log_tail()}")
+        self.process = process
+
     def __enter__(self) -> Self:
         self.start()
         return self
@@ -195,8 +218,8 @@ class LocalServer(abc.ABC):
     ) -> None:
         self.stop()
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        self.port = free_port()
+    def _spawn(self, port: int | None = None) -> subprocess.Popen[bytes]:
+        self.port = port or free_port()
         command = self.command()
         # Started from the main thread, the server also dies with this process if it is
         # killed before atexit can run (PR_SET_PDEATHSIG fires when the *thread* exits).
@@ -217,6 +240,44 @@ class LocalServer(abc.ABC):
         raise AgentDDLError(
             f"{self.what} did not answer within {self.startup_timeout:.0f} s; server log:\n{self.log_tail()}"
         )
+
+
+def kill_tree(pid: int) -> int:
+    """SIGSTOP `pid`, then SIGKILL each of its children and itself; waits (10 s at most)
+    until the children are gone. How many processes that was."""
+    os.kill(pid, signal.SIGSTOP)
+    children = children_of(pid)
+    for child in (*children, pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+    deadline = time.monotonic() + 10.0
+    while any(_alive(child) for child in children) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return len(children) + 1
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        stat = _stat(entry) if entry.name.isdigit() else None
+        if stat is not None and int(stat[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    stat = _stat(Path("/proc") / str(pid))
+    return stat is not None and stat[0] != "Z"  # a zombie is dead, only not yet reaped
+
+
+def _stat(proc: Path) -> list[str] | None:
+    """/proc/<pid>/stat's fields after the command name (state, ppid, ...); None: gone."""
+    try:
+        text = (proc / "stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()  # the name may hold spaces and parentheses
 
 
 _running: set[LocalServer] = set()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from agentddl.checks.db.containers import docker_engine_answers, start_container
 from agentddl.checks.db.embedded import EmbeddedCluster
@@ -13,7 +13,11 @@ from agentddl.generator.errors import AgentDDLError
 
 
 def _start_embedded(
-    version: int | None, prefer: int | None, durable: bool, preload: tuple[str, ...] = ()
+    version: int | None,
+    prefer: int | None,
+    durable: bool,
+    preload: tuple[str, ...] = (),
+    settings: Mapping[str, str] | None = None,
 ) -> PostgresServer | None:
     """A cluster from local binaries: exactly `version`, else `prefer` when installed,
     else the newest installed."""
@@ -22,23 +26,27 @@ def _start_embedded(
         version = prefer if prefer in installations else max(installations)
     if version is None or version not in installations:
         return None
-    settings = {"shared_preload_libraries": ",".join(preload)} if preload else None
-    cluster = EmbeddedCluster(installations[version], version, durable=durable, settings=settings)
+    chosen = {**({"shared_preload_libraries": ",".join(preload)} if preload else {}), **(settings or {})}
+    cluster = EmbeddedCluster(installations[version], version, durable=durable, settings=chosen)
     cluster.start()
     try:
-        return PostgresServer(cluster.admin_dsn, stop=cluster.stop)
+        return PostgresServer(cluster.admin_dsn, stop=cluster.stop, local=cluster)
     except BaseException:
         cluster.stop()
         raise
 
 
 def _start(
-    version: int | None, prefer: int | None, durable: bool, preload: tuple[str, ...]
+    version: int | None,
+    prefer: int | None,
+    durable: bool,
+    preload: tuple[str, ...],
+    settings: Mapping[str, str] | None,
 ) -> PostgresServer:
-    server = _start_embedded(version, prefer, durable, preload)
+    server = _start_embedded(version, prefer, durable, preload, settings)
     if server is not None:
         return server
-    if docker_engine_answers() and not preload:
+    if docker_engine_answers() and not preload and not settings:
         dsn, stop = start_container(version)
         try:
             return PostgresServer(dsn, stop=stop)
@@ -59,6 +67,7 @@ def open_server(
     prefer: int | None = None,
     durable: bool = False,
     preload: tuple[str, ...] = (),
+    settings: Mapping[str, str] | None = None,
 ) -> Iterator[PostgresServer]:
     """dsn: use that server (any database on it) and never stop it.
 
@@ -69,9 +78,10 @@ def open_server(
     server commits as production does (fsync, full_page_writes, synchronous_commit on,
     data on disk) instead of the fast scratch settings; a container's are durable anyway.
     preload: libraries an embedded server loads at start (shared_preload_libraries, e.g.
-    pg_stat_statements); no container is started for it.
+    pg_stat_statements); no container is started for it. settings: more settings of an
+    embedded server (e.g. synchronous_commit), over the others; no container either.
     """
-    server = PostgresServer(dsn) if dsn else _start(version, prefer, durable, preload)
+    server = PostgresServer(dsn) if dsn else _start(version, prefer, durable, preload, settings)
     try:
         yield server
     finally:
@@ -84,6 +94,7 @@ def scratch_server(
     pg_version: int | None,
     prefer: int | None = None,
     durable: bool = False,
+    settings: Mapping[str, str] | None = None,
 ) -> contextlib.AbstractContextManager[PostgresServer]:
     """The server a command creates scratch databases on: --server, else --dsn's server,
     else an embedded one (exactly --pg-version when given, else `prefer` when installed).
@@ -92,4 +103,4 @@ def scratch_server(
     given = server or dsn
     if given and pg_version is not None:
         raise AgentDDLError("--pg-version starts an embedded server: not with --server or --dsn")
-    return open_server(given, version=pg_version, prefer=prefer, durable=durable)
+    return open_server(given, version=pg_version, prefer=prefer, durable=durable, settings=settings)

@@ -14,6 +14,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from agentddl.checks.db.connect import connect, describe_dsn
+from agentddl.checks.db.process import LocalServer
 from agentddl.generator.errors import AgentDDLError
 
 # Conservative on purpose: a name that needs no thought in a shell, a URI or a log line.
@@ -40,9 +41,14 @@ def validate_database_name(name: str) -> str:
 class PostgresServer:
     """A server we may create and drop databases on; close() stops it if we started it."""
 
-    def __init__(self, admin_dsn: str, stop: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, admin_dsn: str, stop: Callable[[], None] | None = None, local: LocalServer | None = None
+    ) -> None:
+        """local: the server's process, when this process started it (it may be crashed
+        and restarted: `LocalServer.crash`, `restart`)."""
         self.admin_dsn = admin_dsn
         self._stop = stop
+        self.local = local
         with self._connect() as conn:
             row = conn.execute("SELECT current_setting('server_version_num')::int").fetchone()
         assert row is not None

@@ -65,3 +65,5 @@ class ProveRequest:
     queries_text: str | None = None  # a queries.sql to run instead of the rendered one
     redis: str | None = None  # hot_state.store: redis: this Redis (redis://...); None: a throwaway one
     hot_state_text: str | None = None  # a redis/hot_state.py to run instead of the rendered one
+    # the embedded server's settings over prove's (e.g. synchronous_commit=off: a weakened server)
+    server_settings: tuple[tuple[str, str], ...] = ()

@@ -20,8 +20,8 @@ from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveOptions, ProveRequest
 from agentddl.checks.prove.pool import Pool
 from agentddl.checks.prove.result import ProveResult, ScenarioResult
-from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS
-from agentddl.checks.prove.scenarios.base import ScenarioContext
+from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS, declared
+from agentddl.checks.prove.scenarios.base import CrashableServer, ScenarioContext
 from agentddl.checks.prove.target import prove_target
 from agentddl.checks.prove.worker import WorkerSetup
 from agentddl.generator.errors import AgentDDLError
@@ -50,7 +50,14 @@ def run(request: ProveRequest, *, pool: Pool | None = None, progress: Progress =
                 hot = hot_setup(redis, model, request)
                 with target.database(model) as database:
                     results += prove_model(
-                        database, model, options, workers.pool(), request.queries_text, progress, hot
+                        database,
+                        model,
+                        options,
+                        workers.pool(),
+                        request.queries_text,
+                        progress,
+                        hot,
+                        target.crashable,
                     )
     finally:
         workers.close()
@@ -76,6 +83,7 @@ def _validate(request: ProveRequest, pool: Pool | None) -> None:
     if unknown:
         known = ", ".join((*SCENARIOS, *HOT_SCENARIOS))
         raise AgentDDLError(f"unknown scenario {unknown[0]!r}; expected one of {known}")
+    _validate_server(request)
     validate_hot(request)
     if request.dsn is not None and (request.server is not None or request.pg_version is not None):
         raise AgentDDLError(
@@ -109,6 +117,25 @@ class _Workers:
             self._own.close()
 
 
+def _validate_server(request: ProveRequest) -> None:
+    """A scenario that crashes the server, and server settings, need a server prove starts."""
+    given = "--dsn" if request.dsn is not None else "--server" if request.server is not None else None
+    if given is None:
+        return
+    crashing = [name for name in request.options.scenarios if name in crashing_scenarios()]
+    if crashing:
+        raise AgentDDLError(
+            f"scenario {crashing[0]!r} kills the server: it runs only on an embedded server prove "
+            f"starts itself, not with {given}"
+        )
+    if request.server_settings:
+        raise AgentDDLError(f"--server-setting configures the embedded server prove starts: not with {given}")
+
+
+def crashing_scenarios() -> frozenset[str]:
+    return frozenset(s.name for s in declared() if s.crashes_server)
+
+
 def prove_model(
     dsn: str,
     model: SchemaModel,
@@ -117,15 +144,17 @@ def prove_model(
     queries_text: str | None = None,
     progress: Progress = silent,
     hot: HotSetup | None = None,
+    server: CrashableServer | None = None,
 ) -> list[ScenarioResult]:
     """Every selected scenario against the schema `model` describes, in database `dsn`
-    (and, with `hot`, its hot projection in that Redis). A statement of the coordinator's
-    that the server refuses (a schema that is not the profile's) is a one-line
-    DatabaseError."""
+    (and, with `hot`, its hot projection in that Redis). `server`: the server, when prove
+    started it (the scenarios that crash it run only then). A statement of the
+    coordinator's that the server refuses (a schema that is not the profile's) is a
+    one-line DatabaseError."""
     text = render_queries(model) if queries_text is None else queries_text
     _parse(model, text)
     try:
-        return _scenarios(dsn, model, options, pool, text, progress, hot)
+        return _scenarios(dsn, model, options, pool, text, progress, hot, server)
     except psycopg.Error as error:
         strategy = model.profile.lock_strategy.value
         raise database_error(error, f"proving {strategy} in {describe_dsn(dsn)}") from error
@@ -139,6 +168,7 @@ def _scenarios(
     text: str,
     progress: Progress,
     hot: HotSetup | None,
+    server: CrashableServer | None,
 ) -> list[ScenarioResult]:
     results = []
     strategy = model.profile.lock_strategy.value
@@ -150,9 +180,11 @@ def _scenarios(
             pool.configure(setup)
             # under row-level security each worker serves one tenant: every tenant needs a worker
             tenants = observer.create_tenants(min(TENANTS, options.workers))
-            for name in options.scenarios or default_scenarios(model):
+            for name in _chosen(options, model, server):
                 progress(f"{strategy} {name}: running")
-                ctx = ScenarioContext(name, model, pool, observer, options, journal_dir, tenants, coordinator)
+                ctx = ScenarioContext(
+                    name, model, pool, observer, options, journal_dir, tenants, coordinator, server
+                )
                 result = _run_scenario(name, ctx, strategy)
                 observer.retire(name)
                 results.append(result)
@@ -164,6 +196,13 @@ def _scenarios(
             if coordinator is not None:
                 coordinator.close()
     return results
+
+
+def _chosen(options: ProveOptions, model: SchemaModel, server: CrashableServer | None) -> list[str]:
+    """The scenarios asked for, else every one; those that crash the server only on one
+    prove started itself."""
+    names = options.scenarios or default_scenarios(model)
+    return [n for n in names if server is not None or n not in crashing_scenarios()]
 
 
 def _run_scenario(name: str, ctx: ScenarioContext, strategy: str) -> ScenarioResult:

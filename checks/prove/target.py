@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
+from agentddl.checks.db.process import LocalServer
 from agentddl.checks.db.provision import scratch_server
 from agentddl.checks.db.requirements import require_embedded_engine, require_engine, schema_exists
 from agentddl.checks.prove.observe import Observer
@@ -28,6 +29,10 @@ from agentddl.checks.prove.options import ProveRequest
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
+# An embedded server keeps scratch speed (no fsync, in RAM) but acknowledges a commit only
+# once its WAL is written: what the server_crash scenario holds it to (a killed process
+# loses no written WAL). --server-setting goes over it.
+EMBEDDED_SETTINGS = {"synchronous_commit": "on"}
 LIVE_ROWS = (
     ("runs", "status IN ('queued', 'running', 'waiting')", "live runs"),
     ("attempts", "status = 'active'", "active attempts"),
@@ -44,6 +49,11 @@ class Target(abc.ABC):
 
     def require_engine(self, model: SchemaModel) -> None:
         require_engine(model.profile, self.version, self.where, "prove")
+
+    @property
+    def crashable(self) -> LocalServer | None:
+        """The server's process when prove started it (the server_crash scenario kills it)."""
+        return None
 
     @abc.abstractmethod
     def database(self, model: SchemaModel) -> contextlib.AbstractContextManager[str]:
@@ -82,6 +92,10 @@ class Scratch(Target):
         super().__init__(server.version, f"the server at {describe_dsn(server.admin_dsn)}", progress)
         self.server = server
 
+    @property
+    def crashable(self) -> LocalServer | None:
+        return self.server.local
+
     @contextlib.contextmanager
     def database(self, model: SchemaModel) -> Iterator[str]:
         self.require_engine(model)
@@ -101,5 +115,6 @@ def prove_target(request: ProveRequest, progress: Progress) -> Iterator[Target]:
         return
     engine = request.profile.engine.version
     require_embedded_engine(request.profile, request.pg_version, request.server, "prove")
-    with scratch_server(request.server, None, request.pg_version, prefer=engine) as server:
+    settings = {**EMBEDDED_SETTINGS, **dict(request.server_settings)}
+    with scratch_server(request.server, None, request.pg_version, prefer=engine, settings=settings) as server:
         yield Scratch(server, progress)

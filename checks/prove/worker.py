@@ -14,6 +14,7 @@ import importlib
 import os
 import random
 import signal
+import time
 import traceback
 import uuid
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from agentddl.checks.core.workers import WorkerSide
+from agentddl.checks.db.connect import DatabaseError
 from agentddl.checks.db.runtime import Runtime, load_queries
 from agentddl.checks.prove.hot_setup import HotSetup
 from agentddl.checks.prove.journal import Journal
@@ -32,6 +34,7 @@ from agentddl.checks.prove.sessions import open_session
 from agentddl.generator.model import SchemaModel
 
 Row = dict[str, Any]
+RECONNECT_SECONDS = 60.0  # a crashed server is back (recovered) well within this
 
 
 @dataclass(frozen=True)
@@ -86,8 +89,18 @@ class WorkerContext:
         )
 
     def reconnect_if_broken(self) -> None:
+        """A new session if the server dropped this one (a crash or a restart: tried again
+        until the server is back, `RECONNECT_SECONDS` at most); else end what failed."""
         if self.conn.closed or self.conn.broken:
-            self.conn = self._connect()
+            deadline = time.monotonic() + RECONNECT_SECONDS
+            while True:
+                try:
+                    self.conn = self._connect()
+                    return
+                except DatabaseError:
+                    if time.monotonic() >= deadline or self.stop.is_set():
+                        raise
+                    time.sleep(0.05)
         elif self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             self.conn.rollback()
 

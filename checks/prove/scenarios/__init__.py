@@ -25,6 +25,7 @@ class Scenario:
     order: int  # where prove runs it, among the others of its kind
     guarded: Mapping[str, str]  # count -> what it counts; the scenario holds when each is 0
     hot: bool = False  # the hot projection's (runs after the others, with hot_state.store: redis)
+    crashes_server: bool = False  # kills the server: runs only on one prove started itself
 
     @property
     def run_order(self) -> tuple[bool, int]:

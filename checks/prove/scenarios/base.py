@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from agentddl.checks.prove.journal import read_journal
 from agentddl.checks.prove.observe import Observer
@@ -18,6 +18,16 @@ from agentddl.checks.prove.pool import Dispatch, Pool, Watch
 from agentddl.checks.prove.result import WORKER_FAILURE, Count, ScenarioResult
 from agentddl.checks.prove.worker import Task
 from agentddl.generator.model import SchemaModel
+
+
+class CrashableServer(Protocol):
+    """A server prove started itself, which the server_crash scenario may kill."""
+
+    def crash(self) -> int:
+        """Kill every server process at once; how many there were."""
+
+    def restart(self) -> None:
+        """Start it again on the same data and port (crash recovery); back when it accepts connections."""
 
 
 @dataclass
@@ -30,6 +40,7 @@ class ScenarioContext:
     journal_dir: str
     tenants: list[Any]  # [None] when single-tenant
     hot: Any = None  # checks/prove/hot.py's HotCoordinator (hot_state.store: redis)
+    server: CrashableServer | None = None  # the server, when prove started it (it may be crashed)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(f"{self.options.seed}-{self.name}")

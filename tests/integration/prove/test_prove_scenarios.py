@@ -44,7 +44,8 @@ def test_every_scenario_holds_on_the_generated_schema(
     report = small_prove(server, prove_pool, profile)
     assert report.run["postgres"] == [server.version]
     by_name = {s.name: s for s in report.scenarios}
-    assert list(by_name) == list(SCENARIOS)
+    # every scenario but the one that kills the server: the server here is the tests', not prove's own
+    assert list(by_name) == [name for name in SCENARIOS if name != "server_crash"]
     assert report.held, [(s.name, s.violations) for s in report.scenarios if s.violations]
     assert_exercised(by_name, profile)
     totals = report.to_json()["totals"]

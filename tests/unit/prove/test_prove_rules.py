@@ -25,6 +25,7 @@ RUN_ORDER = (
     "tenant_isolation",
     "version_races",
     "approval_once",
+    "server_crash",
 )
 HOT_RUN_ORDER = ("hot_stale_writer", "hot_expiry", "hot_flush", "hot_tenant_read")
 

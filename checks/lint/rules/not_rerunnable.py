@@ -226,4 +226,6 @@ def _index_fix(name: str, context: Context) -> str:
 def _create_fix(context: Context) -> str:
     if context.runner == "alembic":
         return "Add if_not_exists=True (or IF NOT EXISTS in op.execute), or keep it in the same transaction."
+    if context.pg_version < 10:  # ADD COLUMN IF NOT EXISTS arrived in 9.6
+        return "Add IF NOT EXISTS (ADD COLUMN has it from 9.6), or run it in one transaction with the rest."
     return "Add IF NOT EXISTS, or run it in one transaction with the steps that may fail."

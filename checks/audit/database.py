@@ -33,8 +33,8 @@ class AuditOptions:
     analyze: bool = True  # EXPLAIN ANALYZE, BUFFERS (in rolled-back transactions)
     workload: bool = True  # drop-and-replan every index (redundancy)
     hypopg: bool = False  # verify suggestions with hypothetical indexes
-    # Catalog-only index checks another family provides (the CLI passes verify's
-    # index_findings), and the rules they report, for SARIF's driver and docs links.
+    # Catalog-only index checks (audit.run passes the shared index rules ADV101-ADV104,
+    # catalog_rules.indexes), and the rules they report, for SARIF's driver and docs links.
     catalog_checks: Sequence[CatalogCheck] = ()
     catalog_rules: Sequence[type[Rule]] = ()
 

@@ -1,8 +1,8 @@
 """Index hygiene alongside the plans.
 
 Catalog-only index rules (verify's FK without index, duplicate, redundant by
-definition, invalid) come in as `catalog_checks`, functions the caller passes (the CLI
-passes `agentddl.checks.verify.index_findings`: the families never import each other);
+definition, invalid) come in as `catalog_checks`, functions the caller passes (`run`
+passes the shared `catalog_rules.indexes.index_findings`: audit never imports verify);
 the workload-aware rules (`IndexRule`: an index no path's plan and no constraint uses,
 a single-column index on a column with few distinct values, an index keyed on a JSON
 blob) are asked here about the facts they read: the catalog, pg_stats after ANALYZE,

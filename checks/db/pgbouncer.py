@@ -36,6 +36,10 @@ def find_pgbouncer() -> Path:
     return Path(found)
 
 
+def pgbouncer_installed() -> bool:
+    return shutil.which("pgbouncer") is not None or DEBIAN_BINARY.is_file()
+
+
 class PgBouncer(LocalServer):
     """PgBouncer (transaction mode, `pool_size` server connections per database, trust
     authentication as postgres) in front of the server of `server_admin_dsn`."""

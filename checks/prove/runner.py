@@ -118,22 +118,22 @@ class _Workers:
 
 
 def _validate_server(request: ProveRequest) -> None:
-    """A scenario that crashes the server, and server settings, need a server prove starts."""
+    """A scenario that injects faults into the server, and server settings, need a server prove starts."""
     given = "--dsn" if request.dsn is not None else "--server" if request.server is not None else None
     if given is None:
         return
-    crashing = [name for name in request.options.scenarios if name in crashing_scenarios()]
-    if crashing:
+    owning = [name for name in request.options.scenarios if name in own_server_scenarios()]
+    if owning:
         raise AgentDDLError(
-            f"scenario {crashing[0]!r} kills the server: it runs only on an embedded server prove "
-            f"starts itself, not with {given}"
+            f"scenario {owning[0]!r} injects faults into the server: it runs only on the embedded "
+            f"server prove starts itself, not with {given}"
         )
     if request.server_settings:
         raise AgentDDLError(f"--server-setting configures the embedded server prove starts: not with {given}")
 
 
-def crashing_scenarios() -> frozenset[str]:
-    return frozenset(s.name for s in declared() if s.crashes_server)
+def own_server_scenarios() -> frozenset[str]:
+    return frozenset(s.name for s in declared() if s.own_server)
 
 
 def prove_model(
@@ -199,10 +199,14 @@ def _scenarios(
 
 
 def _chosen(options: ProveOptions, model: SchemaModel, server: CrashableServer | None) -> list[str]:
-    """The scenarios asked for, else every one; those that crash the server only on one
-    prove started itself."""
-    names = options.scenarios or default_scenarios(model)
-    return [n for n in names if server is not None or n not in crashing_scenarios()]
+    """The scenarios asked for, else every one whose tools are installed; those that
+    inject faults into the server only on one prove started itself."""
+    if options.scenarios:
+        names = list(options.scenarios)
+    else:
+        installed = {s.name for s in declared() if s.available()}
+        names = [n for n in default_scenarios(model) if n in installed]
+    return [n for n in names if server is not None or n not in own_server_scenarios()]
 
 
 def _run_scenario(name: str, ctx: ScenarioContext, strategy: str) -> ScenarioResult:

@@ -48,6 +48,7 @@ class WorkerSetup:
     lease_seconds: int
     seed: int
     hot: HotSetup | None = None  # the hot projection in Redis (hot_state.store: redis)
+    pooled: bool = False  # dsn is a transaction-mode pooler's: no server-side prepared statements
 
 
 @dataclass(frozen=True)
@@ -80,13 +81,16 @@ class WorkerContext:
         self.hot_state: dict[Any, Any] | None = None  # checks/prove/hot.py: module, client, HotStates
 
     def _connect(self) -> psycopg.Connection[Row]:
-        return open_session(
+        conn: psycopg.Connection[Row] = open_session(
             self.setup.dsn,
             str(self.slot),
             autocommit=False,
             row_factory=dict_row,
             settings={"statement_timeout": "60s"},
         )
+        if self.setup.pooled:  # the pooler hands the next transaction to another server session
+            conn.prepare_threshold = None
+        return conn
 
     def reconnect_if_broken(self) -> None:
         """A new session if the server dropped this one (a crash or a restart: tried again

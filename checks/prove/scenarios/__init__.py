@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -25,7 +25,8 @@ class Scenario:
     order: int  # where prove runs it, among the others of its kind
     guarded: Mapping[str, str]  # count -> what it counts; the scenario holds when each is 0
     hot: bool = False  # the hot projection's (runs after the others, with hot_state.store: redis)
-    crashes_server: bool = False  # kills the server: runs only on one prove started itself
+    own_server: bool = False  # kills the server or starts a pooler: only on one prove started itself
+    available: Callable[[], bool] = lambda: True  # what it starts is installed (else left out by default)
 
     @property
     def run_order(self) -> tuple[bool, int]:

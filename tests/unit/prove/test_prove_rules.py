@@ -26,6 +26,7 @@ RUN_ORDER = (
     "version_races",
     "approval_once",
     "server_crash",
+    "pooler_restart",
 )
 HOT_RUN_ORDER = ("hot_stale_writer", "hot_expiry", "hot_flush", "hot_tenant_read")
 

@@ -1,6 +1,8 @@
-"""prove's server_crash scenario on an embedded server it starts and kills: every commit
-the server acknowledged survives five crashes on each lock strategy, and a server that
-acknowledges before its WAL is written (synchronous_commit=off) is reported broken."""
+"""prove's fault scenarios on an embedded server it starts: every commit the server
+acknowledged survives five crashes of the server (server_crash) and five pooler faults
+(pooler_restart: PgBouncer killed and restarted, server sessions terminated) on each lock
+strategy, and a server that acknowledges before its WAL is written
+(synchronous_commit=off) is reported broken."""
 
 from __future__ import annotations
 
@@ -12,26 +14,30 @@ from profiles import ROOT
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.prove import Pool, ProveOptions, ProveRequest, run
-from agentddl.checks.prove.scenarios.server_crash import CRASHES
+from agentddl.checks.prove.scenarios.faults import FAULTS
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.profile import LockStrategy, load_default_profile
 
 CRASHING = ProveOptions(runs=200, lease_seconds=1, scenarios=("server_crash",))
+FAULTY = replace(CRASHING, scenarios=("server_crash", "pooler_restart"))
 
 
-def test_acknowledged_commits_survive_crashes_on_every_strategy(prove_pool: Pool) -> None:
-    options = replace(CRASHING, workers=prove_pool.size)
+def test_acknowledged_commits_survive_faults_on_every_strategy(prove_pool: Pool) -> None:
+    options = replace(FAULTY, workers=prove_pool.size)
     request = ProveRequest(load_default_profile(), options, strategies=tuple(LockStrategy))
     report = run(request, pool=prove_pool)
-    assert [s.strategy for s in report.scenarios] == [s.value for s in LockStrategy]
+    ran = [(s.strategy, s.name) for s in report.scenarios]
+    assert ran == [(s.value, name) for s in LockStrategy for name in FAULTY.scenarios]
     for scenario in report.scenarios:
         assert scenario.held, (scenario.strategy, scenario.violations)
         counts = scenario.counts
-        assert counts["crashes"] == CRASHES and counts["crashes_missed"] == 0
+        assert counts["faults"] == FAULTS and counts["faults_missed"] == 0
         # it exercised what it guards: steps and completions were acknowledged across the
         # crashes, and the claim from before the first crash was presented
         assert counts["acknowledged_steps"] > 0 and counts["acknowledged_completions"] > 0
         assert counts["stale_claim_untested"] == 0
+        if scenario.name == "pooler_restart":  # both faults struck, in turn
+            assert counts["pooler_restarts"] >= 2 and counts["sessions_terminated"] >= 1, counts
 
 
 def test_a_server_that_acknowledges_before_writing_is_reported_broken(
@@ -51,5 +57,5 @@ def test_a_server_that_acknowledges_before_writing_is_reported_broken(
 @pytest.mark.parametrize("where", ["server", "dsn"])
 def test_a_server_prove_did_not_start_is_never_crashed(where: str) -> None:
     request = ProveRequest(load_default_profile(), CRASHING, **{where: "postgresql://x@127.0.0.1:1/db"})
-    with pytest.raises(AgentDDLError, match="kills the server: it runs only on an embedded server"):
+    with pytest.raises(AgentDDLError, match="injects faults into the server: it runs only on the embedded"):
         run(request)

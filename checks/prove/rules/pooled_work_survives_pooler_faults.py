@@ -50,7 +50,7 @@ class PooledWorkSurvivesPoolerFaults(ProveRule):
     treat a cut-off `COMMIT` as unknown: reconnect, claim again, resume from the latest
     checkpoint.
     ```python
-    conn = psycopg.connect(pooler_dsn, prepare_threshold=None)
+    conn.prepare_threshold = None  # psycopg 3, on a connection to the pooler
     ```
 
     ## References

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from agentddl.checks.core.rules import missing_sections
+from agentddl.checks.docs.architecture import architecture_files
 from agentddl.checks.docs.commands import command_files
 from agentddl.checks.docs.profile import profile_page
 from agentddl.checks.docs.registry import all_rules
@@ -19,9 +20,15 @@ GENERATED_DIRS = ("docs/rules",)  # every .md under these is generated: others a
 
 
 def expected_files(root: Path) -> dict[str, str]:
-    """Every generated page (rules, profile reference) and every command page with its
-    help block current, by path relative to the repository root."""
-    return {**rule_files(all_rules()), "docs/profile.md": profile_page(), **command_files(root)}
+    """Every generated page (rules, profile reference), every command page with its help
+    block current and the architecture page with its import graph current, by path
+    relative to the repository root."""
+    return {
+        **rule_files(all_rules()),
+        "docs/profile.md": profile_page(),
+        **command_files(root),
+        **architecture_files(root),
+    }
 
 
 def drift(root: Path) -> list[str]:

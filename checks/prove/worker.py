@@ -69,7 +69,7 @@ class WorkerContext:
         self.tenant_column = setup.model.profile.tenancy.column
         self.rls = setup.model.profile.tenancy.row_level_security
         # distribution: citus: the claim and the relay name their tenant (one shard each)
-        self.distributed = bool(self.tenant_column) and setup.model.profile.distribution.engine == "citus"
+        self.distributed = setup.model.is_distributed
         self.queries = load_queries(setup.model, setup.queries_text)
         self.journal = Journal(setup.journal_dir, slot)
         self.rng = random.Random(f"{setup.seed}-{slot}-{os.getpid()}")
@@ -122,7 +122,7 @@ class WorkerContext:
 
     def claim_scope(self, tenant: Any | None) -> dict[str, Any]:
         """claim_run takes the tenant under row-level security or Citus (else it is global)."""
-        return self.scope(tenant) if self.rls or self.distributed else {}
+        return self.scope(tenant) if self.model.claims_within_tenant else {}
 
     def new_token(self) -> str:
         return f"w{self.slot}-{uuid.uuid4().hex}"

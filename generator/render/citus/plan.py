@@ -81,8 +81,8 @@ def _paths(model: SchemaModel) -> str:
             f"Every worker, relay and retention query names its tenant (`{tenant} = :{tenant}`), so "
             "Citus sends it to one shard. `claim_run` takes the tenant: a worker serves a set of "
             "tenants and claims in each in turn, one single-shard statement per tenant (an empty "
-            "tenant costs one probe of its partial index `runs_claim_idx`, which leads with the "
-            "tenant). The single-server claim (`FOR UPDATE SKIP LOCKED` across tenants) is a "
+            "tenant costs one probe of the live set's index `run_queue_visible_idx`, which leads "
+            "with the tenant there). The single-server claim (`FOR UPDATE SKIP LOCKED` across tenants) is a "
             "multi-shard `FOR UPDATE`, which Citus refuses.",
             "`expire_leases`, `relay_claim`, `purge_finished_runs` and `purge_outbox` take the "
             "tenant too: run them per tenant (a relay serves a set of tenants like a worker). The "

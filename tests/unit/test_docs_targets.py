@@ -1,4 +1,4 @@
-"""Every `make X` the README and the docs name is a target of the Makefile (and a phony
+"""Every `make X` the README, CONTRIBUTING.md and the docs name is a target of the Makefile (and a phony
 one: they are commands, not files), so a reader who copies one never gets "No rule to
 make target". Named means: a line of a fenced code block that runs `make X`, an inline
 code span `make X ...`, and the bare targets listed after such a span
@@ -7,9 +7,16 @@ code span `make X ...`, and the bare targets listed after such a span
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 from profiles import ROOT
+
+from agentddl.checks.docs.registry import all_rules
+from agentddl.checks.prove.hot import uses_redis
+from agentddl.checks.prove.rules import all_rules as prove_rules
+from agentddl.checks.prove.scenarios import declared
+from agentddl.generator.profile import LockStrategy, load_profile
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 SPAN = re.compile(r"`make ([^`]+)`((?:,?\s+(?:and\s+)?`[\w.-]+`)*)")
@@ -18,7 +25,7 @@ RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)")
 
 
 def documents() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def targets_in(command: str) -> list[str]:
@@ -77,6 +84,8 @@ def test_the_reading_finds_what_the_docs_name() -> None:
     """The parsers' teeth: the forms the docs use are found, and a missing target would be."""
     readme = named_targets((ROOT / "README.md").read_text(encoding="utf-8"))
     assert {"demo", "test", "generate", "check", "bench-lint", "bench-trace", "lint-eval"} <= readme
+    contributing = named_targets((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    assert {"reinstall", "postgres", "generate", "docs", "check", "test", "lint-eval"} <= contributing
     bench = named_targets((ROOT / "docs" / "commands" / "bench.md").read_text(encoding="utf-8"))
     assert {"bench-hotpath", "bench-evidence"} <= bench
     prose = "Codes are stable; error ones make the exit code 1, and `make` alone builds nothing."
@@ -91,3 +100,116 @@ def test_the_reading_finds_what_the_docs_name() -> None:
     }
     targets, phony = makefile_rules("X ?= 1\nY := 2\n.PHONY: a b\na: b\n\techo a: b\nb c:\n")
     assert (targets, phony) == ({"a", "b", "c"}, {"a", "b"})
+
+
+# Counts the docs state about the code, derived from the code: a prove run's summary line
+# (`prove: every scenario held (N/N).`) from the scenarios its command runs, "N/N held" in
+# prose from the default run, and every rule code or range of codes a page names from the
+# rule registry (a prove range from the scenarios its rules prove).
+SUMMARY = re.compile(r"prove: (every scenario held|\d+ scenarios BROKEN) \((\d+)/(\d+)\)")
+HELD = re.compile(r"\b(\d+)/(\d+) held\b")
+CODE = re.compile(r"\bAD[A-Z]\d{3}\b")
+CODE_RANGE = re.compile(r"\b(AD[A-Z])(\d{3})\s*[\u2013-]\s*(AD[A-Z])(\d{3})\b")  # en dash or hyphen
+PROVE = "$ agentddl prove "
+
+
+def prove_total(command: str) -> int:
+    """How many results (strategy x scenario) `agentddl prove ...` reports on a machine with
+    every tool installed: the --scenario ones, else the profile's whole set (the hot ones
+    with a Redis profile; those that crash the server or a pooler only on its own server)."""
+    words = shlex.split(command)
+    valued = {w: words[i + 1] for i, w in enumerate(words[:-1])}
+    asked = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--scenario"]
+    strategies = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--strategy"]
+    profile = load_profile(ROOT / (valued.get("--profile") or valued.get("-p") or "schemas/default.yaml"))
+    own_server = "--dsn" not in words and "--server" not in words
+    scenarios = asked or [
+        s.name for s in declared() if (not s.hot or uses_redis(profile)) and (own_server or not s.own_server)
+    ]
+    count = len(LockStrategy) if strategies == ["all"] else max(len(strategies), 1)
+    return count * len(scenarios)
+
+
+def summaries(text: str) -> list[tuple[str, bool, int, int]]:
+    """Each prove summary line in a code block (whether it says every scenario held, and
+    its counts), with the `$ agentddl prove` command above it."""
+    found: list[tuple[str, bool, int, int]] = []
+    command = ""
+    for line in text.splitlines():
+        if FENCE.match(line):
+            command = ""
+        elif line.startswith(PROVE):
+            command = line[2:]
+        elif match := SUMMARY.search(line):
+            found.append(
+                (command, match.group(1) == "every scenario held", int(match.group(2)), int(match.group(3)))
+            )
+    return found
+
+
+def test_prove_summaries_in_the_docs_count_what_the_command_runs() -> None:
+    wrong = []
+    for path in documents():
+        for command, all_held, held, total in summaries(path.read_text(encoding="utf-8")):
+            expected = prove_total(command)
+            if not command or total != expected or (all_held and held != total):
+                wrong.append(f"{path.relative_to(ROOT)}: `{command}` says {held}/{total}, runs {expected}")
+    assert wrong == []
+
+
+def test_n_of_n_held_in_prose_is_the_default_run() -> None:
+    default = prove_total("agentddl prove --profile schemas/default.yaml")
+    wrong = [
+        f"{path.relative_to(ROOT)}: {match.group(0)} (the default run has {default} scenarios)"
+        for path in documents()
+        for match in HELD.finditer(path.read_text(encoding="utf-8"))
+        if {int(match.group(1)), int(match.group(2))} != {default}
+    ]
+    assert wrong == []
+
+
+def test_every_rule_code_the_docs_name_exists() -> None:
+    codes = {rule.code for rule in all_rules()}
+    unknown = {
+        f"{path.relative_to(ROOT)}: {code}"
+        for path in documents()
+        for code in CODE.findall(path.read_text(encoding="utf-8"))
+        if code not in codes
+    }
+    ranges = {
+        f"{path.relative_to(ROOT)}: {match.group(0)} has no {prefix}{number:03d}"
+        for path in documents()
+        for match in CODE_RANGE.finditer(path.read_text(encoding="utf-8"))
+        for prefix in [match.group(1)]
+        for number in range(int(match.group(2)), int(match.group(4)) + 1)
+        if f"{prefix}{number:03d}" not in codes
+    }
+    assert unknown | ranges == set()
+
+
+def test_a_range_of_prove_codes_is_one_kind_of_scenario_whole() -> None:
+    """A prove range names a whole kind of scenario: the hot ones, or the others."""
+    by_kind: dict[bool, set[str]] = {}
+    for rule in prove_rules():
+        by_kind.setdefault(rule.scenario.hot, set()).add(rule.code)
+    wrong = []
+    for path in documents():
+        for match in CODE_RANGE.finditer(path.read_text(encoding="utf-8")):
+            if match.group(1) == match.group(3) == "ADP":
+                named = {f"ADP{n}" for n in range(int(match.group(2)), int(match.group(4)) + 1)}
+                if named not in by_kind.values():
+                    wrong.append(f"{path.relative_to(ROOT)}: {match.group(0)}; the kinds are {by_kind}")
+    assert wrong == []
+
+
+def test_the_count_readers_have_teeth() -> None:
+    assert prove_total("agentddl prove -p schemas/default.yaml --scenario stale_writer") == 1
+    assert prove_total("agentddl prove -p schemas/default.yaml --strategy all --scenario a --scenario b") == 8
+    everything = prove_total("agentddl prove --profile schemas/default.yaml")
+    assert prove_total("agentddl prove --profile schemas/default.yaml --dsn x") < everything
+    sample = (
+        "```text\n$ agentddl prove -p schemas/default.yaml\n...\nprove: every scenario held (7/7).\n```\n"
+    )
+    assert summaries(sample) == [("agentddl prove -p schemas/default.yaml", True, 7, 7)]
+    assert [m.group(0) for m in HELD.finditer("all 7/7 held; 9/9 held")] == ["7/7 held", "9/9 held"]
+    assert CODE_RANGE.search("rules (ADP101\u2013ADP109:") is not None

@@ -10,7 +10,7 @@ transaction that read runs and events stays open (`--reader-seconds`, the lock a
 maintenance step must not queue behind for long):
 
 - `procedure`: `CALL agent.maintain_partitions(...)`, what PLAN.md schedules (each step
-  in its own transaction under a 20 ms lock_timeout, retried);
+  in its own transaction under a 10 ms lock_timeout, retried);
 - `statements`: the steps of `partition_steps(...)` run one by one as psql's `\\gexec`
   runs them (the detaches CONCURRENTLY), under the same lock_timeout; a step that loses
   its lock stops the job (the next run starts over).

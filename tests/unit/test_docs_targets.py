@@ -16,7 +16,9 @@ from agentddl.checks.docs.registry import all_rules
 from agentddl.checks.prove.hot import uses_redis
 from agentddl.checks.prove.rules import all_rules as prove_rules
 from agentddl.checks.prove.scenarios import declared
+from agentddl.generator.model.partitions import STEP_LOCK_TIMEOUT_MS, STEP_TRIES
 from agentddl.generator.profile import LockStrategy, load_profile
+from agentddl.generator.render.revision_helpers import LOCK_ATTEMPTS, LOCK_TIMEOUT
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 SPAN = re.compile(r"`make ([^`]+)`((?:,?\s+(?:and\s+)?`[\w.-]+`)*)")
@@ -213,3 +215,32 @@ def test_the_count_readers_have_teeth() -> None:
     assert summaries(sample) == [("agentddl prove -p schemas/default.yaml", True, 7, 7)]
     assert [m.group(0) for m in HELD.finditer("all 7/7 held; 9/9 held")] == ["7/7 held", "9/9 held"]
     assert CODE_RANGE.search("rules (ADP101\u2013ADP109:") is not None
+
+
+def _ms(setting: str) -> int:
+    return int(setting.removesuffix("ms"))
+
+
+def test_lock_timeouts_the_docs_state_are_the_code_s() -> None:
+    """Each timeout and retry budget a page (or a benchmark's docstring) states, built
+    from the constant it describes."""
+    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 10: "ten"}
+    stated = {
+        "docs/commands/generate.md": [
+            f"`lock_timeout = {STEP_LOCK_TIMEOUT_MS}ms` and up to {words.get(STEP_TRIES, STEP_TRIES)} tries",
+            f"`LOCK_TIMEOUT` ({_ms(LOCK_TIMEOUT)} ms) for the lock and retries up to `LOCK_ATTEMPTS` "
+            f"({LOCK_ATTEMPTS}) times",
+        ],
+        "docs/commands/diff.md": [
+            f"after `lock_timeout` ({_ms(LOCK_TIMEOUT)} ms)",
+            f"each waits at most {_ms(LOCK_TIMEOUT)} ms for its lock",
+        ],
+        "tests/benchmarks/retention_bench.py": [f"under a {STEP_LOCK_TIMEOUT_MS} ms lock_timeout"],
+    }
+    missing = [
+        f"{where}: {text!r}"
+        for where, texts in stated.items()
+        for text in texts
+        if text not in " ".join((ROOT / where).read_text(encoding="utf-8").split())
+    ]
+    assert missing == []

@@ -84,3 +84,22 @@ def test_the_pinned_files_are_the_corpus() -> None:
     files = pinned()["files"]
     assert sorted(files) == sorted(today())
     assert {n: v["label"] for n, v in files.items()} == {n: v["label"] for n, v in today().items()}
+
+
+def test_the_figures_the_docs_give_are_the_pinned_verdicts() -> None:
+    """Lint's page and the corpus README state the corpus's size and scores: from here."""
+    files = pinned()["files"].values()
+    unsafe = [v for v in files if v["label"] == "unsafe"]
+    safe = [v for v in files if v["label"] == "safe"]
+    caught = sum(bool(v["errors"]) for v in unsafe)
+    alarms = sum(bool(v["errors"]) for v in safe)
+    precision = caught / (caught + alarms) if caught + alarms else 1.0
+    page = " ".join((TESTS.parent / "docs" / "commands" / "lint.md").read_text(encoding="utf-8").split())
+    said = (
+        f"{len(files)} files, {caught} of the {len(unsafe)} unsafe ones flagged and "
+        f"{alarms or 'none'} of the {len(safe)} safe ones (precision {precision:.3f}, "
+        f"recall {caught / len(unsafe):.3f})"
+    )
+    assert said in page
+    readme = " ".join((CORPUS / "README.md").read_text(encoding="utf-8").split())
+    assert f"{len(files)} migrations" in readme and f"{len(unsafe)} are unsafe and {len(safe)} safe" in readme

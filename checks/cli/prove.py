@@ -31,6 +31,8 @@ Examples:
 
   agentddl prove -p schemas/default.yaml --scenario server_crash --server-setting synchronous_commit=off
 
+  agentddl prove -p schemas/default.yaml --soak 10 --workers 8     # 10 minutes, a row a minute
+
 --dsn proves the schema already in that database: it writes only runs of kind
 'agentddl.prove' and tenants named 'agentddl-prove ...', deletes them afterwards, and
 refuses a database with live runs, active attempts or undelivered messages. --server
@@ -40,6 +42,10 @@ The server_crash scenario kills the server prove started itself (every process a
 five times) and starts it again: it runs only on the embedded server, and
 --server-setting NAME=VALUE configures that server (e.g. synchronous_commit=off: a
 server that acknowledges commits before writing them, which the scenario reports broken).
+--soak MINUTES runs only the soak: the queue kept --runs deep and drained for that long,
+each minute's runs/s, p99 claim-to-complete, dead tuples and sizes of the hot tables
+and indexes; broken when the last minute is 1.2x worse than the second, or run_queue
+ends over 2x its size after the first minute.
 A profile with hot_state.store: redis also proves the hot projection in Redis (--redis, else
 a throwaway redis-server): the hot_* scenarios run after the others.
 Exit codes: 0 every scenario held, 1 a scenario broke, 2 usage or connection error.
@@ -81,6 +87,17 @@ def prove_command(
             "--server-setting", help="NAME=VALUE of the embedded server (repeat).", metavar="NAME=VALUE"
         ),
     ] = None,
+    soak: Annotated[
+        float | None,
+        typer.Option(
+            "--soak",
+            help="Only a soak: the claim race's workload for MINUTES, reported per minute.",
+            metavar="MINUTES",
+        ),
+    ] = None,
+    soak_interval: Annotated[
+        float, typer.Option("--soak-interval", hidden=True, help="Seconds per soak row (tests).")
+    ] = 60.0,
     output_format: options.Format = options.OutputFormat.text,
     existing: Annotated[
         bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn proves in place.")
@@ -103,6 +120,8 @@ def prove_command(
         lease_seconds,
         redis,
         tuple(server_setting or ()),
+        soak,
+        soak_interval,
     )
     run(arguments, queries, seed, output_format.value)
 
@@ -120,6 +139,8 @@ class Arguments:
     lease_seconds: int
     redis: str | None = None
     server_settings: tuple[str, ...] = ()
+    soak_minutes: float | None = None
+    soak_interval_seconds: float = 60.0
 
 
 def run(args: Arguments, queries: Path | None, seed: int, output_format: str) -> NoReturn:
@@ -137,7 +158,15 @@ def run(args: Arguments, queries: Path | None, seed: int, output_format: str) ->
 def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
     from agentddl.checks.prove import ProveOptions, ProveRequest
 
-    prove_options = ProveOptions(args.workers, args.runs, args.lease_seconds, seed, tuple(args.scenarios))
+    prove_options = ProveOptions(
+        args.workers,
+        args.runs,
+        args.lease_seconds,
+        seed,
+        tuple(args.scenarios),
+        soak_minutes=args.soak_minutes,
+        soak_interval_seconds=args.soak_interval_seconds,
+    )
     return ProveRequest(
         required_profile(args.profile, "prove", "the profile whose guarantees it proves"),
         prove_options,

@@ -16,6 +16,8 @@ class ProveOptions:
     seed: int = 0  # crash points, inputs and orders are drawn from it
     scenarios: tuple[str, ...] = ()  # empty: all
     stall: float | None = None  # seconds without progress that mean stuck; None: from the lease
+    soak_minutes: float | None = None  # set: only the soak, this long (checks/prove/soak.py)
+    soak_interval_seconds: float = 60.0  # one row of the soak's report per interval (a minute)
 
     @property
     def crash_runs(self) -> int:

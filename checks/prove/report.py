@@ -3,9 +3,9 @@ finding per broken scenario, and prove's own tables (every scenario with its ver
 counts, then the totals) for text and markdown. Every format comes from `core.report.render`.
 
 JSON: {"tool": "prove", <the run's facts>, "run": {...}, "scenarios": [{"name",
-"strategy", "held", <counts>, "violations", "seconds"}], "totals": {duplicate_effects,
-lost_runs, stuck_runs, stale_writes_accepted, lost_outbox, duplicate_deliveries,
-runs_completed, seconds}, "findings": [...], "summary": {...}}.
+"strategy", "held", <counts>, "violations", "seconds"[, "minutes": the soak's rows]}],
+"totals": {duplicate_effects, lost_runs, stuck_runs, stale_writes_accepted, lost_outbox,
+duplicate_deliveries, runs_completed, seconds}, "findings": [...], "summary": {...}}.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report
 from agentddl.checks.prove.result import ProveResult, ScenarioResult
 from agentddl.checks.prove.rules import all_rules, finding_of
+from agentddl.checks.prove.soak_report import markdown_soak, write_soak
 
 HIDDEN = {"errors", "worker_failures"}  # shown only when not zero
 
@@ -62,6 +63,8 @@ def write_table(result: ProveResult, console: Console) -> None:
         )
     console.print(table)
     console.print(escape(_totals(result)), soft_wrap=True)
+    for soak in (s for s in result.scenarios if s.series):  # --soak: its minutes
+        write_soak(soak, console)
 
 
 def markdown_table(result: ProveResult) -> str:
@@ -69,7 +72,8 @@ def markdown_table(result: ProveResult) -> str:
     for s in result.scenarios:
         verdict = "held" if s.held else "**BROKEN**"
         rows.append(f"| {s.strategy} | {s.name} | {verdict} | {_counts(s)} | {s.seconds:.1f} |")
-    return "\n".join(rows) + "\n\n" + _totals(result).replace("\n", "  \n") + "\n"
+    soaks = "".join("\n" + markdown_soak(s) for s in result.scenarios if s.series)
+    return "\n".join(rows) + "\n\n" + _totals(result).replace("\n", "  \n") + "\n" + soaks
 
 
 def _counts(scenario: ScenarioResult) -> str:

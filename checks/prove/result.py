@@ -32,6 +32,7 @@ class ScenarioResult:
     violations: list[str] = field(default_factory=list)
     seconds: float = 0.0
     guarded: dict[str, str] = field(default_factory=dict)  # count -> what it counts; each must be 0
+    series: list[dict[str, Any]] = field(default_factory=list)  # the soak's rows, one per minute
 
     @property
     def held(self) -> bool:
@@ -50,6 +51,7 @@ class ScenarioResult:
             **self.counts,
             "violations": self.violations,
             "seconds": round(self.seconds, 2),
+            **({"minutes": self.series} if self.series else {}),
         }
 
 

@@ -22,6 +22,7 @@ from agentddl.checks.prove.pool import Pool
 from agentddl.checks.prove.result import ProveResult, ScenarioResult
 from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS, declared
 from agentddl.checks.prove.scenarios.base import CrashableServer, ScenarioContext
+from agentddl.checks.prove.soak import validate_soak
 from agentddl.checks.prove.target import prove_target
 from agentddl.checks.prove.worker import WorkerSetup
 from agentddl.generator.errors import AgentDDLError
@@ -29,6 +30,7 @@ from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.render.queries import render_queries
 
 TENANTS = 4
+SOAK, SOAK_MODULE = "soak", "agentddl.checks.prove.soak"  # run alone, with --soak
 
 
 def run(request: ProveRequest, *, pool: Pool | None = None, progress: Progress = silent) -> ProveResult:
@@ -68,6 +70,7 @@ def run(request: ProveRequest, *, pool: Pool | None = None, progress: Progress =
         "workers": options.workers,
         "runs": options.runs,
         "existing": request.dsn is not None,
+        **({"soak_minutes": options.soak_minutes} if options.soak_minutes is not None else {}),
     }
     return ProveResult(results, time.monotonic() - started, run)
 
@@ -85,6 +88,7 @@ def _validate(request: ProveRequest, pool: Pool | None) -> None:
         raise AgentDDLError(f"unknown scenario {unknown[0]!r}; expected one of {known}")
     _validate_server(request)
     validate_hot(request)
+    validate_soak(options)
     if request.dsn is not None and (request.server is not None or request.pg_version is not None):
         raise AgentDDLError(
             "--dsn proves the schema already in that database; --server and --pg-version choose "
@@ -200,7 +204,9 @@ def _scenarios(
 
 def _chosen(options: ProveOptions, model: SchemaModel, server: CrashableServer | None) -> list[str]:
     """The scenarios asked for, else every one whose tools are installed; those that
-    inject faults into the server only on one prove started itself."""
+    inject faults into the server only on one prove started itself. --soak: the soak alone."""
+    if options.soak_minutes is not None:
+        return [SOAK]
     if options.scenarios:
         names = list(options.scenarios)
     else:
@@ -214,7 +220,8 @@ def _run_scenario(name: str, ctx: ScenarioContext, strategy: str) -> ScenarioRes
     scenario's own code (an observer's arithmetic, say) is a one-line error that names
     where it happened, never a traceback."""
     try:
-        result: ScenarioResult = importlib.import_module(f"agentddl.checks.prove.scenarios.{name}").run(ctx)
+        module = SOAK_MODULE if name == SOAK else f"agentddl.checks.prove.scenarios.{name}"
+        result: ScenarioResult = importlib.import_module(module).run(ctx)
     except (psycopg.Error, AgentDDLError, KeyboardInterrupt):
         raise
     except Exception as error:

@@ -13,6 +13,7 @@ from agentddl.checks.docs.prove import prove_documentation
 from agentddl.checks.docs.rules import rule_page
 from agentddl.checks.prove.rules import all_rules
 from agentddl.checks.prove.scenarios import HOT_SCENARIOS, SCENARIOS, declared
+from agentddl.checks.prove.soak import SCENARIO as SOAK
 
 RUN_ORDER = (
     "claim_race",
@@ -39,9 +40,11 @@ def test_the_run_order_comes_from_the_declarations() -> None:
 
 def test_each_rule_names_its_scenarios_declaration_and_each_scenario_has_one_rule() -> None:
     rules = all_rules()
-    assert [rule.scenario for rule in rules] == list(declared())
+    # the soak runs only with --soak: its coordinator declares it, outside the scenarios
+    assert [rule.scenario for rule in rules] == sorted([*declared(), SOAK], key=lambda s: s.run_order)
     for rule in rules:
-        module = importlib.import_module(f"agentddl.checks.prove.scenarios.{rule.scenario.name}")
+        where = "soak" if rule.scenario is SOAK else f"scenarios.{rule.scenario.name}"
+        module = importlib.import_module(f"agentddl.checks.prove.{where}")
         assert rule.scenario is module.SCENARIO
         assert rule.__module__ == f"agentddl.checks.prove.rules.{rule.name.replace('-', '_')}"
         assert rule.remedy

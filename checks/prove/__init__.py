@@ -2,11 +2,12 @@
 
 run(ProveRequest) installs a profile's schema in a scratch database (or takes the one
 already in a database), starts worker processes that run only the named queries of
-queries.sql, drives ten scenarios (claim race, crash mid-step, stale writer, forged
-lease, idempotency, outbox, poison message, tenant isolation, version races, approvals
-decided once; with the hot projection in Redis, four more), one guarantee each (the rules
-ADP101..ADP114), and returns each as held or broken, from what it observed;
-`build_report(result)` is its report in every format.
+queries.sql, drives the scenarios `scenarios/` declares (claim race, crash mid-step,
+stale writer, forged lease, idempotency, outbox, poison message, tenant isolation,
+version races, approvals decided once; on a server prove started itself the fault
+scenarios too: the server crashed, a pooler restarted; with the hot projection in Redis,
+four more), one guarantee each (a rule of `rules/`), and returns each as held or broken,
+from what it observed; `build_report(result)` is its report in every format.
 
 The names below are imported on first use: a worker process imports
 agentddl.checks.prove.worker, and should not pay for the coordinator's modules.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,8 @@ Examples:
 
   agentddl prove -p schemas/default.yaml --scenario server_crash --server-setting synchronous_commit=off
 
+  agentddl prove -p schemas/default.yaml --scenario failover --replication async
+
   agentddl prove -p schemas/default.yaml --soak 10 --workers 8     # 10 minutes, a row a minute
 
 --dsn proves the schema already in that database: it writes only runs of kind
@@ -42,6 +45,9 @@ The server_crash scenario kills the server prove started itself (every process a
 five times) and starts it again: it runs only on the embedded server, and
 --server-setting NAME=VALUE configures that server (e.g. synchronous_commit=off: a
 server that acknowledges commits before writing them, which the scenario reports broken).
+The failover scenario kills that server for good and promotes a streaming replica of it
+(--replication sync, the default: nothing acknowledged is lost; async: the commits the
+replica had not received are, and the scenario reports them broken).
 --soak MINUTES runs only the soak: the queue kept --runs deep and drained for that long,
 each minute's runs/s, p99 claim-to-complete, dead tuples and sizes of the hot tables
 and indexes; broken when the last minute is 1.2x worse than the second, or run_queue
@@ -50,6 +56,15 @@ A profile with hot_state.store: redis also proves the hot projection in Redis (-
 a throwaway redis-server): the hot_* scenarios run after the others.
 Exit codes: 0 every scenario held, 1 a scenario broke, 2 usage or connection error.
 """
+
+
+class Replication(enum.StrEnum):
+    """The failover scenario's replica: the primary waits for it at commit, or does not."""
+
+    sync = "sync"
+    async_ = "async"
+
+
 EXISTING_NOTE = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
 
 
@@ -98,6 +113,9 @@ def prove_command(
     soak_interval: Annotated[
         float, typer.Option("--soak-interval", hidden=True, help="Seconds per soak row (tests).")
     ] = 60.0,
+    replication: Annotated[
+        Replication, typer.Option("--replication", help="The failover scenario's replica: sync or async.")
+    ] = Replication.sync,
     output_format: options.Format = options.OutputFormat.text,
     existing: Annotated[
         bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn proves in place.")
@@ -122,6 +140,7 @@ def prove_command(
         tuple(server_setting or ()),
         soak,
         soak_interval,
+        replication.value,
     )
     run(arguments, queries, seed, output_format.value)
 
@@ -141,6 +160,7 @@ class Arguments:
     server_settings: tuple[str, ...] = ()
     soak_minutes: float | None = None
     soak_interval_seconds: float = 60.0
+    replication: str = "sync"
 
 
 def run(args: Arguments, queries: Path | None, seed: int, output_format: str) -> NoReturn:
@@ -166,6 +186,7 @@ def _request(args: Arguments, queries: Path | None, seed: int) -> ProveRequest:
         tuple(args.scenarios),
         soak_minutes=args.soak_minutes,
         soak_interval_seconds=args.soak_interval_seconds,
+        replication=args.replication,
     )
     return ProveRequest(
         required_profile(args.profile, "prove", "the profile whose guarantees it proves"),

@@ -18,6 +18,7 @@ class ProveOptions:
     stall: float | None = None  # seconds without progress that mean stuck; None: from the lease
     soak_minutes: float | None = None  # set: only the soak, this long (checks/prove/soak.py)
     soak_interval_seconds: float = 60.0  # one row of the soak's report per interval (a minute)
+    replication: str = "sync"  # the failover scenario's replica: "sync" or "async" (loses commits)
 
     @property
     def crash_runs(self) -> int:

@@ -43,30 +43,34 @@ GUARDED = {
 }
 
 
-def drain_through_faults(ctx: ScenarioContext, fault: Callable[[], None]) -> tuple[dict[str, Any], Dispatch]:
+def drain_through_faults(
+    ctx: ScenarioContext, fault: Callable[[], None], planned: int = FAULTS
+) -> tuple[dict[str, Any], Dispatch]:
     """A claim held from before the faults; workers drain waves of runs while `fault()`
-    strikes `FAULTS` times; the counts of what the journal and the database show."""
+    strikes `planned` times; the counts of what the journal and the database show."""
     tenant = ctx.tenants[0]
     ctx.observer.start_runs(ctx.name, [(tenant, {"steps": STEPS, "held": True})])
     held = ctx.dispatch({ctx.slots[0]: ctx.task("hold", tenant=tenant)})
     stale = next((r["claim"] for r in held.all_results() if r.get("claim")), None)
-    injector = Injector(ctx, max(6 * len(ctx.slots), ctx.options.runs // 20), fault)
+    injector = Injector(ctx, max(6 * len(ctx.slots), ctx.options.runs // 20), fault, planned)
     injector.start()
     tasks = {s: ctx.task("drain", tenant=ctx.tenant_of_slot(s)) for s in ctx.slots}
     try:
         dispatch = ctx.dispatch(tasks, _watch(ctx, injector))
     finally:
         injector.stop()
-    counts = observe(ctx, injector.faults)
+    counts = observe(ctx, injector.faults, planned)
     return counts | present_stale(ctx, stale), dispatch
 
 
 class Injector:
-    """Strikes `FAULTS` times, a wave of runs started before each so the fault finds the
+    """Strikes `planned` times, a wave of runs started before each so the fault finds the
     workers mid-run."""
 
-    def __init__(self, ctx: ScenarioContext, wave: int, fault: Callable[[], None]) -> None:
-        self.ctx, self.wave, self.fault = ctx, wave, fault
+    def __init__(
+        self, ctx: ScenarioContext, wave: int, fault: Callable[[], None], planned: int = FAULTS
+    ) -> None:
+        self.ctx, self.wave, self.fault, self.planned = ctx, wave, fault, planned
         self.faults = 0
         self.done = threading.Event()
         self._stop = threading.Event()
@@ -95,7 +99,7 @@ class Injector:
 
     def _loop(self) -> None:
         try:
-            for _ in range(FAULTS):
+            for _ in range(self.planned):
                 self._start_wave()
                 if self._stop.wait(self.ctx.rng.uniform(*UP_SECONDS)):
                     return
@@ -131,7 +135,7 @@ def _asked(ctx: ScenarioContext, question: Callable[[], Any], otherwise: Any) ->
         return otherwise
 
 
-def observe(ctx: ScenarioContext, faults: int) -> dict[str, Any]:
+def observe(ctx: ScenarioContext, faults: int, planned: int = FAULTS) -> dict[str, Any]:
     ctx.observer.reconnect()
     journal = ctx.journal()
     runs = ctx.observer.runs(ctx.name)
@@ -145,7 +149,7 @@ def observe(ctx: ScenarioContext, faults: int) -> dict[str, Any]:
         "runs": len(runs),
         "runs_completed": sum(1 for r in runs if r["status"] == "succeeded"),
         "faults": faults,
-        "faults_missed": FAULTS - faults,
+        "faults_missed": planned - faults,
         "acknowledged_steps": len(acked_steps),
         "acknowledged_completions": len(acked_completions),
         "lost_acknowledged_steps": sum(

@@ -30,7 +30,7 @@ def held_and_broken() -> ProveResult:
     return ProveResult([held, broken], 2.0, {**RUN, "existing": False})
 
 
-PROVE_CODES = [f"ADP10{n}" for n in range(1, 10)] + [f"ADP11{n}" for n in range(8)]
+PROVE_CODES = [f"ADP10{n}" for n in range(1, 10)] + [f"ADP11{n}" for n in range(9)]
 
 
 def test_every_scenario_is_one_error_rule_with_a_documented_guarantee() -> None:

@@ -28,6 +28,7 @@ RUN_ORDER = (
     "approval_once",
     "server_crash",
     "pooler_restart",
+    "failover",
 )
 HOT_RUN_ORDER = ("hot_stale_writer", "hot_expiry", "hot_flush", "hot_tenant_read")
 

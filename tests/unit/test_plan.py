@@ -1,4 +1,4 @@
-"""PLAN.md: five sections, every index and partition accounted for, deterministic, and
+"""PLAN.md: six sections, every index and partition accounted for, deterministic, and
 visibly different for profiles that differ."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ HEADINGS = (
     "## 3. Indexes, partitions and compression",
     "## 4. Archival and maintenance schedule",
     "## 5. Risks and rollback",
+    "## 6. Failover runbook",
 )
 # Mermaid's relationship grammar: ENTITY <left card><line><right card> ENTITY : "label"
 RELATIONSHIP = re.compile(r'^    (\w+) (\|\||\|o|\}o|\}\|)(--|\.\.)(\|\||o\||o\{|\|\{) (\w+) : "[^"]+"$')
@@ -49,11 +50,11 @@ def mermaid(plan: str) -> list[str]:
     return match.group(1).splitlines()
 
 
-def test_five_headings_in_order() -> None:
+def test_six_headings_in_order() -> None:
     plan = plan_of()
     positions = [plan.index(h) for h in HEADINGS]
     assert positions == sorted(positions)
-    assert len(re.findall(r"^## ", plan, re.M)) == 5
+    assert len(re.findall(r"^## ", plan, re.M)) == 6
 
 
 def test_rendering_is_byte_identical_and_dateless() -> None:

@@ -1,7 +1,8 @@
 """PLAN.md: the written rollout plan, rendered from the schema model.
 
 Pure and deterministic (no dates): the same model always gives the same bytes. Each
-section is one function; sections 2, 4 and 5 live in their own modules.
+section is one function; sections 2, 4 and 5 live in their own modules, and so does the
+failover runbook, the last section.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from agentddl.generator.render import figures as fig
 from agentddl.generator.render import markdown as md
 from agentddl.generator.render.citus.plan import scale_out_section
 from agentddl.generator.render.plan.erd_notes import ddl_notes
+from agentddl.generator.render.plan.failover import failover_section
 from agentddl.generator.render.plan.hot_state import hot_state_section
 from agentddl.generator.render.plan.locks import concurrency_section
 from agentddl.generator.render.plan.risks import risks_section
@@ -22,6 +24,7 @@ from agentddl.generator.render.plan.storage import storage_section
 def render_plan(model: SchemaModel, changes: str | None = None) -> str:
     """The plan; `changes`: the "Changes from the previous profile" section, when the
     profile's revision is a delta from an earlier one."""
+    optional = bool(changes) + model.hot_state_in_redis + model.is_distributed
     sections = (
         header(model),
         ddl_notes(model),
@@ -32,6 +35,7 @@ def render_plan(model: SchemaModel, changes: str | None = None) -> str:
         *((changes,) if changes else ()),
         *_present(hot_state_section(model, 7 if changes else 6)),
         *_present(scale_out_section(model, 6 + bool(changes) + model.hot_state_in_redis)),
+        failover_section(model, 6 + optional),
     )
     return "\n\n".join(s.strip() for s in sections) + "\n"
 

@@ -20,11 +20,13 @@ class SteadyUnderSustainedLoad(ProveRule):
     `runs`, `attempts`, `events`, `checkpoints`) dead tuples, size and autovacuum runs,
     with each of their indexes' size. The soak is broken when the last minute's
     throughput is below the second minute's divided by 1.2, or its p99 above 1.2 times
-    the second's, or `run_queue` (or its indexes) ends more than twice its size after
-    the first minute; and when a run started did not succeed or a query raised. The
+    the second's, or `run_queue` ends more than twice its size after the first minute
+    (its indexes: after the second, once autovacuum has run and a B-tree has reached
+    its steady size); and when a run started did not succeed or a query raised. The
     first minute warms up (caches, the queue's first autovacuum); the second is the
-    baseline. Only the soak runs when `--soak` is given; `make bench-soak` is ten minutes
-    at eight workers on the default profile.
+    baseline. Each row also carries the machine's load average: on a shared machine
+    the neighbours show in the throughput. Only the soak runs when `--soak` is given;
+    `make bench-soak` is ten minutes at eight workers on the default profile.
 
     ## Why is this bad?
     A queue table is rewritten all day: every claim, heartbeat, step and completion

@@ -49,6 +49,9 @@ NAME = "failover"
 __all__ = ["SCENARIO", "run", "work_drain", "work_hold", "work_stale_write"]
 FAILOVERS = 1
 PAUSE_SECONDS = 0.3  # the primary sends no WAL for this long before the kill: the replica's lag
+# runs per worker in the wave the failover strikes: seconds of work, so the workers are
+# mid-run (committing) through the pause and the kill, however fast the machine
+WAVE_PER_WORKER = 40
 
 SCENARIO = Scenario(NAME, order=17, guarded=GUARDED, own_server=True)
 
@@ -68,7 +71,8 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
             def failover() -> None:
                 measured.update(_fail_over(primary, replica))
 
-            counts, dispatch = drain_through_faults(ctx, failover, FAILOVERS)
+            wave = max(WAVE_PER_WORKER * len(ctx.slots), ctx.options.runs // 5)
+            counts, dispatch = drain_through_faults(ctx, failover, FAILOVERS, wave)
     finally:  # the old primary is running again by now
         ctx.pool.configure(direct)
     return ctx.result({**counts, **measured}, SCENARIO.guarded, dispatch)

@@ -44,15 +44,16 @@ GUARDED = {
 
 
 def drain_through_faults(
-    ctx: ScenarioContext, fault: Callable[[], None], planned: int = FAULTS
+    ctx: ScenarioContext, fault: Callable[[], None], planned: int = FAULTS, wave: int | None = None
 ) -> tuple[dict[str, Any], Dispatch]:
-    """A claim held from before the faults; workers drain waves of runs while `fault()`
-    strikes `planned` times; the counts of what the journal and the database show."""
+    """A claim held from before the faults; workers drain waves of runs (`wave` each,
+    default from the workers and runs) while `fault()` strikes `planned` times; the
+    counts of what the journal and the database show."""
     tenant = ctx.tenants[0]
     ctx.observer.start_runs(ctx.name, [(tenant, {"steps": STEPS, "held": True})])
     held = ctx.dispatch({ctx.slots[0]: ctx.task("hold", tenant=tenant)})
     stale = next((r["claim"] for r in held.all_results() if r.get("claim")), None)
-    injector = Injector(ctx, max(6 * len(ctx.slots), ctx.options.runs // 20), fault, planned)
+    injector = Injector(ctx, wave or max(6 * len(ctx.slots), ctx.options.runs // 20), fault, planned)
     injector.start()
     tasks = {s: ctx.task("drain", tenant=ctx.tenant_of_slot(s)) for s in ctx.slots}
     try:

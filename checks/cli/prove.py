@@ -65,6 +65,16 @@ class Replication(enum.StrEnum):
     async_ = "async"
 
 
+# options whose declaration would not fit on the parameter's line
+ServerSettings = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--server-setting", help="NAME=VALUE of the embedded server (repeat).", metavar="NAME=VALUE"
+    ),
+]
+ReplicationOption = Annotated[
+    Replication, typer.Option("--replication", help="The failover scenario's replica: sync or async.")
+]
 EXISTING_NOTE = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
 
 
@@ -96,12 +106,7 @@ def prove_command(
         Path | None, typer.Option("--queries", help="A queries.sql to prove instead of the rendered one.")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of crash points, inputs and orders.")] = 0,
-    server_setting: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--server-setting", help="NAME=VALUE of the embedded server (repeat).", metavar="NAME=VALUE"
-        ),
-    ] = None,
+    server_setting: ServerSettings = None,
     soak: Annotated[
         float | None,
         typer.Option(
@@ -113,9 +118,7 @@ def prove_command(
     soak_interval: Annotated[
         float, typer.Option("--soak-interval", hidden=True, help="Seconds per soak row (tests).")
     ] = 60.0,
-    replication: Annotated[
-        Replication, typer.Option("--replication", help="The failover scenario's replica: sync or async.")
-    ] = Replication.sync,
+    replication: ReplicationOption = Replication.sync,
     output_format: options.Format = options.OutputFormat.text,
     existing: Annotated[
         bool, typer.Option("--existing", hidden=True, help="Deprecated: --dsn proves in place.")

@@ -31,8 +31,9 @@ def write_soak(scenario: ScenarioResult, console: Console) -> None:
     """The soak's two tables and its ratios, after prove's own table."""
     for title, header, body in _tables(scenario):
         table = Table(title=f"{scenario.strategy} soak: {title}", show_lines=False)
-        for column in header:
-            table.add_column(column, justify="left" if column in ("relation", "what") else "right")
+        for column in header:  # names fold rather than lose their ends
+            left = column in ("relation", "what")
+            table.add_column(column, justify="left" if left else "right", overflow="fold", no_wrap=not left)
         for row in body:
             table.add_row(*row)
         console.print(table)

@@ -75,6 +75,21 @@ ServerSettings = Annotated[
 ReplicationOption = Annotated[
     Replication, typer.Option("--replication", help="The failover scenario's replica: sync or async.")
 ]
+SoakMinutes = Annotated[
+    float | None,
+    typer.Option(
+        "--soak",
+        callback=options.finite_at_least(0),
+        help="Only a soak: the claim race's workload for MINUTES, reported per minute.",
+        metavar="MINUTES",
+    ),
+]
+SoakInterval = Annotated[  # a soak's row is a minute; a test's, seconds
+    float,
+    typer.Option(
+        "--soak-interval", hidden=True, callback=options.finite_at_least(0), help="Seconds per soak row."
+    ),
+]
 EXISTING_NOTE = "agentddl: --existing is deprecated and does nothing: --dsn always proves the schema in place"
 
 
@@ -107,17 +122,8 @@ def prove_command(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of crash points, inputs and orders.")] = 0,
     server_setting: ServerSettings = None,
-    soak: Annotated[
-        float | None,
-        typer.Option(
-            "--soak",
-            help="Only a soak: the claim race's workload for MINUTES, reported per minute.",
-            metavar="MINUTES",
-        ),
-    ] = None,
-    soak_interval: Annotated[
-        float, typer.Option("--soak-interval", hidden=True, help="Seconds per soak row (tests).")
-    ] = 60.0,
+    soak: SoakMinutes = None,
+    soak_interval: SoakInterval = 60.0,
     replication: ReplicationOption = Replication.sync,
     output_format: options.Format = options.OutputFormat.text,
     existing: Annotated[

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,19 +105,24 @@ def _phase(conn: Connection, holder: int) -> str | None:
     return "backing off" if wait_event == "PgSleep" else None
 
 
-def _hold_while(project: Project, upgrade: Future[None], release: object) -> Phases:
-    """A reader holds ACCESS SHARE on LOCKED_TABLE (it conflicts with the steps' ACCESS
-    EXCLUSIVE) until `release(phases)` says so or the upgrade ends."""
+def _hold_while(
+    project: Project, start: Callable[[], Future[None]], release: Callable[[Phases], bool]
+) -> tuple[Future[None], Phases]:
+    """A reader takes ACCESS SHARE on LOCKED_TABLE (it conflicts with the steps' ACCESS
+    EXCLUSIVE), then the upgrade starts (`start()`: never before the lock is held, or it
+    could finish first), and the reader holds it until `release(phases)` says so or the
+    upgrade ends."""
     phases = Phases()
     with psycopg.connect(project.dsn) as holder, psycopg.connect(project.dsn, autocommit=True) as watch:
         holder.execute(f"LOCK TABLE {LOCKED_TABLE} IN ACCESS SHARE MODE")
+        upgrade = start()
         deadline = time.monotonic() + GIVE_UP_SECONDS
-        while not upgrade.done() and not release(phases):  # type: ignore[operator]
+        while not upgrade.done() and not release(phases):
             assert time.monotonic() < deadline, f"no end after {GIVE_UP_SECONDS}s: {phases.seen}"
             phases.note(_phase(watch, holder.info.backend_pid))
             time.sleep(0.002)
         holder.rollback()
-    return phases
+    return upgrade, phases
 
 
 def _defaults(dsn: str) -> dict[str, str]:
@@ -130,8 +135,8 @@ def _defaults(dsn: str) -> dict[str, str]:
 def test_a_lock_held_briefly_delays_the_upgrade_which_then_succeeds(project: Project) -> None:
     before = _defaults(project.dsn)
     with ThreadPoolExecutor(1) as pool:
-        upgrade = pool.submit(command.upgrade, project.config(), "head")
-        phases = _hold_while(project, upgrade, lambda seen: seen.retried)
+        start = lambda: pool.submit(command.upgrade, project.config(), "head")  # noqa: E731
+        upgrade, phases = _hold_while(project, start, lambda seen: seen.retried)
         upgrade.result(timeout=GIVE_UP_SECONDS)  # raises if the upgrade failed
     assert phases.retried, f"released before the migration retried: {phases.seen}"
     assert before == {"run_queue": "5", "runs": "5", "alembic_version": "0001"}
@@ -148,8 +153,8 @@ def test_a_lock_held_past_the_budget_fails_the_upgrade_and_changes_nothing(proje
     project.revision.write_text(lowered, encoding="utf-8")
     before = _defaults(project.dsn)
     with ThreadPoolExecutor(1) as pool:
-        upgrade = pool.submit(command.upgrade, project.config(), "head")
-        phases = _hold_while(project, upgrade, lambda seen: False)  # held until the upgrade ends
+        start = lambda: pool.submit(command.upgrade, project.config(), "head")  # noqa: E731
+        upgrade, phases = _hold_while(project, start, lambda seen: False)  # held until the upgrade ends
         with pytest.raises(CommandError, match="lock timeout") as failure:
             upgrade.result(timeout=GIVE_UP_SECONDS)
     # env.py turns the driver's error into one line; the original is the exception's context.

@@ -68,6 +68,17 @@ def held_mode(relation: RelationName, statement: Statement, context: Context) ->
     return _held(statement, context).mode(relation, len(context.earlier))
 
 
+def waits_for_writers_lock(statement: Statement, context: Context) -> list[Lock]:
+    """The write-blocking (SHARE or stronger) locks `statement` takes on pre-existing
+    relations that its transaction does not already hold that strongly: the locks it may
+    queue for."""
+    return [
+        (relation, mode)
+        for relation, mode in locks_taken(statement, context)
+        if mode.blocks_writes() and (held_mode(relation, statement, context) or 0) < mode
+    ]
+
+
 def exclusive_holders(statement: Statement, context: Context) -> list[tuple[Lock, Statement]]:
     """The ACCESS EXCLUSIVE locks on pre-existing relations that earlier statements of
     `statement`'s transaction block hold, oldest first, each with the statement that took it."""

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from agentddl.checks.pg.locks import LOCKING_STATEMENTS, exclusive_holders, held_mode, locks_taken
+from agentddl.checks.pg.locks import LOCKING_STATEMENTS, exclusive_holders, waits_for_writers_lock
 
 
 class ChainedLocks(Rule):
@@ -72,14 +72,8 @@ class ChainedLocks(Rule):
         holders = exclusive_holders(statement, context)
         if not holders:
             return
-        held = {lock[0] for lock, _ in holders}
-        waits = [
-            (relation, mode)
-            for relation, mode in locks_taken(statement, context)
-            if mode.blocks_writes()
-            and relation not in held
-            and (held_mode(relation, statement, context) or 0) < mode
-        ]
+        # A relation the transaction holds ACCESS EXCLUSIVE on is never waited for again.
+        waits = waits_for_writers_lock(statement, context)
         if not waits:
             return
         relation, mode = max(waits, key=lambda lock: lock[1])

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
-from agentddl.checks.pg.locks import LOCKING_STATEMENTS, Lock, held_mode, locks_taken
+from agentddl.checks.pg.locks import LOCKING_STATEMENTS, waits_for_writers_lock
 
 
 class RequireLockTimeout(Rule):
@@ -70,8 +70,7 @@ class RequireLockTimeout(Rule):
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         if _never_queues(statement.node):
             return
-        waits = [lock for lock in locks_taken(statement, context) if lock[1].blocks_writes()]
-        waits = _not_yet_held(waits, statement, context)
+        waits = waits_for_writers_lock(statement, context)
         if not waits:
             return
         relation, mode = max(waits, key=lambda lock: lock[1])
@@ -99,11 +98,6 @@ def _never_queues(node: object) -> bool:
     if isinstance(node, ast.LockStmt):
         return bool(node.nowait)
     return isinstance(node, ast.RefreshMatViewStmt) and bool(node.concurrent)
-
-
-def _not_yet_held(waits: list[Lock], statement: Statement, context: Context) -> list[Lock]:
-    """Drop locks an earlier statement of the same transaction already acquired."""
-    return [(rel, mode) for rel, mode in waits if (held_mode(rel, statement, context) or 0) < mode]
 
 
 def _fix(context: Context, action: str) -> str:

@@ -24,8 +24,7 @@ from agentddl.generator.render.plan.storage import storage_section
 def render_plan(model: SchemaModel, changes: str | None = None) -> str:
     """The plan; `changes`: the "Changes from the previous profile" section, when the
     profile's revision is a delta from an earlier one."""
-    optional = bool(changes) + model.hot_state_in_redis + model.is_distributed
-    sections = (
+    sections = [
         header(model),
         ddl_notes(model),
         concurrency_section(model),
@@ -33,15 +32,14 @@ def render_plan(model: SchemaModel, changes: str | None = None) -> str:
         schedule_section(model),
         risks_section(model),
         *((changes,) if changes else ()),
-        *_present(hot_state_section(model, 7 if changes else 6)),
-        *_present(scale_out_section(model, 6 + bool(changes) + model.hot_state_in_redis)),
-        failover_section(model, 6 + optional),
-    )
+    ]
+    # the sections a profile may have, each numbered after the last one present (the
+    # header has no number, so that is the count so far)
+    for section in (hot_state_section, scale_out_section, failover_section):
+        text = section(model, len(sections))
+        if text:
+            sections.append(text)
     return "\n\n".join(s.strip() for s in sections) + "\n"
-
-
-def _present(section: str | None) -> tuple[str, ...]:
-    return (section,) if section else ()
 
 
 def header(model: SchemaModel) -> str:

@@ -13,7 +13,6 @@ security lets it see every tenant), whoever connected; `as_role` switches for a 
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ from psycopg.rows import dict_row
 from agentddl.checks.db.connect import DatabaseError, error_line
 from agentddl.checks.db.runtime import TENANT_SETTING, Role
 from agentddl.checks.db.tenants import create_tenants
-from agentddl.checks.prove.sessions import open_session
+from agentddl.checks.prove.sessions import RECONNECT_SECONDS, open_session, open_when_up
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
@@ -36,7 +35,6 @@ PROVE_TENANT_PREFIX = "agentddl-prove "
 TERMINAL = ("succeeded", "failed", "cancelled")
 CHILD_TABLES = ("attempts", "checkpoints", "events", "operations", "outbox")
 ATTEMPTS = 1000  # max_attempts of prove's runs
-RECONNECT_SECONDS = 60.0  # a crashed server is back (recovered) well within this
 
 
 class Observer:
@@ -55,14 +53,11 @@ class Observer:
     def reconnect(self, wait: float = RECONNECT_SECONDS) -> bool:
         """A new session if the server dropped this one (a crash, a restart); tries for up
         to `wait` seconds while the server is down or still recovering. True: connected."""
-        deadline = time.monotonic() + wait
-        while self.conn.closed or self.conn.broken:
+        if self.conn.closed or self.conn.broken:
             try:
-                self.conn = open_session(self.dsn, "coordinator", row_factory=dict_row)
+                self.conn = open_when_up(self.dsn, "coordinator", wait, row_factory=dict_row)
             except DatabaseError:
-                if time.monotonic() >= deadline:
-                    return False
-                time.sleep(0.1)
+                return False
         return True
 
     def table(self, name: str) -> sql.Identifier:

@@ -212,7 +212,8 @@ def _chosen(options: ProveOptions, model: SchemaModel, server: CrashableServer |
     else:
         installed = {s.name for s in declared() if s.available()}
         names = [n for n in default_scenarios(model) if n in installed]
-    return [n for n in names if server is not None or n not in own_server_scenarios()]
+    left_out = own_server_scenarios() if server is None else frozenset()
+    return [n for n in names if n not in left_out]
 
 
 def _run_scenario(name: str, ctx: ScenarioContext, strategy: str) -> ScenarioResult:

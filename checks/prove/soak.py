@@ -20,7 +20,6 @@ is `scenarios/soak.py`.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -33,7 +32,7 @@ from agentddl.checks.prove.options import ProveOptions
 from agentddl.checks.prove.pool import Dispatch, Watch
 from agentddl.checks.prove.result import ScenarioResult
 from agentddl.checks.prove.scenarios import Scenario
-from agentddl.checks.prove.scenarios.base import ScenarioContext
+from agentddl.checks.prove.scenarios.base import Background, ScenarioContext
 from agentddl.checks.prove.soak_stats import GROWTH, LIVE_TABLE, WORSE, interval_rows, judge, sample
 from agentddl.generator.errors import AgentDDLError
 
@@ -108,33 +107,29 @@ def run(ctx: ScenarioContext) -> ScenarioResult:
     return result
 
 
-class Feeder:
+class Feeder(Background):
     """Keeps the queue `depth` runs deep until the last boundary, samples the server at
     each one, then waits for the workers to drain what is left (`done`)."""
 
     def __init__(self, ctx: ScenarioContext, depth: int, bounds: list[float]) -> None:
+        super().__init__()
         self.ctx, self.depth, self.bounds = ctx, depth, bounds
         self.observer = Observer(ctx.observer.dsn, ctx.model)  # its own session: the watch polls meanwhile
         self.started, self.live = 0, 0
         self.samples: list[dict[str, Any]] = []
-        self.done = threading.Event()
-        self._halt = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self.failure: BaseException | None = None
         self._count = sql.SQL(
             "SELECT count(*) FILTER (WHERE state = 'queued') AS queued, count(*) AS live FROM {}"
         ).format(self.observer.table(LIVE_TABLE))
 
     def start(self) -> None:
         self._began = time.monotonic()
-        self._thread.start()
+        super().start()
 
     def stop(self) -> None:
-        self._halt.set()
-        self._thread.join()
-        self.observer.close()
-        if self.failure is not None:
-            raise self.failure
+        try:
+            super().stop()
+        finally:
+            self.observer.close()
 
     def top_up(self) -> None:
         """Start as many runs as the queue is short of `depth`."""
@@ -146,23 +141,18 @@ class Feeder:
             self.observer.start_runs(NAME, ((rng.choice(tenants), {}) for _ in range(missing)))
             self.started += missing
 
-    def _loop(self) -> None:
-        try:
-            for end in self.bounds:
-                while (left := self._began + end - time.monotonic()) > 0:
-                    self.top_up()
-                    if self._halt.wait(min(TOP_UP_SECONDS, left)):
-                        return
-                self.samples.append(sample(self.observer.conn, self.ctx.model.schema))
-            while not self._halt.is_set():
-                self.live = int(self.observer.one(self._count)["live"])
-                if self.live == 0:
+    def loop(self) -> None:
+        for end in self.bounds:
+            while (left := self._began + end - time.monotonic()) > 0:
+                self.top_up()
+                if self.halt.wait(min(TOP_UP_SECONDS, left)):
                     return
-                self._halt.wait(0.25)
-        except BaseException as error:  # raised by stop(), in the coordinator's thread
-            self.failure = error
-        finally:
-            self.done.set()
+            self.samples.append(sample(self.observer.conn, self.ctx.model.schema))
+        while not self.halt.is_set():
+            self.live = int(self.observer.one(self._count)["live"])
+            if self.live == 0:
+                return
+            self.halt.wait(0.25)
 
     def watch(self, stall_seconds: float) -> Watch:
         """Over once the feeder is done (the queue drained after the soak); stuck when

@@ -14,7 +14,6 @@ import importlib
 import os
 import random
 import signal
-import time
 import traceback
 import uuid
 from dataclasses import dataclass, field
@@ -26,15 +25,13 @@ import psycopg
 from psycopg.rows import dict_row
 
 from agentddl.checks.core.workers import WorkerSide
-from agentddl.checks.db.connect import DatabaseError
 from agentddl.checks.db.runtime import Runtime, load_queries
 from agentddl.checks.prove.hot_setup import HotSetup
 from agentddl.checks.prove.journal import Journal
-from agentddl.checks.prove.sessions import open_session
+from agentddl.checks.prove.sessions import RECONNECT_SECONDS, open_when_up
 from agentddl.generator.model import SchemaModel
 
 Row = dict[str, Any]
-RECONNECT_SECONDS = 60.0  # a crashed server is back (recovered) well within this
 
 
 @dataclass(frozen=True)
@@ -80,10 +77,13 @@ class WorkerContext:
         self._runtimes: dict[Any, Runtime] = {}
         self.hot_state: dict[Any, Any] | None = None  # checks/prove/hot.py: module, client, HotStates
 
-    def _connect(self) -> psycopg.Connection[Row]:
-        conn: psycopg.Connection[Row] = open_session(
+    def _connect(self, seconds: float = 0.0) -> psycopg.Connection[Row]:
+        """The worker's session; `seconds`: tried again that long while the server is down."""
+        conn: psycopg.Connection[Row] = open_when_up(
             self.setup.dsn,
             str(self.slot),
+            seconds,
+            self.stop.is_set,
             autocommit=False,
             row_factory=dict_row,
             settings={"statement_timeout": "60s"},
@@ -93,18 +93,10 @@ class WorkerContext:
         return conn
 
     def reconnect_if_broken(self) -> None:
-        """A new session if the server dropped this one (a crash or a restart: tried again
-        until the server is back, `RECONNECT_SECONDS` at most); else end what failed."""
+        """A new session if the server dropped this one (a crash, a restart, a failover:
+        tried again until the server is back); else end what failed."""
         if self.conn.closed or self.conn.broken:
-            deadline = time.monotonic() + RECONNECT_SECONDS
-            while True:
-                try:
-                    self.conn = self._connect()
-                    return
-                except DatabaseError:
-                    if time.monotonic() >= deadline or self.stop.is_set():
-                        raise
-                    time.sleep(0.05)
+            self.conn = self._connect(RECONNECT_SECONDS)
         elif self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             self.conn.rollback()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -28,6 +29,37 @@ class CrashableServer(Protocol):
 
     def restart(self) -> None:
         """Start it again on the same data and port (crash recovery); back when it accepts connections."""
+
+
+class Background:
+    """A coordinator-side thread beside a dispatch (feeding runs, injecting faults):
+    `loop()` runs in it until done or `halt` is set; `done` is set when it returns, and
+    what it raised is raised again by `stop()`, in the coordinator's thread."""
+
+    def __init__(self) -> None:
+        self.done, self.halt = threading.Event(), threading.Event()
+        self.failure: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def loop(self) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.halt.set()
+        self._thread.join()
+        if self.failure is not None:
+            raise self.failure
+
+    def _run(self) -> None:
+        try:
+            self.loop()
+        except BaseException as error:  # raised again by stop()
+            self.failure = error
+        finally:
+            self.done.set()
 
 
 @dataclass

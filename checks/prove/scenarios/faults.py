@@ -13,7 +13,6 @@ connection-class one) is the fault's doing: its outcome was never acknowledged.
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 import agentddl.checks.prove.steps as steps
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.pool import Dispatch, Watch
-from agentddl.checks.prove.scenarios.base import ScenarioContext
+from agentddl.checks.prove.scenarios.base import Background, ScenarioContext
 from agentddl.checks.prove.worker import WorkerContext
 
 STEPS = 3
@@ -64,28 +63,16 @@ def drain_through_faults(
     return counts | present_stale(ctx, stale), dispatch
 
 
-class Injector:
+class Injector(Background):
     """Strikes `planned` times, a wave of runs started before each so the fault finds the
     workers mid-run."""
 
     def __init__(
         self, ctx: ScenarioContext, wave: int, fault: Callable[[], None], planned: int = FAULTS
     ) -> None:
+        super().__init__()
         self.ctx, self.wave, self.fault, self.planned = ctx, wave, fault, planned
         self.faults = 0
-        self.done = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self.failure: BaseException | None = None
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        if self.failure is not None:
-            raise self.failure
 
     def _start_wave(self) -> None:
         """A wave of runs, from a session of the injector's own (the watch uses the
@@ -98,18 +85,13 @@ class Injector:
         finally:
             observer.close()
 
-    def _loop(self) -> None:
-        try:
-            for _ in range(self.planned):
-                self._start_wave()
-                if self._stop.wait(self.ctx.rng.uniform(*UP_SECONDS)):
-                    return
-                self.fault()
-                self.faults += 1
-        except BaseException as error:  # reported by stop(), in the coordinator's thread
-            self.failure = error
-        finally:
-            self.done.set()
+    def loop(self) -> None:
+        for _ in range(self.planned):
+            self._start_wave()
+            if self.halt.wait(self.ctx.rng.uniform(*UP_SECONDS)):
+                return
+            self.fault()
+            self.faults += 1
 
 
 def _watch(ctx: ScenarioContext, injector: Injector) -> Watch:

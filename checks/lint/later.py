@@ -42,16 +42,23 @@ def nearest(statement: Statement, context: Context, kind: type, *, after: bool) 
     return next((items[i] for i in range(end - 1, -1, -1) if not items[i].in_do_block), None)
 
 
-def first_after(
-    statement: Statement, context: Context, name: str, build: Callable[[], list[Statement]]
-) -> Statement | None:
-    """The first statement after `statement` in a list built once per migration by
-    `build` (in order) and kept under `name`: a bisection per call, not a scan."""
+def built(context: Context, name: str, build: Callable[[], list[Statement]]) -> list[Statement]:
+    """A list of the migration's statements, built once per migration by `build` (in
+    order) and kept under `name`; empty for a hand-built Context (no History)."""
     if context.history is None:
-        return None
+        return []
     memo = context.history.memo
     if ("later", name) not in memo:
         memo[("later", name)] = build()
     items: list[Statement] = memo[("later", name)]
+    return items
+
+
+def first_after(
+    statement: Statement, context: Context, name: str, build: Callable[[], list[Statement]]
+) -> Statement | None:
+    """The first statement after `statement` in the list `built` keeps under `name`: a
+    bisection per call, not a scan."""
+    items = built(context, name, build)
     start = bisect.bisect_right(items, statement.index, key=lambda s: s.index)
     return items[start] if start < len(items) else None

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import AlterTableType, ObjectType
 
-from agentddl.checks.lint.later import context_of, first_after, runs_after_commit
+from agentddl.checks.lint.later import built, context_of, first_after, runs_after_commit
 from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 from agentddl.checks.pg.ast_helpers import is_new_relation, name_list
 from agentddl.checks.pg.columns import commands_of
@@ -121,12 +121,7 @@ class NotRerunnable(Rule):
 
 def _earlier_non_transactional(statement: Statement, context: Context) -> str | None:
     """The first non-transactional step on an existing relation before `statement`."""
-    if context.history is None:
-        return None
-    memo = context.history.memo
-    if ("later", "non-transactional") not in memo:
-        memo[("later", "non-transactional")] = _non_transactional(context)
-    steps: list[Statement] = memo[("later", "non-transactional")]
+    steps = built(context, "non-transactional", lambda: _non_transactional(context))
     if not steps or steps[0].index >= statement.index:
         return None
     return no_transaction_block(steps[0].node, context.pg_version)

@@ -23,7 +23,8 @@ from typing import Any
 
 import psycopg
 
-PROC = Path("/proc")
+from agentddl.checks.db.process import PROC, children_of, proc_stat
+
 CPU_FROM_PROC = "/proc: the clients' server backends"
 CPU_FROM_ACTIVE_TIME = "pg_stat_database.active_time (wall time in statements, waits included)"
 SETTINGS = (
@@ -133,11 +134,10 @@ def process_cpu_ns(pid: int) -> int | None:
         return int((PROC / str(pid) / "schedstat").read_text().split()[0])
     except (OSError, ValueError, IndexError):
         pass
-    try:
-        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+    fields = proc_stat(pid)
+    if fields is None:
         return None
+    return (int(fields[11]) + int(fields[12])) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 
 
 def is_local_backend(pid: int) -> bool:
@@ -148,18 +148,8 @@ def is_local_backend(pid: int) -> bool:
 
 
 def parent_pid(pid: int) -> int | None:
-    try:
-        return int((PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def children(parent: int) -> list[int]:
-    found = []
-    for entry in PROC.iterdir():
-        if entry.name.isdigit() and parent_pid(int(entry.name)) == parent:
-            found.append(int(entry.name))
-    return found
+    fields = proc_stat(pid)
+    return None if fields is None else int(fields[1])
 
 
 class Observer:
@@ -179,7 +169,7 @@ class Observer:
         if not self.local:
             return Snapshot(time.monotonic(), row[0], counters, None)
         backends = [process_cpu_ns(pid) for pid in self.backend_pids]
-        server = {pid: process_cpu_ns(pid) for pid in children(self.postmaster or 0)}
+        server = {pid: process_cpu_ns(pid) for pid in children_of(self.postmaster or 0)}
         return Snapshot(
             time.monotonic(),
             row[0],

@@ -37,6 +37,7 @@ PORT_ATTEMPTS = 3
 POLL_SECONDS = 0.05
 SHM_DIR = Path("/dev/shm")
 SHM_MIN_FREE_BYTES = 2 << 30  # Docker's default 64 MB /dev/shm would not do
+PROC = Path("/proc")
 
 
 def server_user() -> pwd.struct_passwd | None:
@@ -259,22 +260,23 @@ def kill_tree(pid: int) -> int:
 def children_of(pid: int) -> list[int]:
     """The processes whose parent is `pid`, from /proc."""
     found = []
-    for entry in Path("/proc").iterdir():
-        stat = _stat(entry) if entry.name.isdigit() else None
+    for entry in PROC.iterdir():
+        stat = proc_stat(int(entry.name)) if entry.name.isdigit() else None
         if stat is not None and int(stat[1]) == pid:
             found.append(int(entry.name))
     return found
 
 
 def _alive(pid: int) -> bool:
-    stat = _stat(Path("/proc") / str(pid))
+    stat = proc_stat(pid)
     return stat is not None and stat[0] != "Z"  # a zombie is dead, only not yet reaped
 
 
-def _stat(proc: Path) -> list[str] | None:
-    """/proc/<pid>/stat's fields after the command name (state, ppid, ...); None: gone."""
+def proc_stat(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat's fields after the command name (state, ppid, ..., utime at [11],
+    stime at [12]); None: no such process."""
     try:
-        text = (proc / "stat").read_text()
+        text = (PROC / str(pid) / "stat").read_text()
     except OSError:
         return None
     return text[text.rindex(")") + 2 :].split()  # the name may hold spaces and parentheses

@@ -133,10 +133,11 @@ def _names_made(node: object) -> Iterator[str]:
         if node.newname:
             yield node.newname
         return
+    created = _created_relation(node)
+    if created is not None:
+        yield created.relname or ""
     for part in iter_nodes(node):
-        if isinstance(part, ast.RangeVar) and part is _created_relation(node):
-            yield part.relname or ""
-        elif isinstance(part, ast.ColumnDef) and part.colname:
+        if isinstance(part, ast.ColumnDef) and part.colname:
             yield part.colname
         elif isinstance(part, ast.Constraint) and part.conname:
             yield part.conname

@@ -20,9 +20,6 @@ NEVER = "'infinity'::timestamptz"
 
 
 def run_queue(s: Scope) -> Table:
-    claim_columns: tuple[str, ...] = ("priority DESC", "visible_at")
-    if s.claims_within_tenant:
-        claim_columns = (str(s.tenant), *claim_columns)  # with RLS or Citus a worker claims within one tenant
     return Table(
         name="run_queue",
         comment="The live set: one row per queued, waiting or running run; deleted when the run ends.",
@@ -65,7 +62,7 @@ def run_queue(s: Scope) -> Table:
             Index(
                 "run_queue_visible_idx",
                 "run_queue",
-                claim_columns,
+                s.claim_keyed("priority DESC", "visible_at"),
                 serves=("claim_run", "claim_runs", "expire_leases", "health_expired_leases"),
                 why=(
                     "claim: the next visible row by priority, a due queued run or a lapsed lease "

@@ -71,6 +71,11 @@ class Scope:
         """Prefix a key with the tenant column: every key is tenant-scoped."""
         return (self.tenant, *columns) if self.tenant else columns
 
+    def claim_keyed(self, *columns: str) -> tuple[str, ...]:
+        """A claim index's columns, led by the tenant column when a worker claims within
+        one tenant (claims_within_tenant)."""
+        return (str(self.tenant), *columns) if self.claims_within_tenant else columns
+
     def run_fk(self, table: str, why: str, *, partitioned: bool = False) -> ForeignKey:
         """`table` -> runs through the tenant-scoped key; partitioned children also pin
         run_created_at to the run's created_at (so they land in the run's partition)."""

@@ -206,14 +206,13 @@ def _run_indexes(s: Scope) -> tuple[Index, ...]:
             why="children of a run (multi-agent trees) and the parent FK's cascade",
             where="parent_run_id IS NOT NULL",
         ),
-        *((_finished_index(s),) if s.layout >= LIVE_SET else legacy_run_indexes(_claim_columns(s))),
+        *(
+            (_finished_index(s),)
+            if s.layout >= LIVE_SET
+            else legacy_run_indexes(s.claim_keyed("priority DESC", "wake_at"))
+        ),
         *parts.session_indexes(s),
     )
-
-
-def _claim_columns(s: Scope) -> tuple[str, ...]:
-    columns: tuple[str, ...] = ("priority DESC", "wake_at")
-    return (str(s.tenant), *columns) if s.claims_within_tenant else columns
 
 
 def _finished_index(s: Scope) -> Index:

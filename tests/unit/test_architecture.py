@@ -12,8 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agentddl.checks.docs.architecture import IMPORTS_BLOCK, imports_block, transitive_reduction
-from agentddl.checks.docs.imports import cycles, import_graph, package_imports
+from agentddl.checks.docs.imports import Graph, cycles, import_graph, package_imports
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"generator": "generator", "checks": "checks", "schemas": "schemas", "migrations": "migrations"}
@@ -79,10 +81,16 @@ MAX_FUNCTION_LINES = 60
 PRODUCT_SUFFIXES = (".py", ".sql")  # the product's code: modules and the generator's SQL templates
 
 
-def test_no_import_cycle_between_modules() -> None:
+@pytest.fixture(scope="module")
+def repository_graph() -> Graph:
+    """The repository's module import graph, read once (it parses every module)."""
+    return import_graph(ROOT)
+
+
+def test_no_import_cycle_between_modules(repository_graph: Graph) -> None:
     """Every import counts (at the top, inside a function, under TYPE_CHECKING), and a
     module that imports its own package's __init__, which imports it back, is a cycle."""
-    found = cycles(import_graph(ROOT))
+    found = cycles(repository_graph)
     assert found == [], "import cycles:\n" + "\n".join("  " + " -> ".join(cycle) for cycle in found)
 
 
@@ -147,12 +155,12 @@ def test_no_function_is_over_60_lines() -> None:
     assert long == [], f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(long)
 
 
-def test_the_architecture_page_draws_the_package_graph_from_the_code() -> None:
+def test_the_architecture_page_draws_the_package_graph_from_the_code(repository_graph: Graph) -> None:
     """docs/architecture.md holds the generated graph (its staleness: test_docs_site's
     drift check), with the edges the layers are made of."""
     block = IMPORTS_BLOCK.search((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
     assert block is not None, "add <!-- imports: packages --> <!-- /imports --> to docs/architecture.md"
-    graph = package_imports(import_graph(ROOT))
+    graph = package_imports(repository_graph)
     assert "agentddl.checks.core" in graph["agentddl.checks.lint"]
     assert not any(p.startswith("agentddl.checks") for p in graph["agentddl.generator.model"])
     rows = [line for line in block.group(2).splitlines() if line.startswith("| `")]

@@ -18,8 +18,11 @@ from psycopg import sql
 
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel, Table
+from agentddl.generator.model.live import LIVE_STATES
+from agentddl.generator.model.scope import sql_list
 
 FINISHED_SQL = "('succeeded', 'failed', 'cancelled')"
+LIVE_SQL = f"({sql_list(LIVE_STATES)})"  # the statuses of a run in the live set (run_queue)
 
 # The key of tenant number n, per tenant key type.
 TENANT_KEY = {
@@ -63,7 +66,7 @@ def _lease_sources() -> dict[str, Source]:
         # the live set: one row per queued, waiting or running run, counters at its history's end
         "run_queue": Source(
             "_seed_run AS r CROSS JOIN generate_series(1, CASE WHEN r.status IN"
-            " ('queued', 'running', 'waiting') THEN 1 ELSE 0 END) AS s(n)",
+            f" {LIVE_SQL} THEN 1 ELSE 0 END) AS s(n)",
             {
                 **_LIVE,
                 "visible_at": (

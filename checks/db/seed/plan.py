@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agentddl.generator.model import SchemaModel
+from agentddl.generator.model.live import LIVE_STATES
 
 RunStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "cancelled"]
 FINISHED: tuple[RunStatus, ...] = ("succeeded", "failed", "cancelled")
@@ -75,7 +76,7 @@ class SeedPlan:
         return {
             **({"tenants": self.tenants} if self.tenants else {}),
             "runs": len(r),
-            "run_queue": sum(1 for s in r.status if s in ("queued", "running", "waiting")),  # the live set
+            "run_queue": sum(1 for s in r.status if s in LIVE_STATES),  # the live set
             "attempts": sum(r.attempts),
             "checkpoints": sum(r.checkpoints),
             "events": sum(r.events),

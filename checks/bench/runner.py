@@ -173,7 +173,7 @@ class _Database:
         for number, workload in enumerate(order, 1):
             self._enqueue(stage, workload, rate)
             self.progress(f"{label}: {number}/{len(order)} {workload.title} ({self.options.duration:g} s)")
-            found = self._segment(stage, observer, workload)
+            found = measure_segment(self.clients, stage, observer, workload, self.options)
             measured.append(found)
             if workload.name == "floor" and found.ops_per_second > 0:
                 rate = found.ops_per_second
@@ -186,19 +186,24 @@ class _Database:
         claims = math.ceil(workload.claims_per_op * rate * self.options.duration * QUEUE_MARGIN)
         stage.enqueue(claims + (workload.claims_to_prepare + 1) * clients)
 
-    def _segment(self, stage: Stage, observer: Observer, workload: Workload) -> Figures:
-        snapshots: dict[str, Snapshot] = {}
 
-        def before() -> None:
-            if self.options.checkpoint and stage.can_checkpoint:
-                stage.checkpoint()
-            snapshots["before"] = observer.snapshot()
+def measure_segment(
+    clients: Clients, stage: Stage, observer: Observer, workload: Workload, options: BenchOptions
+) -> Figures:
+    """One segment of `workload` on every client: a CHECKPOINT (when the options and the
+    stage allow) and a snapshot right before, a snapshot right after, and its figures."""
+    snapshots: dict[str, Snapshot] = {}
 
-        def after() -> None:
-            snapshots["after"] = observer.snapshot()
+    def before() -> None:
+        if options.checkpoint and stage.can_checkpoint:
+            stage.checkpoint()
+        snapshots["before"] = observer.snapshot()
 
-        found = self.clients.segment(workload.name, self.options.duration, before, after)
-        return figures(workload, found, observer.delta(snapshots["before"], snapshots["after"]))
+    def after() -> None:
+        snapshots["after"] = observer.snapshot()
+
+    found = clients.segment(workload.name, options.duration, before, after)
+    return figures(workload, found, observer.delta(snapshots["before"], snapshots["after"]))
 
 
 def _facts(

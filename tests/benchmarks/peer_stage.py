@@ -37,10 +37,10 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from agentddl.checks.bench import BenchOptions, Clients
-from agentddl.checks.bench.figures import Figures, PathResult, around, figures
-from agentddl.checks.bench.observe import Observer, Snapshot, file_system_of, not_durable, server_settings
-from agentddl.checks.bench.paths import Workload, segments
-from agentddl.checks.bench.runner import FIRST_RATE_GUESS, QUEUE_MARGIN
+from agentddl.checks.bench.figures import Figures, PathResult, around
+from agentddl.checks.bench.observe import Observer, file_system_of, not_durable, server_settings
+from agentddl.checks.bench.paths import segments
+from agentddl.checks.bench.runner import FIRST_RATE_GUESS, QUEUE_MARGIN, measure_segment
 from agentddl.checks.bench.stage import Stage
 from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer, connect
@@ -152,29 +152,11 @@ def _segments(
         if workload.name in QUEUE_PEERS:
             conn.execute("ANALYZE")  # statistics that know the backlog, as a seeded bench database's do
         progress(f"peers: {number}/{len(order)} {workload.title} ({options.duration:g} s)")
-        found = _segment(stage, observer, clients, workload, options)
+        found = measure_segment(clients, stage, observer, workload, options)
         measured.append(found)
         if workload.name == "floor" and found.ops_per_second > 0:
             rate = found.ops_per_second
     return measured
-
-
-def _segment(
-    stage: Stage, observer: Observer, clients: Clients, workload: Workload, options: BenchOptions
-) -> Figures:
-    """One segment as bench's runner measures one: CHECKPOINT, snapshot, run, snapshot."""
-    snapshots: dict[str, Snapshot] = {}
-
-    def before() -> None:
-        if options.checkpoint and stage.can_checkpoint:
-            stage.checkpoint()
-        snapshots["before"] = observer.snapshot()
-
-    def after() -> None:
-        snapshots["after"] = observer.snapshot()
-
-    found = clients.segment(workload.name, options.duration, before, after)
-    return figures(workload, found, observer.delta(snapshots["before"], snapshots["after"]))
 
 
 def _paths(measured: list[Figures]) -> list[PathResult]:

@@ -145,22 +145,24 @@ def _options(table: dict[str, Any], where: _Where, known: dict[str, type[Rule]])
     for name, value in per_rule.items():
         if name not in known:
             raise where.unknown(f"options.{name}", sorted(known))
-        options[name] = value
+        policy = known[name].timeout_policy
+        options[name] = _timeout_policy(value, where, f"options.{name}") if policy else value
     if "lock_timeout" in table:
-        options["lock_timeout"] = _lock_timeout(table["lock_timeout"], where)
+        options["lock_timeout"] = _timeout_policy(table["lock_timeout"], where, "lock_timeout")
     return options
 
 
-def _lock_timeout(value: Any, where: _Where) -> dict[str, Any]:
+def _timeout_policy(value: Any, where: _Where, key: str) -> dict[str, Any]:
+    """lock_timeout, or a rule's options table of the same shape: { required, max_ms }."""
     if not isinstance(value, dict):
-        raise where.fail("lock_timeout", "must be a table like { required = true, max_ms = 10000 }")
-    for key, item in value.items():
-        if key not in LOCK_TIMEOUT_KEYS:
-            raise where.unknown(f"lock_timeout.{key}", LOCK_TIMEOUT_KEYS)
-        valid = isinstance(item, bool) if key == "required" else _positive_int(item)
+        raise where.fail(key, "must be a table like { required = true, max_ms = 10000 }")
+    for name, item in value.items():
+        if name not in LOCK_TIMEOUT_KEYS:
+            raise where.unknown(f"{key}.{name}", LOCK_TIMEOUT_KEYS)
+        valid = isinstance(item, bool) if name == "required" else _positive_int(item)
         if not valid:
-            expected = "true or false" if key == "required" else "a positive integer"
-            raise where.fail(f"lock_timeout.{key}", f"must be {expected}")
+            expected = "true or false" if name == "required" else "a positive integer"
+            raise where.fail(f"{key}.{name}", f"must be {expected}")
     return dict(value)
 
 

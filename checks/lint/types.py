@@ -69,6 +69,9 @@ class Rule(BaseRule):
     # The hazard grows with the table (a scan, an index build, a rewrite): with a schema
     # that knows table sizes, a small table's finding is milder (see lint/sizes.py).
     scales_with_table_size: ClassVar[bool] = False
+    # Its [tool.agentddl.options.<name>] table is a timeout policy ({ required = bool,
+    # max_ms = N }), checked when the config is read like lock_timeout's.
+    timeout_policy: ClassVar[bool] = False
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         raise NotImplementedError

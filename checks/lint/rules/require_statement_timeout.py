@@ -95,6 +95,7 @@ class RequireStatementTimeout(Rule):
 
     code = "ADL107"
     name = "require-statement-timeout"
+    timeout_policy = True
     severity = "warning"
     enabled_by_default = False  # see the docstring: it repeats the scan's own finding
     node_types = (

@@ -39,6 +39,14 @@ def test_values_are_read(tmp_path: Path) -> None:
         ("pg_version = 8\n", "pg_version: must be a PostgreSQL major version 9-18"),
         ('[rules]\nrequire-lock-timeout = "loud"\n', "2:1: rules.require-lock-timeout: must be one of"),
         ("[options.no-such-rule]\nx = 1\n", "options.no-such-rule: unknown key"),
+        (
+            '[options.require-statement-timeout]\nmax_ms = "abc"\n',
+            "options.require-statement-timeout.max_ms: must be a positive integer",
+        ),
+        (
+            "[options.require-statement-timeout]\nrequired = 1\n",
+            "options.require-statement-timeout.required: must be true or false",
+        ),
         ("pg_version = \n", "agentddl.toml: "),
     ],
 )

@@ -22,9 +22,8 @@ from agentddl.checks.core.progress import Progress
 from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.provision import scratch_server
-from agentddl.checks.db.requirements import require_embedded_engine, require_engine, schema_exists
+from agentddl.checks.db.requirements import require_embedded_engine, require_engine, require_schema
 from agentddl.checks.db.seed import seed_model
-from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.model import SchemaModel
 
 
@@ -57,8 +56,7 @@ class InPlace(Target):
     def database(self, model: SchemaModel, history: int | None) -> Iterator[tuple[str, dict[str, int]]]:
         require_engine(model.profile, self.version, self.where, "bench")
         with connect(self.dsn) as conn:
-            if not schema_exists(conn, model.schema):
-                raise AgentDDLError(f"{self.where} has no schema {model.schema!r} to bench")
+            require_schema(conn, model, self.where, "bench")
             rows = estimated_rows(conn, model)
         self.progress(f"measuring {model.schema} in {self.where} in place")
         yield self.dsn, rows

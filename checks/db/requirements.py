@@ -1,6 +1,6 @@
 """What a server and a database must have before a family works there: the profile's
 engine version (its schema and queries use what that version has) and, in place, the
-profile's schema."""
+profile's schema with its tables."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 
 from agentddl.generator.errors import AgentDDLError
+from agentddl.generator.model import SchemaModel
 from agentddl.generator.profile import Profile
 
 
@@ -34,6 +35,25 @@ def require_embedded_engine(
         require_engine(profile, pg_version, where, command)
 
 
-def schema_exists(conn: psycopg.Connection[Any], schema: str) -> bool:
-    row = conn.execute("SELECT EXISTS (SELECT FROM pg_namespace WHERE nspname = %s)", [schema]).fetchone()
-    return bool(row and row[0])
+def require_schema(conn: psycopg.Connection[Any], model: SchemaModel, where: str, command: str) -> None:
+    """In place, the profile's schema with every table of the model: a schema of another
+    shape (or of an earlier agentddl layout, without the live set) is one clear line, not
+    a failed query in the middle of the work."""
+    schema = model.schema
+    found = {
+        row[0]
+        for row in conn.execute(
+            "SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relkind IN ('r', 'p')",
+            [schema],
+        )
+    }
+    if not found:
+        raise AgentDDLError(f"{where} has no schema {schema!r} (or no table in it) to {command}")
+    missing = [table.name for table in model.tables if table.name not in found]
+    if missing:
+        raise AgentDDLError(
+            f"{where}: schema {schema!r} lacks the profile's {', '.join(missing)}: not the profile's "
+            f"schema, or an install of an earlier layout (agentddl generate writes the revision that "
+            f"brings it up to date); {command} needs the profile's own tables"
+        )

@@ -23,7 +23,7 @@ from agentddl.checks.db import PostgresServer, connect, describe_dsn
 from agentddl.checks.db.install import install_profile
 from agentddl.checks.db.process import LocalServer
 from agentddl.checks.db.provision import scratch_server
-from agentddl.checks.db.requirements import require_embedded_engine, require_engine, schema_exists
+from agentddl.checks.db.requirements import require_embedded_engine, require_engine, require_schema
 from agentddl.checks.prove.observe import Observer
 from agentddl.checks.prove.options import ProveRequest
 from agentddl.generator.errors import AgentDDLError
@@ -71,8 +71,7 @@ class InPlace(Target):
     def database(self, model: SchemaModel) -> Iterator[str]:
         self.require_engine(model)
         with connect(self.dsn) as conn:
-            if not schema_exists(conn, model.schema):
-                raise AgentDDLError(f"{self.where} has no schema {model.schema!r} to prove")
+            require_schema(conn, model, self.where, "prove")
         observer = Observer(self.dsn, model)
         try:
             observer.cleanup()  # what an interrupted earlier prove left

@@ -1,6 +1,9 @@
 """`python -m agentddl.checks.docs [--root .] [--check]`: write the generated reference
 pages (or, with --check, write nothing and exit 1 when one is missing, stale or
-orphaned, or a rule's docstring lacks a required section)."""
+orphaned, or a rule's docstring lacks a required section).
+
+`--examples [PAGE ...]` runs the command pages' examples (real servers, seconds each)
+and rewrites their output blocks; a test compares them with a new run."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 from agentddl.checks.core.rules import missing_sections
 from agentddl.checks.docs.architecture import architecture_files
 from agentddl.checks.docs.commands import command_files
+from agentddl.checks.docs.examples import refresh
 from agentddl.checks.docs.profile import profile_page
 from agentddl.checks.docs.registry import all_rules
 from agentddl.checks.docs.rules import rule_files
@@ -51,7 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agentddl.checks.docs")
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository root")
     parser.add_argument("--check", action="store_true", help="exit 1 if a generated page is out of date")
+    parser.add_argument(
+        "--examples", nargs="*", metavar="PAGE", help="run the command pages' examples and rewrite their output"
+    )
     args = parser.parse_args(argv)
+    if args.examples is not None:
+        for path in refresh(args.root, args.examples):
+            print(f"{path}: examples rewritten", file=sys.stderr)
+        return 0
     incomplete = {r.code: missing_sections(r) for r in all_rules() if missing_sections(r)}
     for code, sections in incomplete.items():
         print(f"{code}: docstring lacks sections: {', '.join(sections)}", file=sys.stderr)

@@ -1,0 +1,118 @@
+"""Each command page opens with one example and its real output, between
+`<!-- example: agentddl <args> -->` and `<!-- /example -->`: the command is run from the
+repository root (an embedded PostgreSQL where it needs one) and its text output captured
+at the width the `--help` blocks use.
+
+Unlike a `--help` block, an example needs servers and takes seconds, so
+`python -m agentddl.checks.docs --examples` refreshes them (not the plain run) and a test
+(`tests/integration/test_docs_examples.py`) runs every example again and compares it with
+its block. Figures that differ from run to run (timings, ports, rates, table widths) are
+compared as their shape only: see `comparable`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentddl.checks.docs.commands import HELP_WIDTH
+
+EXAMPLE_BLOCK = re.compile(r"(<!-- example: (agentddl [^\n]+?) -->\n)(.*?)(<!-- /example -->)", re.S)
+EXAMPLE_TIMEOUT_SECONDS = 900  # a hang guard: the slowest example (prove) takes about a minute
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example block of a page: the command and the output the page shows."""
+
+    page: str
+    command: str
+    shown: str  # the block's text, fences included
+
+
+@dataclass(frozen=True)
+class ExampleRun:
+    """What running an example's command printed."""
+
+    output: str
+    exit_code: int
+
+    def block(self, command: str) -> str:
+        """The fenced block a page shows: the prompt line, the output, a non-zero exit code."""
+        status = f"(exit code {self.exit_code})\n" if self.exit_code else ""
+        return f"```text\n$ {command}\n{self.output}\n{status}```\n"
+
+
+def examples(root: Path) -> list[Example]:
+    """Every example block of every command page, in page order."""
+    found: list[Example] = []
+    for page in sorted((root / "docs" / "commands").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for match in EXAMPLE_BLOCK.finditer(text):
+            found.append(Example(str(page.relative_to(root)), match.group(2), match.group(3)))
+    return found
+
+
+def run_example(command: str, root: Path) -> ExampleRun:
+    """Run `agentddl <args>` as a user would, from `root`; stdout is the output shown
+    (progress and notes on stderr are not), exit code 2 (a usage error) raises."""
+    args = shlex.split(command)[1:]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "AGENTDDL_DSN", "AGENTDDL_SERVER")}
+    env.update(COLUMNS=HELP_WIDTH, NO_COLOR="1", TERM="dumb")
+    result = subprocess.run(
+        [sys.executable, "-m", "agentddl.checks.cli.main", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=EXAMPLE_TIMEOUT_SECONDS,
+        check=False,
+    )
+    if result.returncode not in (0, 1):
+        raise RuntimeError(f"{command} failed (exit {result.returncode}): {result.stderr.strip()}")
+    output = "\n".join(line.rstrip() for line in result.stdout.strip("\n").splitlines())
+    return ExampleRun(output, result.returncode)
+
+
+def with_current_examples(page: str, run: Callable[[str], ExampleRun]) -> str:
+    """`page` with every example block's output replaced by what `run` printed."""
+
+    def block(match: re.Match[str]) -> str:
+        command = match.group(2)
+        return f"{match.group(1)}{run(command).block(command)}{match.group(4)}"
+
+    return EXAMPLE_BLOCK.sub(block, page)
+
+
+def refresh(root: Path, pages: list[str] | None = None) -> list[str]:
+    """Run the examples of `pages` (default: every command page) and rewrite their
+    blocks; the pages whose text changed."""
+    changed: list[str] = []
+    for path in sorted((root / "docs" / "commands").glob("*.md")):
+        relative = str(path.relative_to(root))
+        if pages and relative not in pages and path.stem not in pages:
+            continue
+        text = path.read_text(encoding="utf-8")
+        current = with_current_examples(text, lambda command: run_example(command, root))
+        if current != text:
+            path.write_text(current, encoding="utf-8")
+            changed.append(relative)
+    return changed
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_DRAWING = re.compile(r"[\s─━│┃┏┓┗┛┡┩┠┨┯┷┳┻╇╈╋┼├┤┬┴┌┐└┘═║╔╗╚╝╭╮╰╯]+")
+
+
+def comparable(block: str) -> list[str]:
+    """A block's lines as compared across runs: every number is `#` (timings, ports,
+    rates, counts that depend on the machine), table drawing and runs of spaces are one
+    space (a wider figure widens its column), blank lines dropped."""
+    lines = (_DRAWING.sub(" ", _NUMBER.sub("#", line)).strip() for line in block.splitlines())
+    return [line for line in lines if line]

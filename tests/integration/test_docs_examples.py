@@ -1,0 +1,49 @@
+"""Every command page opens with an example and its real output (`<!-- example: ... -->`
+blocks, refreshed by `python -m agentddl.checks.docs --examples`): each example is run
+again here, as a user would run it from the repository root, and must print what its
+page shows, up to the figures a machine changes (`examples.comparable`), with the exit
+code the page says."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from profiles import ROOT
+
+from agentddl.checks.docs.examples import Example, ExampleRun, comparable, examples, run_example
+
+EXAMPLES = examples(ROOT)
+SHOWN_EXIT = re.compile(r"^\(exit code (\d+)\)$", re.M)
+
+
+def test_every_command_page_opens_with_an_example() -> None:
+    """An example on every command page, before any other fenced block but its own."""
+    pages = sorted((ROOT / "docs" / "commands").glob("*.md"))
+    with_example = {e.page for e in EXAMPLES}
+    missing = [str(p.relative_to(ROOT)) for p in pages if str(p.relative_to(ROOT)) not in with_example]
+    assert not missing, f"command pages without an example block: {missing}"
+    late = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        if text.find("```") < text.find("<!-- example:"):
+            late.append(page.name)
+    assert not late, f"a fenced block comes before the example on: {late}"
+
+
+def test_comparable_keeps_words_and_drops_figures() -> None:
+    a = "│ claim  │ 1,234 ops/s │ 0.61 │\naudit: 0 error(s)"
+    b = "│ claim │ 987 ops/s   │ 1.20 │\naudit: 0 error(s)"
+    assert comparable(a) == comparable(b)
+    assert comparable("held (13/13)") != comparable("broken (12/13)")
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[f"{e.page}:{e.command}" for e in EXAMPLES])
+def test_the_example_prints_what_its_page_shows(example: Example) -> None:
+    run: ExampleRun = run_example(example.command, ROOT)
+    shown_exit = SHOWN_EXIT.search(example.shown)
+    assert run.exit_code == (int(shown_exit.group(1)) if shown_exit else 0), run.output
+    assert comparable(run.block(example.command)) == comparable(example.shown), (
+        f"{example.page}: the example's output changed; run "
+        f"python -m agentddl.checks.docs --examples {example.page}"
+    )

@@ -8,7 +8,7 @@
 - `--pg-version`: the PostgreSQL major to check against; for commands that start an
   embedded server, the major it starts.
 - `--profile`: the agentddl profile (YAML).
-- `--format`: text, json, sarif, github or markdown, for every command that reports findings.
+- `--format`: text, json, sarif, github, gitlab or markdown, for every command that reports findings.
 - `--redis`: the Redis of a profile's hot projection (`hot_state.store: redis`). Default: a
   throwaway redis-server the command starts. Also $AGENTDDL_REDIS.
 
@@ -38,6 +38,7 @@ class OutputFormat(enum.StrEnum):
     json = "json"
     sarif = "sarif"
     github = "github"
+    gitlab = "gitlab"
     markdown = "markdown"
 
 

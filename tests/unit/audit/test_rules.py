@@ -110,6 +110,12 @@ def test_every_format_renders_the_audit(fmt: str) -> None:
     elif fmt == "github":
         assert text.startswith("::error title=ADA101 seq-scan-on-large-table by_trace::by_trace reads")
         assert "::warning title=ADA111 unused-index agent.runs_x_idx::" in text
+    elif fmt == "gitlab":
+        issues = json.loads(text)
+        assert [(i["check_name"], i["severity"], i["location"]["path"]) for i in issues] == [
+            ("ADA101", "critical", "by_trace"),
+            ("ADA111", "major", "agent.runs_x_idx"),
+        ]
     else:
         assert "ADA101" in text and "docs/rules/audit/seq-scan-on-large-table.md" in text
         assert "by_trace" in text and ("FAIL" in text)

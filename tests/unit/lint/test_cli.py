@@ -233,7 +233,7 @@ def test_config_that_is_not_a_file_and_an_unreadable_alembic_ini(
 
 def test_every_format_is_accepted(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "ok.sql").write_text(SAFE)
-    for fmt in ("text", "json", "sarif", "github", "markdown"):
+    for fmt in ("text", "json", "sarif", "github", "gitlab", "markdown"):
         code, _, err = _lint(["ok.sql", "-f", fmt], capsys)
         assert (code, err) == (0, ""), fmt
 

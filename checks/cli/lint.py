@@ -31,6 +31,8 @@ Examples:
 
   agentddl lint 0007.sql --schema-from db/schema.sql     # or: schemas/default.yaml
 
+  agentddl lint migrations/ --changed-since origin/main  # only what this branch adds
+
 The target version comes from --pg-version, else the config file's pg_version (or its
 profile's engine version), else {DEFAULT_PG_VERSION}.
 --schema-from tells the linter the schema before the migrations: a database (read-only:
@@ -65,13 +67,27 @@ def lint_command(
             help="The schema before the migrations: a DSN (read-only), a .sql file or a profile.",
         ),
     ] = None,
+    changed_since: Annotated[
+        str | None,
+        typer.Option(
+            "--changed-since",
+            metavar="GIT_REF",
+            help="Lint only the files added or changed since this git ref (and not committed yet).",
+        ),
+    ] = None,
 ) -> None:
     """Lint, print in the chosen format; exit 0 clean, 1 with an error finding."""
     from agentddl.checks.lint import LintRequest, run
 
     schema = _schema_facts(schema_from) if schema_from else None
     request = LintRequest(
-        paths, pg_version=pg_version, runner=runner, config_file=config, stdin=sys.stdin, schema=schema
+        paths,
+        pg_version=pg_version,
+        runner=runner,
+        config_file=config,
+        stdin=sys.stdin,
+        schema=schema,
+        changed_since=changed_since,
     )
     finish(run(request).report(), output_format.value)
 

@@ -43,6 +43,8 @@ class LintRequest:
     # pg.schema_sources.facts_from_file (schema.sql, profile) or, for a live database,
     # pg.schema_parse.parse_schema of db.dump.dump_schema(dsn).
     schema: SchemaFacts | None = None
+    # A git ref: lint only the files added or changed since it (`--changed-since`).
+    changed_since: str | None = None
 
     def settings(self) -> LintConfig:
         """The configuration this request lints with (a ConfigError when it is unusable)."""
@@ -107,5 +109,5 @@ def run(request: LintRequest) -> LintResult:
     """Lint the request's inputs. User mistakes (a missing path, nothing to lint, an
     unreadable or invalid config or SQL file) raise ConfigError (exit code 2)."""
     config = request.settings()
-    linted = lint_paths(request.paths, config, request.stdin, request.schema)
+    linted = lint_paths(request.paths, config, request.stdin, request.schema, request.changed_since)
     return LintResult(tuple(linted), config, request.schema)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import configparser
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
 from agentddl.checks.alembic import offline as alembic_offline
+from agentddl.checks.core.changes import changed_since
 from agentddl.checks.lint.config import ConfigError, LintConfig, decode, read_text
 from agentddl.checks.lint.engine import lint
 from agentddl.checks.lint.rules import rules_by_name
@@ -31,11 +32,18 @@ class LintedFile:
 
 
 def lint_paths(
-    paths: Sequence[str], config: LintConfig, stdin: TextIO | None = None, schema: SchemaFacts | None = None
+    paths: Sequence[str],
+    config: LintConfig,
+    stdin: TextIO | None = None,
+    schema: SchemaFacts | None = None,
+    since: str | None = None,
 ) -> list[LintedFile]:
     """Lint every input, SQL first in the order named, then the Alembic revisions together,
     each against `schema` (the database before it, when known). A path that does not
-    exist, or inputs that hold nothing to lint, are usage errors."""
+    exist, or inputs that hold nothing to lint, are usage errors. With `since` (a git
+    ref), only the files added or changed since it are linted (stdin always is); the
+    other revisions are still read with them, as the chain they belong to."""
+    changed = _changed(paths, since)
     linted: list[LintedFile] = []
     revisions: list[Path] = []
     for path in paths:
@@ -45,17 +53,27 @@ def lint_paths(
             continue
         for kind, found in _expand(Path(path)):
             if kind == "sql":
+                if changed is not None and found.resolve() not in changed:
+                    continue
                 text = read_text(found)
                 findings = lint(text, str(found), config, schema=schema)
                 linted.append(LintedFile(str(found), text, tuple(findings)))
             else:
                 revisions.append(found)
-    if revisions:
-        linted.extend(_lint_revisions(_unique(revisions), config, schema))
-    if not linted:
+    if revisions and (changed is None or any(path.resolve() in changed for path in revisions)):
+        linted.extend(_lint_revisions(_unique(revisions), config, schema, changed))
+    if not linted and changed is None:
         searched = ", ".join(paths)
         raise ConfigError(f"{searched}: no .sql file or Alembic revision found (searched recursively)")
     return linted
+
+
+def _changed(paths: Sequence[str], since: str | None) -> set[Path] | None:
+    """The files changed since the ref `since` under the named paths, resolved (None: no ref)."""
+    if since is None:
+        return None
+    files = [Path(path) for path in paths if path != STDIN]
+    return {path.resolve() for path in changed_since(since, files)} if files else set()
 
 
 def _read_stdin(stdin: TextIO | None) -> str:
@@ -106,11 +124,15 @@ def _looks_like_revision(path: Path) -> bool:
 
 
 def _lint_revisions(
-    revisions: list[Path], config: LintConfig, schema: SchemaFacts | None
+    revisions: list[Path], config: LintConfig, schema: SchemaFacts | None, changed: Collection[Path] | None
 ) -> Iterator[LintedFile]:
+    """Each revision's findings (only the `changed` ones' when given: the others are
+    rendered with them, as their chain)."""
     sources = {path: read_text(path) for path in revisions}  # unreadable: a usage error, before Alembic
     alembic_config = replace(config, runner="alembic")
     for result in alembic_offline.offline_sql(revisions):
+        if changed is not None and result.path.resolve() not in changed:
+            continue
         file = str(result.path)
         lines = sources[result.path].splitlines()
         findings = lint(result.sql, file, alembic_config, schema=schema) if result.sql.strip() else []

@@ -12,6 +12,7 @@ else the profile's engine version when installed, else the newest).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +52,9 @@ class TraceRequest:
     server: str | None = None  # where the scratch database is created; None: an embedded one
     pg_version: int | None = None  # the embedded server's major (not with `server`)
     progress: Progress = silent  # seeding progress
+    # Called with the scratch database's DSN once the migrations ran, before it is dropped
+    # (the check gate verifies and audits the migrated schema there).
+    after: Callable[[str], None] | None = None
 
 
 def run(request: TraceRequest) -> TraceResult:
@@ -71,6 +75,7 @@ def run(request: TraceRequest) -> TraceResult:
         connections=request.connections,
         limits=request.limits,
         progress=request.progress,
+        after=request.after,
     )
     options.check()
     # --pg-version is what the user asked for: a missing major is an error, never another

@@ -41,6 +41,7 @@ class TraceOptions:
     # Something to run alongside the migration, given the scratch DSN (tests: a session
     # holding a conflicting lock, so lock_timeout fires or CONCURRENTLY has to wait).
     alongside: Callable[[str], contextlib.AbstractContextManager[object]] | None = None
+    after: Callable[[str], None] | None = None  # given the scratch DSN once traced, before the drop
 
     def check(self) -> None:
         """Workload and seeded rows need a profile's schema (its queries, its tables)."""
@@ -64,7 +65,10 @@ def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOp
     ) as dsn:
         if options.progress is not None:
             options.progress(f"tracing {sum(len(f.statements) for f in files)} statement(s)")
-        return trace_on(dsn, server.version, files, options)
+        result = trace_on(dsn, server.version, files, options)
+        if options.after is not None:
+            options.after(dsn)
+        return result
 
 
 def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceOptions) -> TraceResult:

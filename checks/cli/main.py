@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove", "bench")
+COMMANDS = ("generate", "diff", "apply", "lint", "trace", "verify", "audit", "prove", "bench", "check")
 
 app = typer.Typer(
     name="agentddl",

@@ -68,6 +68,9 @@ RUNS: dict[str, Argv] = {
         "bench", "-p", DEFAULT, "--server", server.admin_dsn, "--clients", "1",
         "--duration", "0.2", "--history", "0", "--path", "sweep",
     ],
+    "check": lambda server, dsn: [
+        "check", str(TRACE / "06_int_to_bigint.sql"), "--clone", dsn, "--server", server.admin_dsn,
+    ],
     "prove": lambda server, dsn: [
         "prove", "--profile", DEFAULT, "--server", server.admin_dsn,
         "--workers", "2", "--runs", "20", "--scenario", "claim_race",
@@ -110,7 +113,7 @@ def test_one_finding_shape_in_json_and_sarif(
     assert document["tool"] == command
     assert set(document["summary"]) == {"error", "warning", "info"}
     assert all(list(finding) == FINDING_KEYS for finding in document["findings"])
-    if command in ("lint", "verify", "trace"):  # runs chosen to have something to report
+    if command in ("lint", "verify", "trace", "check"):  # runs chosen to have something to report
         assert document["findings"], command
     (report,) = rendered
     sarif = io.StringIO()

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentddl.checks.core.findings import Finding, sorted_findings, summary_counts
+from agentddl.checks.core.findings import SEVERITIES, Finding, sorted_findings, summary_counts
 from agentddl.checks.core.rules import Rule, docs_path
 
 
@@ -32,10 +32,12 @@ class Report:
     markdown_body: Callable[[], str] | None = None
     summary: str | None = None  # the closing line of text/markdown; default: counts per severity
     failed: bool | None = None  # None: failed when any finding is an error
+    errors_first: bool = False  # order by severity first (a gate's PR comment), then by position
 
     @property
     def ordered(self) -> list[Finding]:
-        return sorted_findings(self.findings)
+        ordered = sorted_findings(self.findings)
+        return sorted(ordered, key=lambda f: SEVERITIES.index(f.severity)) if self.errors_first else ordered
 
     @property
     def counts(self) -> dict[str, int]:

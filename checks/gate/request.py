@@ -1,0 +1,112 @@
+"""`run(CheckRequest) -> CheckResult`: the whole `agentddl check` as a library call.
+
+1. **lint** the migrations, with the clone's schema and table sizes when there is one
+   (`pg_dump --schema-only` and `pg_class`, read-only), at the clone's major;
+2. **trace** them on a scratch copy of the clone (its schema; `sample` rows per table;
+   its statistics with `statistics`), created on `server`, else the clone's server
+   unless `pg_version` asks for an embedded one;
+3. **verify** that scratch database once migrated: the generic rules, of which only the
+   findings the clone itself does not have count (verify reads the clone first);
+4. **audit** it in place: the `queries` planned there, compared with `baseline` when one
+   is given (written when the file is missing, as `agentddl audit --baseline` does).
+
+Without a clone only the lint runs: there is no schema to apply the migrations to (a
+migration that alters an existing table fails on an empty database). With
+`changed_since`, only the migrations added or changed since that git ref are checked.
+User mistakes raise AgentDDLError (one line, exit 2) before any server work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentddl.checks.audit.baseline import DEFAULT_GROWTH, read_baseline
+from agentddl.checks.core.changes import changed_since
+from agentddl.checks.core.progress import Progress, silent
+from agentddl.checks.db import describe_dsn
+from agentddl.checks.gate.result import STEPS, CheckResult, StepResult
+from agentddl.checks.gate.steps import lint_step, live_steps
+from agentddl.generator.errors import AgentDDLError
+
+MIGRATION_SUFFIXES = (".sql", ".py")  # SQL files and Alembic revisions
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What to check, against which database, with which workload and baseline."""
+
+    migrations: Sequence[Path]  # SQL files, Alembic revisions, folders of either
+    changed_since: str | None = None  # a git ref: only the migrations added or changed since
+    clone: str | None = None  # the database to copy (only read): production or staging
+    sample: int = 0  # rows per table copied into the scratch database
+    statistics: bool = False  # copy the clone's planner statistics (a PostgreSQL 18 scratch server)
+    queries: tuple[Path, ...] = ()  # the audit's workload (named-query files)
+    baseline: Path | None = None  # audit plan baseline: compared, or written when missing
+    cost_growth: float = DEFAULT_GROWTH
+    schema: str | None = None  # the schema verified and audited (default: every / the only one)
+    config_file: Path | None = None  # the linter's config (default: found upward from here)
+    pg_version: int | None = None  # the scratch server's major (an embedded one)
+    server: str | None = None  # where the scratch database goes (needs CREATEDB)
+    progress: Progress = silent
+
+
+def run(request: CheckRequest) -> CheckResult:
+    """Every step that can run, in order; each step's own report kept whole."""
+    _check_options(request)
+    files = selected_migrations(request)
+    about = _about(request, files)
+    if not files:
+        reason = f"no migration added or changed since {request.changed_since}"
+        return CheckResult(tuple(StepResult(step, skipped=reason) for step in STEPS), about)
+    lint = lint_step(files, request.clone, request.config_file)
+    if request.clone is None:
+        reason = "no --clone: no schema to apply the migrations to"
+        return CheckResult((lint, *(StepResult(step, skipped=reason) for step in STEPS[1:])), about)
+    return CheckResult((lint, *live_steps(files, request)), about)
+
+
+def _check_options(request: CheckRequest) -> None:
+    if request.clone is None:
+        given = [
+            option
+            for option, value in (
+                ("--sample", request.sample),
+                ("--statistics", request.statistics),
+                ("--queries", request.queries),
+                ("--baseline", request.baseline),
+            )
+            if value
+        ]
+        if given:
+            raise AgentDDLError(f"{', '.join(given)}: these are about the scratch copy: pass --clone DSN")
+    if request.baseline is not None and not request.queries:
+        raise AgentDDLError("--baseline compares the plans of a workload: pass --queries FILE")
+    for path in request.queries:
+        if not path.is_file():
+            raise AgentDDLError(f"--queries {path}: no such file")
+    if request.baseline is not None and request.baseline.exists():
+        read_baseline(request.baseline)  # a corrupt baseline is found now, not after the copy
+
+
+def selected_migrations(request: CheckRequest) -> list[Path]:
+    """The migrations named, or those of them changed since the git ref."""
+    for path in request.migrations:
+        if not path.exists():
+            raise AgentDDLError(f"{path}: no such file or folder")
+    if request.changed_since is None:
+        return list(request.migrations)
+    changed = changed_since(request.changed_since, request.migrations)
+    return [path for path in changed if path.suffix in MIGRATION_SUFFIXES]
+
+
+def _about(request: CheckRequest, files: list[Path]) -> dict[str, object]:
+    about: dict[str, object] = {"migrations": [str(path) for path in files]}
+    if request.changed_since is not None:
+        about["changed_since"] = request.changed_since
+    if request.clone is not None:
+        about["clone"] = describe_dsn(request.clone)
+    if request.baseline is not None:
+        about["baseline"] = str(request.baseline)
+    return about

@@ -1,0 +1,157 @@
+"""`agentddl check` on a database agentddl did not generate: one exit code and one report
+for lint, trace on a scratch copy, verify and audit; the database itself only read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SAFE, UNSAFE, database_state
+
+from agentddl.checks.cli import main as cli
+
+Run = tuple[int, str, str]
+# The unsafe migration's errors: the linter's (with the clone's sizes) and what trace saw.
+UNSAFE_ERRORS = {"ADL101", "ADL209", "ADT101"}
+DROP_INDEX = """SET lock_timeout = '2s';
+DROP INDEX CONCURRENTLY public.orders_customer_idx;
+"""
+
+
+def check(capsys: pytest.CaptureFixture[str], *argv: str) -> Run:
+    code = cli.main(["check", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def take_baseline(capsys: pytest.CaptureFixture[str], dsn: str) -> None:
+    """The plan baseline taken on the database itself, as a team keeps it."""
+    argv = ["audit", "--dsn", dsn, "--queries", "queries.sql", "--sample", "0", "--baseline", "audit.json"]
+    code = cli.main(argv)
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    assert Path("audit.json").is_file()
+
+
+def gate(dsn: str, fmt: str, *more: str) -> list[str]:
+    return ["migrations/", "--clone", dsn, "--queries", "queries.sql", "--baseline", "audit.json",
+            "--format", fmt, *more]  # fmt: skip
+
+
+def test_an_unsafe_migration_fails_with_the_errors_first_and_the_clone_untouched(
+    project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
+    take_baseline(capsys, shop_dsn)
+    before = database_state(shop_dsn)
+    code, out, err = check(capsys, *gate(shop_dsn, "markdown", "--sample", "5000"))
+    assert code == 1, err
+    assert database_state(shop_dsn) == before  # same schema, not one row written
+    head, table = out.split("| severity |", 1)
+    names = [line[2:].split(":")[0] for line in head.splitlines() if line.startswith("- ")]
+    assert names[-4:] == ["lint", "trace", "verify", "audit"]  # after what was checked
+    assert "- lint: **failed**" in head and "- trace: **failed**" in head
+    assert "- verify: held" in head and "- audit: held" in head
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("|---")]
+    severities = [row.split(" | ")[0].removeprefix("| ") for row in rows]
+    assert severities[: len(UNSAFE_ERRORS)] == ["error"] * len(UNSAFE_ERRORS)
+    assert severities == sorted(severities, key=["error", "warning", "info"].index)
+    assert {row.split(" | ")[1].split()[0] for row in rows if row.startswith("| error")} == UNSAFE_ERRORS
+    assert out.rstrip().endswith("**check: failed (lint, trace); 4 of 4 steps ran.**")
+
+
+def test_a_safe_migration_passes_and_json_keeps_each_step(
+    project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "migrations" / "0003_placed_idx.sql").write_text(SAFE)
+    take_baseline(capsys, shop_dsn)
+    before = database_state(shop_dsn)
+    code, out, err = check(capsys, *gate(shop_dsn, "json"))
+    assert code == 0, out + err
+    assert database_state(shop_dsn) == before
+    document = json.loads(out)
+    assert document["tool"] == "check"
+    steps = {step["step"]: step for step in document["steps"]}
+    assert [step["step"] for step in document["steps"]] == ["lint", "trace", "verify", "audit"]
+    assert {name: step["verdict"] for name, step in steps.items()} == dict.fromkeys(steps, "held")
+    assert document["summary"]["error"] == 0
+    # the index really was built on the copy, without blocking writes
+    (statement,) = [s for s in steps["trace"]["details"]["statements"] if "CONCURRENTLY" in s["sql"]]
+    assert "error" not in statement and not statement["rewritten"]
+    # refunds' foreign key had no index before the change: verify does not blame it
+    assert "1 finding(s) the clone already has, not counted" in steps["verify"]["summary"]
+    assert steps["verify"]["findings"] == []
+    assert [p["name"] for p in steps["audit"]["details"]["paths"]] == ["orders_of_customer"]
+    every = [f for step in document["steps"] for f in step.get("findings", [])]
+    assert sorted(map(json.dumps, every)) == sorted(map(json.dumps, document["findings"]))
+
+
+def test_the_audit_step_fails_a_change_that_drops_an_index_the_workload_needs(
+    project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "migrations" / "0004_drop.sql").write_text(DROP_INDEX)
+    take_baseline(capsys, shop_dsn)
+    code, out, err = check(capsys, *gate(shop_dsn, "json", "--sample", "20000"))
+    assert code == 1, err
+    steps = {step["step"]: step for step in json.loads(out)["steps"]}
+    assert {name: step["verdict"] for name, step in steps.items()} == {
+        "lint": "held", "trace": "held", "verify": "held", "audit": "failed",
+    }  # fmt: skip
+    codes = {f["code"] for f in steps["audit"]["findings"] if f["severity"] == "error"}
+    assert "ADA120" in codes  # the baseline's index is gone from the plan
+
+
+def test_every_format_reports_every_step(
+    project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
+    take_baseline(capsys, shop_dsn)
+    code, out, _ = check(capsys, *gate(shop_dsn, "sarif"))
+    assert code == 1
+    (run,) = json.loads(out)["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    families = {rule["properties"]["family"] for rule in rules if "properties" in rule}
+    assert {"lint", "trace", "verify", "audit"} <= families
+    code, out, _ = check(capsys, *gate(shop_dsn, "github"))
+    assert code == 1
+    assert "::error file=migrations/0002_orders.sql,line=2,col=1,title=ADT101 table-rewrite" in out
+    code, out, _ = check(capsys, *gate(shop_dsn, "text"))
+    assert code == 1
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == ["migrations", "clone", "baseline"]
+    verdicts = [": ".join(line.split(": ")[:2]) for line in lines[3:7]]
+    assert verdicts == ["lint: failed", "trace: failed", "verify: held", "audit: held"]
+
+
+def test_without_a_clone_only_the_lint_runs(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
+    code, out, err = check(capsys, "migrations", "--format", "json")
+    assert code == 1, err
+    steps = json.loads(out)["steps"]
+    assert [s["verdict"] for s in steps] == ["failed", "skipped", "skipped", "skipped"]
+    assert steps[1]["summary"] == "no --clone: no schema to apply the migrations to"
+    # without the clone's sizes the index build is judged from the SQL alone: still an error
+    assert {f["code"] for f in steps[0]["findings"] if f["severity"] == "error"} >= {"ADL101", "ADL209"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--baseline", "audit.json"], "--baseline: these are about the scratch copy: pass --clone DSN"),
+        (["--clone", "postgresql://x@127.0.0.1:1/db", "--baseline", "b.json"],
+         "--baseline compares the plans of a workload: pass --queries FILE"),
+        (["--clone", "postgresql://x@127.0.0.1:1/db", "--queries", "nope.sql"],
+         "--queries nope.sql: no such file"),
+        (["--clone", "postgresql://x@127.0.0.1:1/db", "--queries", "queries.sql", "--baseline", "bad.json"],
+         "bad.json:1:2: not a baseline"),
+    ],
+)  # fmt: skip
+def test_usage_errors_are_one_line_and_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
+    (project / "bad.json").write_text("{nope")
+    code, out, err = check(capsys, "migrations", *argv)
+    assert code == 2
+    assert out == "" and len(err.splitlines()) == 1 and message in err, err

@@ -121,7 +121,8 @@ def with_fk_actions(results: list[PathResult], fks: list[ForeignKey], schema: st
             for rule in rules
             if (found := rule.check(result.path, fk, action, lookup, schema)) is not None
         ]
-        judged.append(replace(result, findings=result.findings + tuple(extra)) if extra else result)
+        added = result.path.located(tuple(extra))
+        judged.append(replace(result, findings=result.findings + added) if extra else result)
     return judged
 
 

@@ -26,6 +26,23 @@ class Thresholds:
     large_rows: float = 10_000  # a table (or partition) this big must be reached by an index
     sort_rows: float = 1_000  # sorting this many rows from a large table is a finding
     selective: float = 0.10  # a scan returning more than this share of its table may be sequential
+    read_share: float = 0.5  # a path reading this share of a large table is not served (--max-read-share)
+    max_path_ms: float | None = None  # a path's execution time budget (--max-path-ms; `-- budget:` wins)
+
+
+@dataclass(frozen=True)
+class TableRead:
+    """The rows one path reads of one table, over every node of its plan."""
+
+    table: str  # the root table
+    rows: float  # rows read: measured (returned + removed by filters, every loop) or estimated
+    size: float  # the table's rows (partitions summed)
+    measured: bool  # every scan counted ran under EXPLAIN ANALYZE
+    scans: tuple[Scan, ...]
+
+    @property
+    def share(self) -> float:
+        return self.rows / self.size if self.size else 0.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,50 @@ class PlanFacts:
             for s in self.plan.scans
             if s.executed and self.catalog.rows.get(s.index or "", 0.0) >= large and not read_little(s)
         ]
+
+    def table_reads(self) -> list[TableRead]:
+        """Per large table, the rows every node of the plan reads of it (sub-plans, InitPlans,
+        CTEs and the scan beneath a write included), by table name. Under ANALYZE what ran;
+        planned only, a sequential scan reads its relation and another scan its estimate,
+        and a scan beneath a Limit is left out (the executor may stop it early). A search
+        an index should serve (`unindexed_search`) is left to the rule that reports it."""
+        by_table: dict[str, list[Scan]] = {}
+        for s in self.plan.scans:
+            counted = s.relation and s.node.endswith("Scan") and s.node != "Bitmap Index Scan"
+            if not counted or not s.executed or unindexed_search(s, self.catalog, self.limits):
+                continue
+            if s.read is None and s.limited:
+                continue
+            by_table.setdefault(s.table, []).append(s)
+        reads = [
+            TableRead(
+                table,
+                sum(_rows_read(s) for s in scans),
+                self.catalog.rows.get(table, 0.0),
+                all(s.read is not None for s in scans),
+                tuple(scans),
+            )
+            for table, scans in sorted(by_table.items())
+        ]
+        return [r for r in reads if r.size >= self.limits.large_rows]
+
+
+def _rows_read(scan: Scan) -> float:
+    if scan.read is not None:
+        return scan.read
+    return scan.size if scan.node == "Seq Scan" else scan.rows
+
+
+def unindexed_search(scan: Scan, catalog: Catalog, limits: Thresholds) -> bool:
+    """A sequential scan of a large relation (a table or one partition) expected to keep
+    at most `selective` of its rows: a search an index should serve (ADA101's verdict)."""
+    size = catalog.rows.get(scan.relation, 0.0)
+    return (
+        scan.node == "Seq Scan"
+        and scan.executed
+        and size >= limits.large_rows
+        and scan.rows <= limits.selective * size
+    )
 
 
 class PlanRule(AuditRule):

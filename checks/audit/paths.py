@@ -10,9 +10,10 @@ index has a path that needs it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentddl.checks.audit.writes import write_facts
+from agentddl.checks.core.findings import Finding
 from agentddl.checks.db.runtime import load_queries, production_role
 from agentddl.generator.model import ForeignKey, Index, SchemaModel, Table
 from agentddl.generator.model.blocks import quote
@@ -49,6 +50,16 @@ class AuditPath:
     stats: CallStats | None = None  # pg_stat_statements' counters (--from-stats)
     deletes: tuple[str, ...] = ()  # tables it deletes rows from (their FKs' actions fire)
     updates: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (table, columns it SETs)
+    file: str | None = None  # a query file's path, where the statement is written ...
+    line: int | None = None  # ... and the statement's first line in it (1-based)
+    budget_ms: float | None = None  # its `-- budget:` line (overrides --max-path-ms)
+
+    def located(self, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        """The findings at the statement's file:line, for a query from a file (text,
+        SARIF and GitHub annotations then point at it)."""
+        if self.file is None:
+            return findings
+        return tuple(replace(f, file=self.file, line=self.line, column=1) for f in findings)
 
 
 def model_paths(model: SchemaModel) -> list[AuditPath]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 INDEX_NODES = ("Index Scan", "Index Only Scan", "Bitmap Index Scan")
@@ -73,6 +73,7 @@ class Scan:
     read: float | None = None
     ms: float | None = None
     buffers: int | None = None
+    limited: bool = False  # beneath a Limit node: the executor may stop it early
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,11 @@ class PlanSummary:
 def summarize(document: dict[str, Any], catalog: Catalog, version: int) -> PlanSummary:
     root = document["Plan"]
     nodes = list(_walk(root))
+    limited = {id(n) for limit in nodes if limit["Node Type"] == "Limit" for n in _walk(limit)}
     scans = tuple(
-        _scan(n, catalog, version) for n in nodes if "Relation Name" in n or n["Node Type"] in INDEX_NODES
+        replace(_scan(n, catalog, version), limited=id(n) in limited)
+        for n in nodes
+        if "Relation Name" in n or n["Node Type"] in INDEX_NODES
     )
     sorts = tuple(_sort(n, catalog) for n in nodes if n["Node Type"] in ("Sort", "Incremental Sort"))
     arbiters = tuple(catalog.root(i) for n in nodes for i in n.get("Conflict Arbiter Indexes", ()))

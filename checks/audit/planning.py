@@ -12,7 +12,7 @@ How a path is planned, said in its result's `method`:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import psycopg
@@ -65,6 +65,11 @@ class PathResult:
         return not any(f.is_error for f in self.findings)
 
 
+def located(result: PathResult) -> PathResult:
+    """The result with its findings at the path's file:line (a query from a file)."""
+    return replace(result, findings=result.path.located(result.findings))
+
+
 @dataclass(frozen=True)
 class Planner:
     """What planning every path needs, fixed for one audit."""
@@ -94,7 +99,7 @@ class Planner:
         catalog: Catalog | None = None,
     ) -> list[PathResult]:
         catalog = catalog or read_catalog(conn, self.schema)
-        return [self.plan_one(conn, p, catalog, analyze=analyze) for p in paths]
+        return [located(self.plan_one(conn, p, catalog, analyze=analyze)) for p in paths]
 
     def plan_one(
         self, conn: psycopg.Connection[Any], path: AuditPath, catalog: Catalog, *, analyze: bool

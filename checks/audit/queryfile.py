@@ -5,6 +5,7 @@
     -- index: runs_kind_idx                      (optional: the index you expect)
     -- example: tenant_id = @hot_tenant          (optional: a value sampled from agentddl's schema)
     -- example: kind = 'research'                (optional: a SQL expression the server evaluates)
+    -- budget: 50ms                              (optional: its time budget; overrides --max-path-ms)
     SELECT ... WHERE r.tenant_id = :tenant_id AND r.kind = :kind
     ORDER BY r.created_at DESC LIMIT 20;
 
@@ -20,7 +21,9 @@ A parameter without an `-- example:` line gets a value sampled from the data the
 audit runs on (`sampling`). An example is `@name` (one of SAMPLE_NAMES, read from an
 agentddl schema: the biggest tenant, a running run, ...) or one SQL expression
 (`now() - interval '1 hour'`, `(SELECT max(event_id) FROM agent.events)`), evaluated
-inside a rolled-back transaction. Mistakes are reported as file:line:column.
+inside a rolled-back transaction. A budget is a number of milliseconds (`50ms`) or
+seconds (`1.5s`): the path fails when its measured execution takes longer. Mistakes are
+reported as file:line:column.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ _NAME_SPEC = re.compile(r"^([A-Za-z_][\w-]*)\s*(?:\(([^()]*)\))?\s*(?:<!|\*!|[$^
 _PARAM_LIST = re.compile(r"^\s*(?:[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)?\s*$")
 _EXAMPLE = re.compile(r"^(--\s*example:\s*)(.*)$")
 _INDEX = re.compile(r"^--\s*index:\s*([A-Za-z_]\w*)")
+_BUDGET = re.compile(r"^(--\s*budget:\s*)(.*)$")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s)$")
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.+?)\s*$")
 _AIOSQL_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")  # :name, not a ::cast
 _STATEMENTS = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
@@ -72,6 +77,8 @@ class _Block:
     index: str | None
     examples: dict[str, tuple[str, int, int]]  # param -> (value, line, column of the param)
     declared: tuple[str, ...] | None = None  # the parameter list, when the block has one
+    budget_ms: float | None = None  # its `-- budget:` line
+    first: int = 0  # the line its statement starts on
 
 
 def load_query_file(path: Path) -> list[AuditPath]:
@@ -93,6 +100,7 @@ def load_query_file(path: Path) -> list[AuditPath]:
     ]
     for block, end in zip(blocks, ends, strict=True):
         _check_declared(path, block, lines[block.line : end])
+        block.first = _first_line(block, lines[block.line : end])
     queries = _aiosql(path, text, blocks, ends, lines)
     return [
         _path(path, block, getattr(queries, block.name.replace("-", "_")), table)
@@ -152,6 +160,9 @@ def _blocks(path: Path, text: str) -> list[_Block]:
             blocks.append(_name_block(path, line, number, blocks))
         elif blocks and (match := _INDEX.match(stripped)):
             blocks[-1].index = match.group(1)
+        elif match := _BUDGET.match(stripped):
+            column = line.index(match.group(1)) + len(match.group(1)) + 1
+            _add_budget(path, blocks, match.group(2).strip(), number, column)
         elif match := _EXAMPLE.match(stripped):
             if not blocks:
                 raise AgentDDLError(f"{path}:{number}:1: '-- example:' before any '-- name:' block")
@@ -237,6 +248,29 @@ def _add_example(path: Path, block: _Block, body: str, line: int, column: int) -
     block.examples[param] = (value, line, column)
 
 
+def _add_budget(path: Path, blocks: list[_Block], value: str, line: int, column: int) -> None:
+    """`-- budget: 50ms` (or `1.5s`): the block's time budget, in milliseconds."""
+    if not blocks:
+        raise AgentDDLError(f"{path}:{line}:1: '-- budget:' before any '-- name:' block")
+    match = _DURATION.match(value)
+    if match is None or float(match.group(1)) <= 0:
+        raise AgentDDLError(
+            f"{path}:{line}:{column}: expected '-- budget: N ms' or '-- budget: N s' (N > 0), got {value!r}"
+        )
+    if blocks[-1].budget_ms is not None:
+        raise AgentDDLError(f"{path}:{line}:1: query {blocks[-1].name!r} has a second '-- budget:' line")
+    blocks[-1].budget_ms = float(match.group(1)) * (1000.0 if match.group(2) == "s" else 1.0)
+
+
+def _first_line(block: _Block, body: list[str]) -> int:
+    """The line the block's statement starts on (its first line that is SQL, not a
+    comment): where a finding about it points."""
+    for offset, text in enumerate(body):
+        if text.strip() and not text.lstrip().startswith("--"):
+            return block.line + 1 + offset
+    return block.line
+
+
 def _check_expression(path: Path, value: str, line: int, column: int) -> None:
     """One SQL expression, nothing else (no second statement, no FROM of its own)."""
     prefix = "SELECT "
@@ -277,4 +311,7 @@ def _path(path: Path, block: _Block, query: object, table: str | None) -> AuditP
         writes=facts.writes,
         deletes=facts.deletes,
         updates=facts.updates,
+        file=str(path),
+        line=block.first,
+        budget_ms=block.budget_ms,
     )

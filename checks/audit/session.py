@@ -165,4 +165,6 @@ def _with_baseline(
         write_baseline(request.baseline, result)
         return result
     regressions = compare(result, baseline, request.cost_growth, request.options.limits.large_rows)
-    return replace(result, regressions=tuple(regressions))
+    paths = {r.path.name: r.path for r in result.paths}  # a regression's object is its path
+    located = (p.located((f,))[0] if (p := paths.get(f.object or "")) else f for f in regressions)
+    return replace(result, regressions=tuple(located))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -80,6 +81,22 @@ CostGrowth = Annotated[
     ),
 ]
 NoAnalyze = Annotated[bool, typer.Option("--no-analyze", help="Plan only (no EXPLAIN ANALYZE).")]
+MaxPathMs = Annotated[
+    float | None,
+    typer.Option(
+        "--max-path-ms",
+        callback=finite_at_least(0.001),
+        help="Fail a path whose measured execution takes longer (ms); a query's -- budget: line wins.",
+    ),
+]
+MaxReadShare = Annotated[
+    float | None,
+    typer.Option(
+        "--max-read-share",
+        callback=finite_at_least(0.001),
+        help="Fail a path that reads this share of a large table or more (default 0.5: half its rows).",
+    ),
+]
 
 
 def audit(
@@ -100,12 +117,18 @@ def audit(
     update_baseline: UpdateBaseline = False,
     cost_growth: CostGrowth = 2.0,
     no_analyze: NoAnalyze = False,
+    max_path_ms: MaxPathMs = None,
+    max_read_share: MaxReadShare = None,
 ) -> None:
     """Prove every access path is served by an index: a database in place, or a profile at volume."""
     from agentddl.checks import audit as audit_family
+    from agentddl.checks.audit.judge import Thresholds
     from agentddl.generator.model import derive
     from agentddl.generator.profile import load_profile
 
+    limits = Thresholds(max_path_ms=max_path_ms)
+    if max_read_share is not None:
+        limits = replace(limits, read_share=max_read_share)
     if existing:
         print("agentddl: --existing is deprecated: --dsn audits that database in place", file=sys.stderr)
     request = audit_family.AuditRequest(
@@ -116,7 +139,7 @@ def audit(
         existing=existing,
         query_files=tuple(queries or ()),
         events=rows,
-        options=audit_family.AuditOptions(analyze=not no_analyze),
+        options=audit_family.AuditOptions(limits, analyze=not no_analyze),
         baseline=baseline,
         update_baseline=update_baseline,
         cost_growth=cost_growth,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agentddl.checks.audit.judge import PlanFacts, PlanRule, measured
+from agentddl.checks.audit.judge import PlanFacts, PlanRule, measured, unindexed_search
 from agentddl.checks.audit.plan import Scan
 from agentddl.checks.core.findings import Finding
 
@@ -16,8 +16,8 @@ class SeqScanOnLargeTable(PlanRule):
     Reports an access path whose plan reads a large table (10,000 rows or more, or any
     of its partitions that large) by a sequential scan that keeps at most 10% of the
     rows it reads. One finding per table: the scans of all its partitions are added up.
-    A scan that keeps a large share of the table is not reported: reading it whole is
-    then the right plan.
+    A scan that keeps a large share of the table is not reported here: reading it whole
+    is then the right plan, and the path itself reads too much (ADA117).
 
     ## Why is this bad?
     A sequential scan reads every page of the table to return a handful of rows: its
@@ -59,16 +59,9 @@ class SeqScanOnLargeTable(PlanRule):
     def check(self, seen: PlanFacts) -> list[Finding]:
         """One finding per table read by sequential scans of its large relations (a
         table, or any of its partitions) for a small share of their rows."""
-        catalog, limits = seen.catalog, seen.limits
         by_table: dict[str, list[Scan]] = {}
         for scan in seen.plan.scans:
-            size = catalog.rows.get(scan.relation, 0.0)
-            if (
-                scan.node == "Seq Scan"
-                and scan.executed
-                and size >= limits.large_rows
-                and (scan.rows <= limits.selective * size)
-            ):
+            if unindexed_search(scan, seen.catalog, seen.limits):
                 by_table.setdefault(scan.table, []).append(scan)
         return [self._found(seen, table, scans) for table, scans in by_table.items()]
 

@@ -24,7 +24,7 @@ AUDIT_SOURCES = [*sorted((ROOT / "checks" / "audit").glob("*.py")), ROOT / "chec
 
 def test_rules_have_unique_codes_and_names_and_every_section() -> None:
     rules = all_rules()
-    assert len({r.code for r in rules}) == len({r.name for r in rules}) == len(rules) == 18
+    assert len({r.code for r in rules}) == len({r.name for r in rules}) == len(rules) == 20
     for rule in rules:
         assert re.fullmatch(r"ADA1[0-2]\d", rule.code) and re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
         assert rule.family == "audit" and rule.severity in ("error", "warning", "info")
@@ -48,7 +48,7 @@ def test_plan_rules_have_one_place_each_among_a_paths_findings() -> None:
     from agentddl.checks.audit.rules import rules_of
 
     plan_rules = rules_of(PlanRule)
-    assert len({rule.order for rule in plan_rules}) == len(plan_rules) == 9
+    assert len({rule.order for rule in plan_rules}) == len(plan_rules) == 11
     assert plan_errors() == {"ADA101", "ADA102", "ADA108", "ADA109"}
 
 

@@ -8,6 +8,7 @@ Written while Alembic renders (`mark`, from inside the op call), read back from 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Collection
 
 from agentddl.checks.alembic.ignores import line_ignores
 
@@ -19,10 +20,18 @@ _ALEMBIC_LINES = ("-- Running upgrade", "INSERT INTO alembic_version", "UPDATE a
 def calling_line(revision_file: str) -> int | None:
     """The line of the revision script the current call passes through (the innermost),
     None when the revision is not on the stack (Alembic's own statements)."""
+    found = calling_source({revision_file})
+    return found[1] if found is not None else None
+
+
+def calling_source(revision_files: Collection[str]) -> tuple[str, int] | None:
+    """The innermost frame of the current call in one of these revision scripts: (its
+    file, its line); None when none is on the stack. A statement a helper function or a
+    loop of the revision issues lands on that line: the `op.*` call inside the loop."""
     frame = inspect.currentframe()
     while frame is not None:
-        if frame.f_code.co_filename == revision_file:
-            return frame.f_lineno
+        if frame.f_code.co_filename in revision_files:
+            return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return None
 

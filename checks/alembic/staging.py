@@ -33,13 +33,13 @@ class StagedRevision:
     down: str | None  # the first down_revision; None for a base revision
 
 
-def stage(revisions: list[Path], root: Path) -> dict[Path, StagedRevision]:
-    """A script directory at `root` holding our env.py, a copy of every revision (those
+def stage(revisions: list[Path], root: Path, env: str = ENV_PY) -> dict[Path, StagedRevision]:
+    """A script directory at `root` holding our env.py (`env`: its text), a copy of every revision (those
     with a literal `revision = "..."`; the others are left out) and stubs for missing
     parents. The staged revisions by the path the user named."""
     versions = root / "versions"
     versions.mkdir(parents=True)
-    (root / "env.py").write_text(ENV_PY, encoding="utf-8")
+    (root / "env.py").write_text(env, encoding="utf-8")
     staged: dict[Path, StagedRevision] = {}
     for number, original in enumerate(revisions):
         identity = revision_identity(original)

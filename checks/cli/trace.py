@@ -35,6 +35,10 @@ the profile's schema (default: schemas/default.yaml; none with --schema-sql and 
 --profile, or with --empty). Then the --schema-sql files (e.g. pg_dump --schema-only, or
 earlier migrations), then --rows seeded events; it is dropped afterwards. No other
 database is changed.
+Alembic revisions run with Alembic (`alembic upgrade` on the scratch database, agentddl's
+own env.py: yours is not run) and every statement is traced where it runs, loops and
+autocommit blocks included, on the line of the op.* call that issued it; --offline reads
+them as `alembic upgrade --sql` prints them. SQL files (and `--sql` output) run as psql would.
 Exit codes: 0 no error findings, 1 error findings (a rewrite, a long write lock, a failed
 statement, workload blocked too long), 2 usage or connection error.
 """
@@ -79,6 +83,14 @@ Empty = Annotated[
 Rows = Annotated[int, typer.Option("--rows", min=0, help="Events to seed into the profile's schema.")]
 Load = Annotated[bool, typer.Option("--load", help="Run the profile's queries concurrently.")]
 Connections = Annotated[int, typer.Option("--connections", min=1, max=64, help="Workload sessions.")]
+Offline = Annotated[
+    bool,
+    typer.Option(
+        "--offline",
+        help="Read Alembic revisions as `alembic upgrade --sql` prints them instead of running "
+        "them with Alembic (run-time loops then show as comments).",
+    ),
+]
 MaxLockMs = Annotated[
     float,
     typer.Option(
@@ -107,6 +119,7 @@ def trace_command(
     rows: Rows = 0,
     load: Load = False,
     connections: Connections = 4,
+    offline: Offline = False,
     max_lock_ms: MaxLockMs = 1000.0,
     max_blocked_ms: MaxBlockedMs = 200.0,
 ) -> None:
@@ -133,6 +146,7 @@ def trace_command(
                 server=server,
                 pg_version=pg_version,
                 progress=report,
+                offline=offline,
             )
         )
     finish(build_report(result), output_format.value)

@@ -41,7 +41,7 @@ class Timed:
 
 
 @dataclass
-class _Transaction:
+class Transaction:
     """The open transaction: its statements so far, the locks it holds, inspection time."""
 
     opened_by_tracer: bool
@@ -87,7 +87,7 @@ class Tracer:
     def _run_file(self, migration: MigrationFile) -> None:
         with connect(self.dsn) as conn:
             self.watcher.pid = conn.info.backend_pid
-            tx: _Transaction | None = None
+            tx: Transaction | None = None
             for statement in migration.statements:
                 tx = self._step(conn, statement, tx)
                 if self.failed:
@@ -95,10 +95,10 @@ class Tracer:
             if tx is not None:  # our implicit transaction commits; an unfinished BEGIN rolls back
                 self._end(conn, tx, "COMMIT" if tx.opened_by_tracer else "ROLLBACK")
 
-    def _step(self, conn: Conn, statement: PlannedStatement, tx: _Transaction | None) -> _Transaction | None:
+    def _step(self, conn: Conn, statement: PlannedStatement, tx: Transaction | None) -> Transaction | None:
         if statement.control == "begin":
             conn.execute(statement.sql.encode())  # inside a transaction: a warning, no-op
-            return tx if tx is not None else _Transaction(opened_by_tracer=False)
+            return tx if tx is not None else Transaction(opened_by_tracer=False)
         if statement.control is not None:
             if tx is not None:
                 self._end(conn, tx, statement.sql)
@@ -107,29 +107,38 @@ class Tracer:
             return None
         if statement.in_block and tx is None:  # the runner's implicit transaction
             conn.execute("BEGIN")
-            tx = _Transaction(opened_by_tracer=True)
+            tx = Transaction(opened_by_tracer=True)
         if tx is not None:
             self._in_transaction(conn, statement, tx)
         elif statement.needs_autocommit:
             self._bare(conn, statement)
         else:
-            own = _Transaction(opened_by_tracer=True)
-            conn.execute("BEGIN")
-            self._in_transaction(conn, statement, own)
-            if not self.failed:
-                self._end(conn, own, "COMMIT")
+            self._own_transaction(conn, statement)
         return tx if not self.failed else None
+
+    def _own_transaction(self, conn: Conn, statement: PlannedStatement) -> None:
+        """A statement run in autocommit, in a transaction of its own (what PostgreSQL
+        gives it), so the session can read its locks and counters before the COMMIT."""
+        own = Transaction(opened_by_tracer=True)
+        conn.execute("BEGIN")
+        self._in_transaction(conn, statement, own)
+        if not self.failed:
+            self._end(conn, own, "COMMIT")
+
+    def _run(self, conn: Conn, statement: PlannedStatement) -> str | None:
+        """Run one migration statement: its error as 'SQLSTATE: message', or None."""
+        return _execute(conn, statement)
 
     # -- a statement inside a transaction ----------------------------------------------
 
-    def _in_transaction(self, conn: Conn, statement: PlannedStatement, tx: _Transaction) -> None:
+    def _in_transaction(self, conn: Conn, statement: PlannedStatement, tx: Transaction) -> None:
         mark = time.monotonic()
         before = tx.last_seen or snapshot.take(conn)
         trace = self._new_trace(statement, before, in_transaction=statement.in_block)
         start = time.monotonic()
         tx.overhead += start - mark
         timed = Timed(trace, start, start, overhead_at_start=tx.overhead)
-        error = _execute(conn, statement)
+        error = self._run(conn, statement)
         timed.end = time.monotonic()
         tx.pending.append(timed)
         self.timed.append(timed)
@@ -155,13 +164,13 @@ class Tracer:
         tx.locks |= held
         tx.overhead += time.monotonic() - timed.end
 
-    def _failed(self, conn: Conn, tx: _Transaction, timed: Timed, error: str) -> None:
+    def _failed(self, conn: Conn, tx: Transaction, timed: Timed, error: str) -> None:
         timed.trace.error = error
         self._fill_waits(timed)
         self.failed = True
         self._end(conn, tx, "ROLLBACK")
 
-    def _end(self, conn: Conn, tx: _Transaction, command: str) -> None:
+    def _end(self, conn: Conn, tx: Transaction, command: str) -> None:
         """COMMIT or ROLLBACK: the moment every pending statement's locks are released."""
         if conn.info.transaction_status == TransactionStatus.INERROR:
             command = "ROLLBACK"
@@ -184,7 +193,7 @@ class Tracer:
         self.watcher.granted_too = True  # its locks are only seen while it runs
         start = time.monotonic()
         with self.watcher.seen_while_running(self.dsn, "CONCURRENTLY" in statement.sql.upper()):
-            error = _execute(conn, statement)
+            error = self._run(conn, statement)
         timed = Timed(trace, start, time.monotonic())
         self.watcher.granted_too = False
         timed.released = timed.end

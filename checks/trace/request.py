@@ -52,6 +52,7 @@ class TraceRequest:
     server: str | None = None  # where the scratch database is created; None: an embedded one
     pg_version: int | None = None  # the embedded server's major (not with `server`)
     progress: Progress = silent  # seeding progress
+    offline: bool = False  # Alembic revisions read as `alembic upgrade --sql` prints them, not run
     # Called with the scratch database's DSN once the migrations ran, before it is dropped
     # (the check gate verifies and audits the migrated schema there).
     after: Callable[[str], None] | None = None
@@ -65,7 +66,7 @@ def run(request: TraceRequest) -> TraceResult:
         if not path.is_file():
             raise AgentDDLError(f"--schema-sql {path}: no such file")
     preferred = model.profile.engine.version if model is not None else None
-    load_migrations(request.migrations, request.pg_version or preferred or NEWEST_MAJOR)
+    load_migrations(request.migrations, request.pg_version or preferred or NEWEST_MAJOR, not request.offline)
     options = TraceOptions(
         model=model,
         clone=clone_source(request),
@@ -75,6 +76,7 @@ def run(request: TraceRequest) -> TraceResult:
         connections=request.connections,
         limits=request.limits,
         progress=request.progress,
+        offline=request.offline,
         after=request.after,
     )
     options.check()

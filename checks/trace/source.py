@@ -2,7 +2,8 @@
 
 Read through the PostgreSQL-semantics layer (agentddl.checks.pg), as lint reads them:
 SQL files are split by its walker (psql scripts, goose/dbmate up sections, BEGIN/COMMIT
-blocks), Alembic revisions are rendered by its offline mode (what `alembic upgrade
+blocks). Alembic revisions are run by Alembic itself (`online`: each statement known as
+it runs, `online_statement`), or rendered by its offline mode (what `alembic upgrade
 --sql` prints, with each statement mapped back to its `op.*` line).
 Statements inside DO blocks run as part of the DO; Alembic's own alembic_version
 bookkeeping is left out, in revisions and in `alembic upgrade --sql` output alike (the
@@ -15,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import pglast
 from pglast import ast, enums
 
 from agentddl.checks.alembic import offline as alembic_offline
+from agentddl.checks.alembic import traced as alembic_traced
 from agentddl.checks.pg import psql_script
 from agentddl.checks.pg.batching import BOOKKEEPING_TABLES
 from agentddl.checks.pg.transactions import no_transaction_block
@@ -65,17 +68,51 @@ class MigrationFile:
     path: Path
     statements: list[PlannedStatement]
     text: str = ""  # the file as read (a revision: its Python source), to show a finding's line
+    online: bool = False  # a revision run with Alembic: its statements are known as they run
 
 
-def load_migrations(paths: list[Path], pg_version: int) -> list[MigrationFile]:
-    """Every named file (folders: their .sql files by name, revisions by chain), in order."""
+def load_migrations(paths: list[Path], pg_version: int, online: bool = False) -> list[MigrationFile]:
+    """Every named file (folders: their .sql files by name, revisions by chain), in order.
+    online: Alembic revisions are run by Alembic (checked importable here), else read as
+    `alembic upgrade --sql` prints them."""
     files: list[MigrationFile] = []
     for path in expand(paths):
-        if path.suffix == ".py":
-            files.append(_revision(path, pg_version))
-        else:
+        if path.suffix != ".py":
             files.append(_sql_file(path, pg_version))
+        elif online:
+            files.append(MigrationFile(path, [], _read_revision(path), online=True))
+        else:
+            files.append(_revision(path, pg_version))
+    revisions = [f.path for f in files if f.online]
+    if revisions:
+        try:
+            alembic_traced.check_loadable(revisions)
+        except alembic_traced.RevisionFailed as error:
+            where = f"{error.source.path}:{error.source.line}"
+            raise AgentDDLError(f"{where}: Alembic cannot load this revision: {error}") from None
     return files
+
+
+def online_statement(
+    source: alembic_traced.Source, sql: str, in_block: bool, pg_version: int
+) -> PlannedStatement:
+    """A statement an Alembic revision issued while it ran: `in_block` when the connection
+    is in a transaction (not an autocommit_block()). SQL that pglast cannot parse (one
+    statement or several, as op.execute sent it) runs as it is, in the transaction."""
+    try:
+        nodes = [raw.stmt for raw in pglast.parse_sql(sql)]
+    except pglast.parser.ParseError:
+        nodes = []
+    return PlannedStatement(
+        file=str(source.path),
+        line=source.line,
+        sql=sql.strip(),
+        node=nodes[0] if len(nodes) == 1 else None,
+        in_block=in_block,
+        control=_control(nodes[0]) if len(nodes) == 1 else None,
+        needs_autocommit=any(_needs_autocommit(node, pg_version) for node in nodes),
+        column=0,
+    )
 
 
 def expand(paths: list[Path]) -> list[Path]:

@@ -18,6 +18,7 @@ from agentddl.checks.trace.blocking import charge_blocked, throughput
 from agentddl.checks.trace.execute import Timed, Tracer
 from agentddl.checks.trace.judge import judge
 from agentddl.checks.trace.observed import Limits
+from agentddl.checks.trace.online import OnlineTracer
 from agentddl.checks.trace.result import TraceResult
 from agentddl.checks.trace.scratch import scratch_with_schema
 from agentddl.checks.trace.source import MigrationFile, load_migrations
@@ -38,6 +39,7 @@ class TraceOptions:
     settle_seconds: float = 1.0  # workload time before and after the migration
     limits: Limits = field(default_factory=Limits)
     progress: Progress | None = None  # seeding progress
+    offline: bool = False  # Alembic revisions read as `alembic upgrade --sql` prints them, not run
     # Something to run alongside the migration, given the scratch DSN (tests: a session
     # holding a conflicting lock, so lock_timeout fires or CONCURRENTLY has to wait).
     alongside: Callable[[str], contextlib.AbstractContextManager[object]] | None = None
@@ -58,13 +60,13 @@ class TraceOptions:
 def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOptions) -> TraceResult:
     """Apply the migrations to a scratch database holding the current schema, record every
     statement, judge; the scratch database is dropped whatever happens."""
-    files = load_migrations(paths, server.version)  # parse errors before any database work
+    files = load_migrations(paths, server.version, online=not options.offline)  # errors before any work
     options.check()
     with scratch_with_schema(
         server, options.model, options.schema_files, options.rows, options.progress, options.clone
     ) as dsn:
         if options.progress is not None:
-            options.progress(f"tracing {sum(len(f.statements) for f in files)} statement(s)")
+            options.progress(_tracing(files))
         result = trace_on(dsn, server.version, files, options)
         if options.after is not None:
             options.after(dsn)
@@ -78,7 +80,7 @@ def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceO
     existing = snapshot.existing(dsn)
     alongside = options.alongside(dsn) if options.alongside else contextlib.nullcontext()
     with LockWatcher(dsn) as watcher, alongside:
-        tracer = Tracer(dsn, version, watcher, existing)
+        tracer = OnlineTracer(dsn, version, watcher, existing)
         if options.load and options.model is not None:
             timed = _under_load(dsn, options, tracer, files, watcher, result)
         else:
@@ -87,6 +89,13 @@ def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceO
     result.existing = {name for name, _size in existing.values()}
     result.findings = judge(result.statements, result.existing, options.limits)
     return result
+
+
+def _tracing(files: list[MigrationFile]) -> str:
+    """The progress line before the trace: statements known ahead, revisions Alembic runs."""
+    revisions = sum(1 for f in files if f.online)
+    line = f"tracing {sum(len(f.statements) for f in files)} statement(s)"
+    return line + (f" and {revisions} Alembic revision(s) as they run" if revisions else "")
 
 
 def _under_load(

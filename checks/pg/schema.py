@@ -35,12 +35,15 @@ class ColumnFacts:
 
 @dataclass(frozen=True)
 class ConstraintFacts:
-    """One table constraint: its kind, the columns it covers, whether it is validated."""
+    """One table constraint: its kind, the columns it covers, whether it is validated;
+    a foreign key also names the table it references (and those columns)."""
 
     name: str | None
     kind: ConstraintKind
     columns: tuple[str, ...] = ()
     validated: bool = True  # added NOT VALID and not validated since: False
+    references: RelationName | None = None  # a foreign key's referenced table
+    ref_columns: tuple[str, ...] = ()  # ... and columns; (): its primary key
 
 
 @dataclass(frozen=True)

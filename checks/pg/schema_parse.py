@@ -33,6 +33,7 @@ from agentddl.checks.pg.ast_helpers import (
     resolve,
 )
 from agentddl.checks.pg.columns import column_type, is_serial
+from agentddl.checks.pg.foreign_keys import foreign_key
 from agentddl.checks.pg.names import RelationName
 from agentddl.checks.pg.schema import (
     BLOCK_SIZE,
@@ -101,9 +102,16 @@ class _Table:
         if name in self.columns:
             self.columns[name] = replace(self.columns[name], **changes)
 
-    def add_constraint(self, constraint: ast.Constraint, index_columns: tuple[str, ...] = ()) -> None:
+    def add_constraint(
+        self, constraint: ast.Constraint, context: Context, index_columns: tuple[str, ...] = ()
+    ) -> None:
         kind = _KINDS.get(constraint.contype) if constraint.contype is not None else None
         if kind is None:
+            return
+        if kind == "foreign":
+            found = foreign_key(constraint, self.name, context)
+            if found is not None:
+                self.constraints.append(found.facts(validated=not constraint.skip_validation))
             return
         keys = tuple(str(k.sval) for k in constraint.keys or () if isinstance(k, ast.String))
         keys = keys or index_columns
@@ -151,9 +159,9 @@ class _Builder:
             if isinstance(element, ast.ColumnDef) and element.colname:
                 table.columns[element.colname] = _column(element)
                 for constraint in _inline_constraints(element):
-                    table.add_constraint(constraint)
+                    table.add_constraint(constraint, context)
             elif isinstance(element, ast.Constraint):
-                table.add_constraint(element)
+                table.add_constraint(element, context)
         self.tables[table.name] = table
 
     def _alter(self, node: ast.AlterTableStmt, context: Context) -> None:
@@ -171,11 +179,11 @@ class _Builder:
         if kind == AlterTableType.AT_AddColumn and isinstance(definition, ast.ColumnDef):
             table.columns[str(definition.colname)] = _column(definition)
             for constraint in _inline_constraints(definition):
-                table.add_constraint(constraint)
+                table.add_constraint(constraint, context)
         elif kind == AlterTableType.AT_DropColumn:
             table.columns.pop(column, None)
         elif kind == AlterTableType.AT_AddConstraint and isinstance(definition, ast.Constraint):
-            table.add_constraint(definition, self._index_columns(definition, table.name, context))
+            table.add_constraint(definition, context, self._index_columns(definition, table.name, context))
         elif kind == AlterTableType.AT_DropConstraint:
             table.constraints = [c for c in table.constraints if c.name != command.name]
         elif kind == AlterTableType.AT_ValidateConstraint:
@@ -282,4 +290,3 @@ def _number(value: Any) -> float | None:
 
 def _sql(node: Any) -> str:
     return str(RawStream()(node))
-

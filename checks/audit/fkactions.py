@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 
+from agentddl.checks.audit.judge import Thresholds
 from agentddl.checks.audit.paths import AuditPath
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult
@@ -98,17 +99,32 @@ def fired(path: AuditPath, fks: list[ForeignKey]) -> list[tuple[ForeignKey, str]
     return found
 
 
+@dataclass(frozen=True)
+class FiredAction:
+    """A foreign key's action a path fires, with the plan of the lookup it makes."""
+
+    firing: PathResult  # the DELETE or key UPDATE (its plan's `changed`: the parent rows)
+    fk: ForeignKey
+    action: str  # "ON DELETE x" or "ON UPDATE x"
+    lookup: PathResult  # the referencing rows' lookup (one parent row's), judged
+    catalog: Catalog
+    limits: Thresholds
+
+    @property
+    def schema(self) -> str:
+        return self.catalog.schema
+
+
 class FkActionRule(AuditRule):
     """A verdict on a foreign key's action a path fires, from the plan of its lookup."""
 
-    def check(
-        self, path: AuditPath, fk: ForeignKey, action: str, lookup: PathResult, schema: str
-    ) -> Finding | None:
-        """`action`: "ON DELETE x" or "ON UPDATE x"; `lookup`: the referencing rows' lookup, judged."""
+    def judge_action(self, fired: FiredAction) -> Finding | None:
         raise NotImplementedError
 
 
-def with_fk_actions(results: list[PathResult], fks: list[ForeignKey], schema: str) -> list[PathResult]:
+def with_fk_actions(
+    results: list[PathResult], fks: list[ForeignKey], catalog: Catalog, limits: Thresholds
+) -> list[PathResult]:
     """Each firing path with every FK action rule's findings on the lookups it fires."""
     lookups = {r.path.name: r for r in results if r.path.kind == "constraint"}
     rules = rules_of(FkActionRule)
@@ -119,7 +135,7 @@ def with_fk_actions(results: list[PathResult], fks: list[ForeignKey], schema: st
             for fk, action in fired(result.path, fks)
             if (lookup := lookups.get(fk.lookup_name)) is not None
             for rule in rules
-            if (found := rule.check(result.path, fk, action, lookup, schema)) is not None
+            if (found := rule.judge_action(FiredAction(result, fk, action, lookup, catalog, limits)))
         ]
         added = result.path.located(tuple(extra))
         judged.append(replace(result, findings=result.findings + added) if extra else result)

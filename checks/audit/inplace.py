@@ -116,7 +116,10 @@ def _audit(
             + (" (EXPLAIN ANALYZE of reads)" if request.options.analyze else "")
         )
         results = with_fk_actions(
-            planner.plan_all(conn, planned, analyze=request.options.analyze, catalog=catalog), fks, schema
+            planner.plan_all(conn, planned, analyze=request.options.analyze, catalog=catalog),
+            fks,
+            catalog,
+            limits,
         )
     facts = InPlaceFacts(read_usage(conn, catalog), tuple(fks), limits.large_rows)
     hygiene = hygiene_findings(

@@ -109,6 +109,7 @@ class PlanSummary:
     buffers: int | None = None  # shared blocks hit + read under ANALYZE
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     triggers: tuple[TriggerTime, ...] = ()  # under ANALYZE of a write
+    changed: float = 0.0  # rows a write took from its input (a read part: its rows), measured or estimated
 
     @property
     def indexes(self) -> frozenset[str]:
@@ -165,7 +166,27 @@ def summarize(document: dict[str, Any], catalog: Catalog, version: int) -> PlanS
             )
             for t in document.get("Triggers", ())
         ),
+        changed=_changed(root, nodes),
     )
+
+
+def _changed(root: dict[str, Any], nodes: list[dict[str, Any]]) -> float:
+    """The rows a DELETE or UPDATE changes (each fires its foreign keys' actions): its
+    input's rows, or where the plan is a write's read part, the rows that part returns."""
+    inputs = [
+        child
+        for n in nodes
+        if n["Node Type"] == "ModifyTable"
+        for child in n.get("Plans", ())
+        if child.get("Parent Relationship") not in ("InitPlan", "SubPlan")
+    ]
+    return sum(_rows(n) for n in inputs or [root])
+
+
+def _rows(node: dict[str, Any]) -> float:
+    if "Actual Rows" in node:
+        return float(node["Actual Rows"]) * float(node.get("Actual Loops", 1))
+    return float(node.get("Plan Rows", 0.0))
 
 
 def _walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:

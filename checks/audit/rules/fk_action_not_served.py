@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from agentddl.checks.audit.fkactions import FkActionRule, ForeignKey
+from agentddl.checks.audit.fkactions import FiredAction, FkActionRule
 from agentddl.checks.audit.judge import measured, plan_errors
-from agentddl.checks.audit.paths import AuditPath
-from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.core.findings import Finding
 from agentddl.generator.model.blocks import quote
 
@@ -62,10 +60,15 @@ class FkActionNotServed(FkActionRule):
     name = "fk-action-not-served"
     severity = "error"
 
-    def check(
-        self, path: AuditPath, fk: ForeignKey, action: str, lookup: PathResult, schema: str
-    ) -> Finding | None:
+    def judge_action(self, fired: FiredAction) -> Finding | None:
         """When the lookup has a plan error (a large child read without an index)."""
+        path, fk, action, lookup, schema = (
+            fired.firing.path,
+            fired.fk,
+            fired.action,
+            fired.lookup,
+            fired.schema,
+        )
         if not any(f.code in plan_errors() for f in lookup.findings):
             return None
         assert lookup.plan is not None

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from agentddl.checks.audit.fkactions import FiredAction, FkActionRule
 from agentddl.checks.audit.judge import PlanFacts, PlanRule, TableRead
 from agentddl.checks.core.findings import Finding
 
 
-class ReadsLargeShare(PlanRule):
+class ReadsLargeShare(PlanRule, FkActionRule):
     """An access path reads most of a large table, whatever the access method.
 
     ## What it does
     Adds up the rows every node of a path's plan reads of each table: scans in
     sub-plans, InitPlans and CTEs, the scan beneath an UPDATE or DELETE, the SELECT of
     an `INSERT ... SELECT` and of a writable CTE, every loop of a nested loop, every
-    partition. Under EXPLAIN ANALYZE a scan's rows read are the rows it returned plus
+    partition; and in place (`--dsn`), the foreign keys' actions a DELETE or key UPDATE
+    fires: the rows it changes times the rows its lookup of the referencing table reads
+    for one of them. Under EXPLAIN ANALYZE a scan's rows read are the rows it returned plus
     those its filter removed; planned only (`--no-analyze`, a generic plan), a
     sequential scan reads its relation and another scan its estimate, and a scan
     beneath a `LIMIT` is left out. Reports the path when what it reads of a large table
@@ -66,7 +71,25 @@ class ReadsLargeShare(PlanRule):
         share = seen.limits.read_share
         return [self._found(seen, read) for read in seen.table_reads() if read.share >= share]
 
-    def _found(self, seen: PlanFacts, read: TableRead) -> Finding:
+    def judge_action(self, fired: FiredAction) -> Finding | None:
+        """Rows changed x the lookup's rows read for one of them, against the child's size."""
+        lookup, parents = fired.lookup, fired.firing.plan.changed if fired.firing.plan else 0.0
+        if lookup.plan is None or not parents:
+            return None
+        seen = PlanFacts(lookup.path, lookup.plan, fired.catalog, fired.limits)
+        for read in seen.table_reads():
+            total = replace(read, rows=read.rows * parents)
+            if read.table == fired.fk.table and total.share >= fired.limits.read_share:
+                verb = "deletes" if fired.action.startswith("ON DELETE") else "re-keys"
+                return self._found(
+                    replace(seen, path=fired.firing.path),
+                    total,
+                    f" through {fired.fk.name} ({fired.action}): it {verb} ~{parents:,.0f} "
+                    f"{fired.catalog.qualified(fired.fk.parent)} rows, each one's referencing rows read",
+                )
+        return None
+
+    def _found(self, seen: PlanFacts, read: TableRead, through: str = "") -> Finding:
         how = ", ".join(dict.fromkeys(f"{s.node} using {s.index}" if s.index else s.node for s in read.scans))
         if read.measured:
             ms = sum(s.ms or 0.0 for s in read.scans)
@@ -75,8 +98,8 @@ class ReadsLargeShare(PlanRule):
             figures = f"(estimated: {how}; not run)"
         return self.finding(
             f"{seen.path.name} reads {read.rows:,.0f} rows of {seen.catalog.qualified(read.table)}'s "
-            f"{read.size:,.0f} ({read.share:.0%}, at least {seen.limits.read_share:.0%} fails) "
+            f"{read.size:,.0f} ({read.share:.0%}, at least {seen.limits.read_share:.0%} fails){through} "
             f"{figures}: its cost grows with the table whatever the index.",
-            "read less: a LIMIT with keyset pagination, or a narrower predicate",
+            "read less: a LIMIT with keyset pagination (a batch of rows at a time), or a narrower predicate",
             object=seen.path.name,
         )

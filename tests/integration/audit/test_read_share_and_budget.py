@@ -21,10 +21,18 @@ from agentddl.checks.db import connect
 ROWS = 300_000
 SCHEMA = f"""
 CREATE SCHEMA shop;
-CREATE TABLE shop.items (id bigint PRIMARY KEY, n integer NOT NULL, note text NOT NULL);
+CREATE TABLE shop.owners (id integer PRIMARY KEY);
+CREATE TABLE shop.items (
+    id bigint PRIMARY KEY,
+    n integer NOT NULL,
+    note text NOT NULL,
+    owner_id integer NOT NULL REFERENCES shop.owners (id) ON DELETE CASCADE
+);
+CREATE INDEX items_owner_idx ON shop.items (owner_id);
 CREATE TABLE shop.kinds (id integer PRIMARY KEY, name text NOT NULL);
 CREATE TABLE shop.archive (id bigint PRIMARY KEY, n integer NOT NULL, note text NOT NULL);
-INSERT INTO shop.items SELECT g, g % 1000, 'item ' || g FROM generate_series(1, {ROWS}) AS g;
+INSERT INTO shop.owners SELECT g FROM generate_series(1, 1000) AS g;
+INSERT INTO shop.items SELECT g, g % 1000, 'item ' || g, 1 + g % 1000 FROM generate_series(1, {ROWS}) AS g;
 INSERT INTO shop.kinds SELECT g, 'kind ' || g FROM generate_series(1, 50) AS g;
 """
 WHOLE = "SELECT id, n FROM shop.items WHERE id > 0 ORDER BY id;"
@@ -55,6 +63,14 @@ UPDATE shop.items SET n = n + 1 WHERE id > 0;
 
 -- name: archive_all
 INSERT INTO shop.archive SELECT id, n, note FROM shop.items WHERE n >= 0;
+
+-- name: drop_owners
+-- 900 of the 1,000 owners: their 270,000 items go with them (ON DELETE CASCADE).
+DELETE FROM shop.owners WHERE id > 100;
+
+-- name: drop_owner(id)
+-- example: id = 7
+DELETE FROM shop.owners WHERE id = :id;
 """
 
 
@@ -112,6 +128,12 @@ def test_a_whole_table_read_through_an_index_fails_and_a_point_lookup_passes(sho
     for name in ("counted_in_a_cte", "bump_all", "archive_all"):
         assert "ADA117" in paths[name]["findings"], paths[name]
     assert paths["bump_all"]["written"] is not None  # in place: planned by its read part
+    # a DELETE of a small table whose foreign key's action reads most of a large one
+    (cascade,) = [f for f in report["findings"] if f["code"] == "ADA117" and f["object"] == "drop_owners"]
+    assert "through items_owner_id_fkey (ON DELETE CASCADE): it deletes ~900 shop.owners rows" in (
+        cascade["message"]
+    )
+    assert paths["drop_owner"]["passed"], paths["drop_owner"]  # one owner: 300 items
 
 
 def test_a_path_over_its_budget_fails_and_one_under_passes(shop: Shop, capsys: Any) -> None:

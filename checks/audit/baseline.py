@@ -1,6 +1,6 @@
 """Regression mode for CI: store each path's plan shape and cost, compare a later run.
 
-    {"baseline": 1, "server_version": 16,
+    {"baseline": 1, "schema_version": "1.0", "server_version": 16,
      "paths": {"claim_run": {"node": "Index Scan using runs_claim_idx on runs",
                              "indexes": ["runs_claim_idx", ...], "cost": 34.66}}}
 
@@ -11,6 +11,10 @@ threshold): on small relations the planner rightly flips between an index and a 
 of the whole relation from one seed to the next, and a baseline taken at a small
 --rows would fail CI at random. Index names are root names (a partition's index
 is reported as its partitioned parent), so new partitions don't look like changes.
+
+`schema_version` is the baseline format's version (MAJOR.MINOR; its JSON Schema is
+docs/schemas/audit-baseline.schema.json). A baseline without one was written by agentddl
+0.1.0 and is read as 1.0; one of another major is refused (exit 2), not misread.
 """
 
 from __future__ import annotations
@@ -28,11 +32,13 @@ from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.output import write_files
 
 DEFAULT_GROWTH = 2.0
+BASELINE_VERSION = "1.0"
 
 
 def baseline_document(result: AuditResult) -> dict[str, Any]:
     return {
         "baseline": 1,
+        "schema_version": BASELINE_VERSION,
         "server_version": result.server_version,
         "paths": {
             r.path.name: {
@@ -54,7 +60,8 @@ def write_baseline(path: Path, result: AuditResult) -> None:
 
 def read_baseline(path: Path) -> dict[str, Any]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        document = json.loads(text)
     except OSError as error:
         raise AgentDDLError(f"{path}: cannot read baseline: {error.strerror}") from error
     except UnicodeDecodeError as error:
@@ -69,12 +76,26 @@ def read_baseline(path: Path) -> dict[str, Any]:
         raise AgentDDLError(
             f'{path}:1:1: not an agentddl audit baseline (expected "baseline": 1 and "paths")'
         )
+    _check_version(path, text, document.get("schema_version", BASELINE_VERSION))
     for name, entry in document["paths"].items():
         if not _valid_entry(entry):
             raise AgentDDLError(
                 f'{path}: path {name!r}: expected {{"node": text, "indexes": [names], "cost": number}}'
             )
     return document
+
+
+def _check_version(path: Path, text: str, version: object) -> None:
+    """A version of the major this agentddl writes (absent: 0.1.0's baselines, read as 1.0)."""
+    major = BASELINE_VERSION.split(".")[0]
+    if isinstance(version, str) and version.split(".")[0] == major:
+        return
+    at = max(text.find('"schema_version"'), 0)
+    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    raise AgentDDLError(
+        f"{path}:{line}:{column}: audit baseline schema_version {json.dumps(version)}: expected "
+        f'"{major}.x" (write it again with --update-baseline)'
+    )
 
 
 def _valid_entry(entry: object) -> bool:

@@ -18,18 +18,21 @@ from agentddl.checks.docs.examples import refresh
 from agentddl.checks.docs.profile import profile_page
 from agentddl.checks.docs.registry import all_rules
 from agentddl.checks.docs.rules import rule_files
+from agentddl.checks.docs.schemas import SCHEMA_DIR, schema_files
 from agentddl.generator.output import write_files
 
-GENERATED_DIRS = ("docs/rules",)  # every .md under these is generated: others are orphans
+# Every file of these kinds under these folders is generated: others are orphans.
+GENERATED_DIRS = {"docs/rules": "*.md", SCHEMA_DIR: "*.json"}
 
 
 def expected_files(root: Path) -> dict[str, str]:
-    """Every generated page (rules, profile reference), every command page with its help
-    block current and the architecture page with its import graph current, by path
-    relative to the repository root."""
+    """Every generated page (rules, profile reference), the output's JSON Schemas, every
+    command page with its help block current and the architecture page with its import
+    graph current, by path relative to the repository root."""
     return {
         **rule_files(all_rules()),
         "docs/profile.md": profile_page(),
+        **schema_files(),
         **command_files(root),
         **architecture_files(root),
     }
@@ -47,7 +50,7 @@ def drift(root: Path) -> list[str]:
 
 
 def _orphans(root: Path, files: dict[str, str]) -> list[Path]:
-    found = [p for d in GENERATED_DIRS for p in sorted((root / d).rglob("*.md"))]
+    found = [p for d, pattern in GENERATED_DIRS.items() for p in sorted((root / d).rglob(pattern))]
     return [p for p in found if str(p.relative_to(root)) not in files]
 
 

@@ -1,11 +1,15 @@
 """Every command that reports findings speaks the same formats: it accepts every
 `--format` of the core reporters (json and sarif included); one real, small run of each
-through the CLI prints JSON with the top-level `tool`, `findings` and `summary` and
-findings of exactly `Finding.as_dict()`'s keys; the same report as SARIF is version 2.1.0
-with the command's rules in the driver.
+through the CLI prints JSON with the top-level `tool`, `schema_version`, `findings` and
+`summary` and findings of exactly `Finding.as_dict()`'s keys (lint's with the deprecated
+`rule` too), valid against the command's published JSON Schema
+(docs/schemas/<command>.schema.json, read with the `jsonschema` validator, not with the
+models it is generated from); the same report as SARIF is version 2.1.0 with the
+command's rules in the driver.
 
 The commands come from the CLI (`cli.main.COMMANDS`, those with a `--format` option): a
-new one fails here until it has a small run in `RUNS`."""
+new one fails here until it has a small run in `RUNS` and a schema in
+`agentddl.checks.docs.schemas.OUTPUTS`."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import jsonschema
 import psycopg
 import pytest
 import typer
@@ -23,7 +28,9 @@ from agentddl.checks.cli import main as cli
 from agentddl.checks.core import report as core_report
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import FORMATS, Report
+from agentddl.checks.core.report.json_format import SCHEMA_VERSION
 from agentddl.checks.db import PostgresServer
+from agentddl.checks.docs.schemas import OUTPUTS, schema_path
 
 DEFAULT = str(ROOT / "schemas" / "default.yaml")
 TRACE = ROOT / "tests" / "fixtures" / "trace"
@@ -84,6 +91,15 @@ def test_every_command_with_findings_accepts_every_format() -> None:
     for command in commands:
         assert format_choices(command) == list(FORMATS), command
     assert set(commands) <= set(RUNS), f"add a small run to RUNS for {set(commands) - set(RUNS)}"
+    unpublished = set(commands) - set(OUTPUTS)
+    assert not unpublished, f"add a line to agentddl.checks.docs.schemas.OUTPUTS for {unpublished}"
+
+
+def published_schema(command: str) -> dict[str, Any]:
+    """The checked-in schema, as a consumer downloads it (itself a valid 2020-12 schema)."""
+    schema: dict[str, Any] = json.loads((ROOT / schema_path(command)).read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
 
 
 @pytest.mark.parametrize("command", format_commands())
@@ -109,10 +125,14 @@ def test_one_finding_shape_in_json_and_sarif(
     assert code in (0, 1), err
     document = json.loads(out)
     keys = list(document)
-    assert keys[0] == "tool" and keys[-2:] == ["findings", "summary"]
-    assert document["tool"] == command
+    assert keys[:2] == ["tool", "schema_version"] and keys[-2:] == ["findings", "summary"]
+    assert document["tool"] == command and document["schema_version"] == SCHEMA_VERSION
     assert set(document["summary"]) == {"error", "warning", "info"}
-    assert all(list(finding) == FINDING_KEYS for finding in document["findings"])
+    expected = FINDING_KEYS + (["rule"] if command == "lint" else [])  # lint's deprecated alias
+    assert all(list(finding) == expected for finding in document["findings"])
+    assert all(f["rule"] == f["name"] for f in document["findings"] if command == "lint")
+    errors = sorted(jsonschema.Draft202012Validator(published_schema(command)).iter_errors(document), key=str)
+    assert not errors, [f"{e.json_path}: {e.message}" for e in errors[:5]]
     if command in ("lint", "verify", "trace", "check"):  # runs chosen to have something to report
         assert document["findings"], command
     (report,) = rendered

@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import psycopg
 import pytest
-from profiles import example_profiles, with_version
+from profiles import ROOT, example_profiles, with_version
 
 from agentddl.checks.audit import AuditOptions, AuditResult, audit_database, build_report
-from agentddl.checks.audit.baseline import baseline_document, compare
+from agentddl.checks.audit.baseline import BASELINE_VERSION, baseline_document, compare
 from agentddl.checks.audit.examples import read_samples
 from agentddl.checks.audit.facts import read_catalog
 from agentddl.checks.audit.judge import Thresholds
@@ -312,6 +313,9 @@ def test_cli_json_and_markdown_and_exit_codes(pg_servers: Any, tmp_path: Path, c
     assert {p["name"] for p in report["paths"]} >= {"claim_run", "events_since"}
     stored = json.loads(baseline.read_text())
     assert stored["baseline"] == 1 and stored["paths"]["claim_run"]["indexes"]
+    assert stored["schema_version"] == BASELINE_VERSION  # and the published schema holds it:
+    schema = json.loads((ROOT / "docs" / "schemas" / "audit-baseline.schema.json").read_text("utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(stored)
     wrong = tmp_path / "wrong.sql"
     wrong.write_text(
         "-- name: by_id(run_id)\n-- example: run_id = 'not-a-uuid'\n"

@@ -1,0 +1,32 @@
+"""`agentddl lint --format json` as a typed model: docs/schemas/lint.schema.json is
+generated from it (`python -m agentddl.checks.docs`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from agentddl.checks.core.report.schema import Envelope, FindingOut
+
+
+class LintFinding(FindingOut):
+    """A lint finding: the shared shape, plus `rule`, deprecated."""
+
+    rule: str = Field(
+        deprecated=True,
+        description="Deprecated since 0.2.0, removed in 0.3.0: the same as `name`, which replaced it.",
+    )
+
+
+class LintOutput(Envelope):
+    """`agentddl lint --format json`: the migrations linted and what would lock or break."""
+
+    tool: Literal["lint"]
+    files: int = Field(ge=0, description="How many files (SQL files and Alembic revisions) were linted.")
+    schema_from: str | SkipJsonSchema[None] = Field(
+        None, description="With --schema-from: where the live schema was read from."
+    )
+    findings: Sequence[LintFinding]

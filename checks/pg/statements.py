@@ -58,6 +58,9 @@ class Context:
 
     pg_version: int  # target server major version
     runner: Runner
+    # A migration tool's marker runs the file outside a transaction (`-- +goose NO
+    # TRANSACTION`, dbmate's `transaction:false`, sql-migrate's `notransaction`).
+    no_transaction_marker: bool = False
     search_path: tuple[str, ...] = ("public",)
     created_relations: frozenset[RelationName] = frozenset()  # new, empty: no lock hazard
     lock_timeout_ms: int = 0  # 0 = no timeout in force

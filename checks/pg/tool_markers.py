@@ -27,6 +27,7 @@ class UpSection:
 
     text: str
     in_transaction: bool
+    opted_out: bool = False  # the file has the tool's markers and its opt-out one
 
 
 def up_section(text: str) -> UpSection:
@@ -41,7 +42,9 @@ def up_section(text: str) -> UpSection:
             chars[marker.start() : end] = [c if c == "\n" else " " for c in text[marker.start() : end]]
     ups = [m for m in markers if _direction(m) == "up"]
     opted_out = _GOOSE_NO_TRANSACTION.search(text) or any(_OPT_OUT.search(m.group(4)) for m in ups)
-    return UpSection("".join(chars), in_transaction=bool(ups) and not opted_out)
+    return UpSection(
+        "".join(chars), in_transaction=bool(ups) and not opted_out, opted_out=bool(ups and opted_out)
+    )
 
 
 def _direction(marker: re.Match[str]) -> str:

@@ -60,11 +60,11 @@ def walk(
     """Parse `text` and build every statement with the Context in force before it
     (`schema`: what is known of the database before the migration, for every Context)."""
     migration = Migration(file=file, text=text, source=SourceMap(text))
-    wrapped = False  # a migration tool runs the whole file in one transaction
+    wrapped = opted_out = False  # a migration tool runs the whole file in one transaction, or says not
     if runner == "psql":
         up = tool_markers.up_section(text)  # goose / dbmate / sql-migrate: the up part
         # psql's own syntax (meta-commands, COPY data, :variables) is not SQL.
-        text, wrapped = psql_script.as_sql(up.text), up.in_transaction
+        text, wrapped, opted_out = psql_script.as_sql(up.text), up.in_transaction, up.opted_out
     if "\x00" in text:  # the parser reads up to a NUL as C does; PostgreSQL refuses it
         why = "it contains a NUL byte, which PostgreSQL never accepts in SQL"
         migration.syntax_error = SyntaxProblem(why, text.index("\x00"))
@@ -75,7 +75,13 @@ def walk(
         offset = error.args[1] if len(error.args) > 1 and error.args[1] else 0
         migration.syntax_error = SyntaxProblem(str(error.args[0]), int(offset))
         return migration
-    base = Context(pg_version=pg_version, runner=runner, options=dict(options or {}), schema=schema)
+    base = Context(
+        pg_version=pg_version,
+        runner=runner,
+        no_transaction_marker=opted_out,
+        options=dict(options or {}),
+        schema=schema,
+    )
     implicit = (runner == "alembic" or wrapped) and not _has_tcl(raw_statements)
     state = _State(base, implicit_transaction=implicit)
     for raw in raw_statements:
@@ -161,6 +167,7 @@ class _State:
         return Context(  # built directly: dataclasses.replace costs twice as much
             pg_version=self.base.pg_version,
             runner=self.base.runner,
+            no_transaction_marker=self.base.no_transaction_marker,
             search_path=_search_path(effective),
             created_relations=self._created_snapshot(),
             lock_timeout_ms=int(effective["lock_timeout"]),

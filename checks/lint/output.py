@@ -29,4 +29,12 @@ class LintOutput(Envelope):
     schema_from: str | SkipJsonSchema[None] = Field(
         None, description="With --schema-from: where the live schema was read from."
     )
+    sizes: str | SkipJsonSchema[None] = Field(
+        None,
+        description="With --schema-from or --sizes-from: where production's table sizes came from "
+        '("none": not known).',
+    )
+    data_checked_on: str | SkipJsonSchema[None] = Field(
+        None, description="The database data-dependent statements were checked on."
+    )
     findings: Sequence[LintFinding]

@@ -33,7 +33,12 @@ class MixedTransactionModes(Rule):
     transaction block (`CREATE INDEX CONCURRENTLY`, `DROP INDEX CONCURRENTLY`, `REINDEX
     ... CONCURRENTLY`, `DETACH PARTITION CONCURRENTLY`, `VACUUM`, ...) of a file that
     also makes transactional changes (DDL, DML, a `DO` block) outside any `BEGIN` ...
-    `COMMIT`, when the file does not say how it runs. A **warning**, once per file.
+    `COMMIT`, when the file does not say how it runs. Once per file, a **warning**;
+    **off by default**: psql runs a plain file statement by statement, which is what
+    the usual safe patterns need (build an index concurrently, then attach it with
+    `USING INDEX`). Switch it on when your deploy wraps each file in a transaction
+    (`psql -1`, Flyway, Sqitch, a CI wrapper): `[tool.agentddl.rules]
+    mixed-transaction-modes = "warning"` (or `"error"`).
 
     What "saying so" is depends on the runner:
 
@@ -86,6 +91,7 @@ class MixedTransactionModes(Rule):
     code = "ADL110"
     name = "mixed-transaction-modes"
     severity = "warning"
+    enabled_by_default = False
 
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         if context.runner != "psql" or context.no_transaction_marker or not _loose(statement):

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentddl.checks.gate.report import build_report
-    from agentddl.checks.gate.request import CheckRequest, run
+    from agentddl.checks.gate.request import run
     from agentddl.checks.gate.result import CheckResult, StepResult
+    from agentddl.checks.gate.types import CheckRequest
 
 _HOMES = {
-    "CheckRequest": "request",
+    "CheckRequest": "types",
     "run": "request",
     "CheckResult": "result",
     "StepResult": "result",

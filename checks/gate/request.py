@@ -18,38 +18,17 @@ User mistakes raise AgentDDLError (one line, exit 2) before any server work.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from agentddl.checks.audit.baseline import DEFAULT_GROWTH, read_baseline
+from agentddl.checks.audit.baseline import read_baseline
 from agentddl.checks.core.changes import changed_since
-from agentddl.checks.core.progress import Progress, silent
 from agentddl.checks.db import describe_dsn
 from agentddl.checks.gate.result import STEPS, CheckResult, StepResult
 from agentddl.checks.gate.steps import lint_step, live_steps
+from agentddl.checks.gate.types import CheckRequest
 from agentddl.generator.errors import AgentDDLError
 
 MIGRATION_SUFFIXES = (".sql", ".py")  # SQL files and Alembic revisions
-
-
-@dataclass(frozen=True)
-class CheckRequest:
-    """What to check, against which database, with which workload and baseline."""
-
-    migrations: Sequence[Path]  # SQL files, Alembic revisions, folders of either
-    changed_since: str | None = None  # a git ref: only the migrations added or changed since
-    clone: str | None = None  # the database to copy (only read): production or staging
-    sample: int = 0  # rows per table copied into the scratch database
-    statistics: bool = False  # copy the clone's planner statistics (a PostgreSQL 18 scratch server)
-    queries: tuple[Path, ...] = ()  # the audit's workload (named-query files)
-    baseline: Path | None = None  # audit plan baseline: compared, or written when missing
-    cost_growth: float = DEFAULT_GROWTH
-    schema: str | None = None  # the schema verified and audited (default: every / the only one)
-    config_file: Path | None = None  # the linter's config (default: found upward from here)
-    pg_version: int | None = None  # the scratch server's major (an embedded one)
-    server: str | None = None  # where the scratch database goes (needs CREATEDB)
-    progress: Progress = silent
 
 
 def run(request: CheckRequest) -> CheckResult:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 
@@ -16,10 +16,8 @@ from agentddl.checks.core.findings import Finding
 from agentddl.checks.db import connect, database_error, describe_dsn
 from agentddl.checks.db.schema_read import read_schema
 from agentddl.checks.gate.result import StepResult
+from agentddl.checks.gate.types import CheckRequest
 from agentddl.checks.pg.schema_parse import parse_schema
-
-if TYPE_CHECKING:
-    from agentddl.checks.gate.request import CheckRequest
 
 
 def lint_step(files: Sequence[Path], clone: str | None, config_file: Path | None) -> StepResult:

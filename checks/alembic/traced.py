@@ -39,6 +39,10 @@ from agentddl.checks.alembic.traced import run_traced
 run_traced(context)
 """
 HOOK_KEY = "agentddl_hook"  # Config.attributes: the Hook
+# Alembic's version table, under a name of our own: a copy of the user's database holds
+# their alembic_version (at their head), which would make Alembic skip or refuse the
+# revisions; dropped once the revisions ran.
+VERSION_TABLE = "agentddl_trace_version"
 SOURCES_KEY = "agentddl_sources"  # Config.attributes: staged copy -> the revision as named
 
 
@@ -113,6 +117,17 @@ def traced_upgrades(revisions: list[Path], hook: Hook) -> Iterator[Callable[[Pat
                 raise _failed(error, sources, path) from error
 
         yield upgrade
+        if revisions:
+            _drop_version_table(hook)
+
+
+def _drop_version_table(hook: Hook) -> None:
+    connection = hook.connect()
+    try:
+        connection.cursor().execute(f"DROP TABLE IF EXISTS {VERSION_TABLE}")
+        connection.commit()
+    finally:
+        connection.close()
 
 
 @contextlib.contextmanager
@@ -149,7 +164,9 @@ def run_traced(context: Any) -> None:
     _listen(engine, hook, config.attributes[SOURCES_KEY])
     try:
         with engine.connect() as connection:
-            context.configure(connection=connection, transaction_per_migration=True)
+            context.configure(
+                connection=connection, transaction_per_migration=True, version_table=VERSION_TABLE
+            )
             with context.begin_transaction():
                 context.run_migrations()
     finally:

@@ -39,6 +39,8 @@ class OnlineTracer(Tracer):
 
     def run(self, files: list[MigrationFile]) -> list[Timed]:
         revisions = [f.path for f in files if f.online]
+        if not revisions:
+            return super().run(files)
         with alembic_traced.traced_upgrades(revisions, self) as upgrade:
             for migration in files:
                 if self.failed:

@@ -168,3 +168,34 @@ def test_a_revision_that_cannot_run_is_one_line_exit_2(
     captured = capsys.readouterr()
     assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
     assert f"{tmp_path}/{message}" in captured.err
+
+
+def test_the_version_table_of_a_copied_database_is_left_alone(
+    trace_server: PostgresServer, tmp_path: Path
+) -> None:
+    """A copy of a database already at this revision (its alembic_version says so): the
+    revision still runs, under an Alembic version table of trace's own, dropped after."""
+    revision = tmp_path / "0002_priority.py"
+    revision.write_text(HEADER + ADD_COLUMN, encoding="utf-8")
+    after: list[list[tuple[str]]] = []
+
+    @contextlib.contextmanager
+    def at_head(dsn: str) -> Iterator[None]:  # before the run (a --schema-sql file leaves it out)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE TABLE alembic_version (version_num varchar(32) PRIMARY KEY)")
+            conn.execute("INSERT INTO alembic_version VALUES ('0002')")
+        yield
+
+    def read_back(dsn: str) -> None:
+        with psycopg.connect(dsn) as conn:
+            after.append(
+                conn.execute(
+                    "SELECT tablename FROM pg_tables WHERE tablename ~ 'version' AND schemaname = 'public'"
+                ).fetchall()
+            )
+            after.append(conn.execute("SELECT version_num FROM alembic_version").fetchall())
+
+    options = TraceOptions(schema_files=[SCHEMA], alongside=at_head, after=read_back)
+    result = trace_migrations(trace_server, [revision], options)
+    assert [s.line for s in result.statements] == [9] and result.statements[0].error is None
+    assert after == [[("alembic_version",)], [("0002",)]]

@@ -60,6 +60,8 @@ def run(request: AuditRequest, progress: Progress = silent) -> AuditResult:
     scratch database and judged; compared with the baseline when one is given."""
     if request.existing and not request.dsn:
         raise AgentDDLError("--existing needs --dsn (or AGENTDDL_DSN): the database whose schema to audit")
+    if request.options.limits.max_path_ms is not None and not request.options.analyze:
+        raise AgentDDLError("--max-path-ms judges the time EXPLAIN ANALYZE measures: not with --no-analyze")
     # a corrupt baseline is a usage error found now, not after minutes of seeding
     compare_to = _baseline_to_compare(request)
     request = _completed(request)

@@ -17,8 +17,10 @@ class OverTimeBudget(PlanRule):
     database (writes in a transaction rolled back), reads in place (`--dsn`), and a
     write in place by its read part (the SELECT that finds its rows; with
     `--analyze-writes` the write itself, rolled back). A path with a budget that was
-    only planned (`--no-analyze`, an `INSERT ... VALUES` in place, a statement past
-    `statement_timeout`) gets an info saying it was not timed: a cost is no time.
+    only planned (a `-- budget:` line under `--no-analyze`, a statement past
+    `statement_timeout`) gets an info saying it was not timed: a cost is no time. An
+    `INSERT ... VALUES` in place is not planned at all (it reads nothing but its
+    checks), so it is not timed either; `--max-path-ms` with `--no-analyze` is refused.
 
     ## Why is this bad?
     A plan can reach every table through an index and still be too slow for the

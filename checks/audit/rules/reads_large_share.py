@@ -76,30 +76,33 @@ class ReadsLargeShare(PlanRule, FkActionRule):
         lookup, parents = fired.lookup, fired.firing.plan.changed if fired.firing.plan else 0.0
         if lookup.plan is None or not parents:
             return None
-        seen = PlanFacts(lookup.path, lookup.plan, fired.catalog, fired.limits)
-        for read in seen.table_reads():
-            total = replace(read, rows=read.rows * parents)
-            if read.table == fired.fk.table and total.share >= fired.limits.read_share:
+        seen = PlanFacts(fired.firing.path, lookup.plan, fired.catalog, fired.limits)
+        for one in seen.table_reads():
+            total = replace(one, rows=one.rows * parents)
+            if one.table == fired.fk.table and total.share >= fired.limits.read_share:
                 verb = "deletes" if fired.action.startswith("ON DELETE") else "re-keys"
-                return self._found(
-                    replace(seen, path=fired.firing.path),
-                    total,
+                through = (
                     f" through {fired.fk.name} ({fired.action}): it {verb} ~{parents:,.0f} "
-                    f"{fired.catalog.qualified(fired.fk.parent)} rows, each one's referencing rows read",
+                    f"{fired.catalog.qualified(fired.fk.parent)} rows, each one's "
+                    f"{one.rows:,.0f} referencing rows read, one lookup {_figures(one)}"
                 )
+                return self._found(seen, total, through)
         return None
 
     def _found(self, seen: PlanFacts, read: TableRead, through: str = "") -> Finding:
-        how = ", ".join(dict.fromkeys(f"{s.node} using {s.index}" if s.index else s.node for s in read.scans))
-        if read.measured:
-            ms = sum(s.ms or 0.0 for s in read.scans)
-            figures = f"(measured: {how}, {ms:,.1f} ms)"
-        else:
-            figures = f"(estimated: {how}; not run)"
         return self.finding(
             f"{seen.path.name} reads {read.rows:,.0f} rows of {seen.catalog.qualified(read.table)}'s "
-            f"{read.size:,.0f} ({read.share:.0%}, at least {seen.limits.read_share:.0%} fails){through} "
-            f"{figures}: its cost grows with the table whatever the index.",
+            f"{read.size:,.0f} ({read.share:.0%}, at least {seen.limits.read_share:.0%} fails)"
+            + (through or f" {_figures(read)}")
+            + ": its cost grows with the table whatever the index.",
             "read less: a LIMIT with keyset pagination (a batch of rows at a time), or a narrower predicate",
             object=seen.path.name,
         )
+
+
+def _figures(read: TableRead) -> str:
+    """How the rows were read, and what ANALYZE measured (or that they are estimates)."""
+    how = ", ".join(dict.fromkeys(f"{s.node} using {s.index}" if s.index else s.node for s in read.scans))
+    if read.measured:
+        return f"(measured: {how}, {sum(s.ms or 0.0 for s in read.scans):,.1f} ms)"
+    return f"(estimated: {how}; not run)"

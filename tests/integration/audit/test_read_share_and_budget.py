@@ -133,6 +133,7 @@ def test_a_whole_table_read_through_an_index_fails_and_a_point_lookup_passes(sho
     assert "through items_owner_id_fkey (ON DELETE CASCADE): it deletes ~900 shop.owners rows" in (
         cascade["message"]
     )
+    assert "each one's 300 referencing rows read, one lookup (measured: " in cascade["message"]
     assert paths["drop_owner"]["passed"], paths["drop_owner"]  # one owner: 300 items
 
 
@@ -189,3 +190,8 @@ def test_bad_budgets_and_options_are_one_line_exit_2(shop: Shop, capsys: Any) ->
     assert "Traceback" not in err
     assert main(["audit", "--dsn", shop.dsn, "--queries", str(queries), "--max-path-ms", "nan"]) == 2
     assert "--max-path-ms" in capsys.readouterr().err
+    queries.write_text("-- name: q\nSELECT 1 FROM shop.kinds;\n")
+    args = ["audit", "--dsn", shop.dsn, "--queries", str(queries), "--max-path-ms", "5", "--no-analyze"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "--max-path-ms judges the time EXPLAIN ANALYZE measures: not with --no-analyze" in err

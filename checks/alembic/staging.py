@@ -34,9 +34,10 @@ class StagedRevision:
 
 
 def stage(revisions: list[Path], root: Path, env: str = ENV_PY) -> dict[Path, StagedRevision]:
-    """A script directory at `root` holding our env.py (`env`: its text), a copy of every revision (those
-    with a literal `revision = "..."`; the others are left out) and stubs for missing
-    parents. The staged revisions by the path the user named."""
+    """A script directory at `root` holding our env.py (`env`: its text; the offline one
+    by default), a copy of every revision (those with a literal `revision = "..."`; the
+    others are left out) and stubs for missing parents. The staged revisions by the path
+    the user named."""
     versions = root / "versions"
     versions.mkdir(parents=True)
     (root / "env.py").write_text(env, encoding="utf-8")

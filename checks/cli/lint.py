@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from agentddl.checks.cli.finish import finish
 from agentddl.checks.cli.options import Format, OutputFormat, PgVersion
-
-if TYPE_CHECKING:
-    from agentddl.checks.pg.schema import SchemaFacts
 
 DEFAULT_PG_VERSION = 16  # agentddl.checks.lint.config.DEFAULT_PG_VERSION (a test keeps them equal)
 
@@ -31,15 +28,21 @@ Examples:
 
   agentddl lint 0007.sql --schema-from db/schema.sql     # or: schemas/default.yaml
 
+  agentddl lint 0007.sql --schema-from postgresql://ro@staging/app --sizes-from postgresql://ro@prod/app
+
   agentddl lint migrations/ --changed-since origin/main  # only what this branch adds
 
 The target version comes from --pg-version, else the config file's pg_version (or its
 profile's engine version), else {DEFAULT_PG_VERSION}.
 --schema-from tells the linter the schema before the migrations: a database (read-only:
-pg_dump --schema-only and pg_class sizes), a schema .sql file (e.g. pg_dump output) or an
-agentddl profile. It then knows columns' types and nullability (a primary key on a
-nullable column scans; shrinking a varchar rewrites and may fail; a "change" to the same
-type does nothing) and table sizes (a small table's index build is info, not an error).
+pg_dump --schema-only), a schema .sql file (e.g. pg_dump output) or an agentddl profile.
+It then knows columns' types and nullability (a primary key on a nullable column scans;
+shrinking a varchar rewrites and may fail; a "change" to the same type does nothing). A
+database also judges statements that fail on existing rows (duplicates under a new
+UNIQUE, NULLs under SET NOT NULL, rows a CHECK or FOREIGN KEY rejects, values a type
+change cannot hold) with one bounded read-only query each.
+--sizes-from gives production's table sizes (a small table's index build is info, not an
+error); never taken from --schema-from, which may be a staging copy.
 Exit codes: 0 clean, 1 error findings, 2 usage or config error.
 """
 
@@ -67,6 +70,15 @@ def lint_command(
             help="The schema before the migrations: a DSN (read-only), a .sql file or a profile.",
         ),
     ] = None,
+    sizes_from: Annotated[
+        str | None,
+        typer.Option(
+            "--sizes-from",
+            metavar="DB|STATS.SQL|PROFILE",
+            help="Production's table sizes: a DSN (pg_class, read-only), a pg_dump --statistics file"
+            " or a profile.",
+        ),
+    ] = None,
     changed_since: Annotated[
         str | None,
         typer.Option(
@@ -77,30 +89,21 @@ def lint_command(
     ] = None,
 ) -> None:
     """Lint, print in the chosen format; exit 0 clean, 1 with an error finding."""
+    from agentddl.checks.cli.lint_sources import data_probe, schema_facts, table_sizes
     from agentddl.checks.lint import LintRequest, run
 
-    schema = _schema_facts(schema_from) if schema_from else None
-    request = LintRequest(
-        paths,
-        pg_version=pg_version,
-        runner=runner,
-        config_file=config,
-        stdin=sys.stdin,
-        schema=schema,
-        changed_since=changed_since,
-    )
-    finish(run(request).report(), output_format.value)
-
-
-def _schema_facts(source: str) -> SchemaFacts:
-    """--schema-from: a live database is read by the database layer (pg_dump, sizes);
-    files and profiles are read without one."""
-    from agentddl.checks.pg.schema_sources import facts_from_file, is_dsn
-
-    if not is_dsn(source):
-        return facts_from_file(Path(source))
-    from agentddl.checks.db import describe_dsn
-    from agentddl.checks.db.schema_read import read_schema
-    from agentddl.checks.pg.schema_parse import parse_schema
-
-    return parse_schema(read_schema(source), describe_dsn(source))
+    schema = schema_facts(schema_from) if schema_from else None
+    sizes = table_sizes(sizes_from) if sizes_from else None
+    with data_probe(schema_from) as probe:
+        request = LintRequest(
+            paths,
+            pg_version=pg_version,
+            runner=runner,
+            config_file=config,
+            stdin=sys.stdin,
+            schema=schema,
+            sizes=sizes,
+            probe=probe,
+            changed_since=changed_since,
+        )
+        finish(run(request).report(), output_format.value)

@@ -13,7 +13,7 @@ for finding in result.findings:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -21,7 +21,9 @@ from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report
 from agentddl.checks.lint.config import ConfigError, LintConfig, find_config_file, load_config
 from agentddl.checks.lint.inputs import LintedFile, lint_paths
+from agentddl.checks.lint.probe import DataProbe
 from agentddl.checks.lint.rules import all_rules, rules_by_name
+from agentddl.checks.lint.sizes import TableSizes, with_sizes
 from agentddl.checks.pg.schema import SchemaFacts
 
 
@@ -39,10 +41,16 @@ class LintRequest:
     config: LintConfig | None = None
     stdin: TextIO | None = None  # read for "-"
     # The database's schema before the migrations (`--schema-from`): tables, columns,
-    # constraints, sizes. None: rules judge the SQL alone. Build it with
-    # pg.schema_sources.facts_from_file (schema.sql, profile) or, for a live database,
-    # pg.schema_parse.parse_schema of db.dump.dump_schema(dsn).
+    # constraints (its own sizes are not used). None: rules judge the SQL alone. Build it
+    # with pg.schema_sources.facts_from_file (schema.sql, profile) or, for a live
+    # database, pg.schema_parse.parse_schema of db.schema_read.read_schema(dsn).
     schema: SchemaFacts | None = None
+    # Production's table sizes (`--sizes-from`): lint.sizes.TableSizes; None: the
+    # config's table_rows, else none (lint/sizes.py).
+    sizes: TableSizes | None = None
+    # Asks the schema's database whether a data-dependent statement fails on its rows
+    # (lint/probe.py; db.data_probe.ReadOnlyProbe). None: such statements are warnings.
+    probe: DataProbe | None = None
     # A git ref: lint only the files added or changed since it (`--changed-since`).
     changed_since: str | None = None
 
@@ -64,6 +72,7 @@ class LintResult:
     linted: tuple[LintedFile, ...]
     config: LintConfig
     schema: SchemaFacts | None = None
+    sizes: TableSizes | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -83,6 +92,10 @@ class LintResult:
         about: dict[str, object] = {"files": self.files}
         if self.schema is not None:
             about["schema_from"] = self.schema.source
+        if self.schema is not None or self.sizes is not None:
+            about["sizes"] = self.sizes.source if self.sizes is not None else "none"
+        if self.config.probe is not None:
+            about["data_checked_on"] = self.config.probe.source
         return about
 
     def summary_line(self) -> str:
@@ -108,6 +121,8 @@ class LintResult:
 def run(request: LintRequest) -> LintResult:
     """Lint the request's inputs. User mistakes (a missing path, nothing to lint, an
     unreadable or invalid config or SQL file) raise ConfigError (exit code 2)."""
-    config = request.settings()
-    linted = lint_paths(request.paths, config, request.stdin, request.schema, request.changed_since)
-    return LintResult(tuple(linted), config, request.schema)
+    config = replace(request.settings(), probe=request.probe)
+    sizes = request.sizes or config.sizes
+    schema = with_sizes(request.schema, sizes)
+    linted = lint_paths(request.paths, config, request.stdin, schema, request.changed_since)
+    return LintResult(tuple(linted), config, request.schema, sizes)

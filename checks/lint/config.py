@@ -10,6 +10,8 @@ lock_timeout = { required = true, max_ms = 10000 }
 # sizes, warning below the warning_* ones (lint/sizes.py); the defaults:
 table_size = { info_below_rows = 10000, warning_below_rows = 1000000,
                info_below_bytes = 8388608, warning_below_bytes = 1073741824 }
+# production's row counts when no --sizes-from is given (a bare name is public's)
+table_rows = { "agent.events" = 500000000, "flags" = 12 }
 
 [tool.agentddl.rules]
 require-lock-timeout = "warning"   # "off" | "info" | "warning" | "error"
@@ -27,14 +29,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from agentddl.checks.lint.sizes import SIZE_KEYS, SizeThresholds
-from agentddl.checks.lint.types import Rule, Runner, Severity
+from agentddl.checks.lint.probe import DataProbe
+from agentddl.checks.lint.sizes import SIZE_KEYS, SizeThresholds, TableSizes
+from agentddl.checks.lint.types import RelationName, Rule, Runner, Severity
 from agentddl.generator.errors import AgentDDLError
 
 DEFAULT_PG_VERSION = 16
 SUPPORTED_PG_VERSIONS = range(9, 19)
 SEVERITY_CHOICES = ("off", "info", "warning", "error")
-TOP_LEVEL_KEYS = ("pg_version", "profile", "runner", "rules", "lock_timeout", "options", "table_size")
+TOP_LEVEL_KEYS = (
+    "pg_version",
+    "profile",
+    "runner",
+    "rules",
+    "lock_timeout",
+    "options",
+    "table_size",
+    "table_rows",
+)
 LOCK_TIMEOUT_KEYS = ("required", "max_ms")
 
 
@@ -50,7 +62,9 @@ class LintConfig:
     runner: Runner = "psql"
     severities: dict[str, str] = field(default_factory=dict)  # rule name -> SEVERITY_CHOICES
     options: dict[str, Any] = field(default_factory=dict)  # handed to rules as Context.options
-    table_size: SizeThresholds = field(default_factory=SizeThresholds)  # with --schema-from
+    table_size: SizeThresholds = field(default_factory=SizeThresholds)  # with table sizes
+    sizes: TableSizes | None = None  # table_rows: production's sizes, without --sizes-from
+    probe: DataProbe | None = field(default=None, compare=False, repr=False)  # see lint/probe.py
     source: str | None = None  # the file it came from, for messages
 
     def severity(self, rule: type[Rule]) -> Severity | None:
@@ -123,6 +137,8 @@ def _validated(table: dict[str, Any], where: _Where, known: dict[str, type[Rule]
     options = _options(table, where, known)
     if "table_size" in table:
         config = replace(config, table_size=_table_size(table["table_size"], where))
+    if "table_rows" in table:
+        config = replace(config, sizes=_table_rows(table["table_rows"], where))
     return replace(config, severities=severities, options=options)
 
 
@@ -179,6 +195,18 @@ def _table_size(value: Any, where: _Where) -> SizeThresholds:
         if getattr(limits, f"info_below_{kind}") > getattr(limits, f"warning_below_{kind}"):
             raise where.fail(f"table_size.info_below_{kind}", f"must not exceed warning_below_{kind}")
     return limits
+
+
+def _table_rows(value: Any, where: _Where) -> TableSizes:
+    if not isinstance(value, dict):
+        raise where.fail("table_rows", 'must be a table like { "agent.events" = 500000000 }')
+    rows: dict[RelationName, tuple[int | None, int | None]] = {}
+    for key, item in value.items():
+        if not isinstance(item, int) or isinstance(item, bool) or item < 0:
+            raise where.fail(f"table_rows.{key}", "must be a row count (an integer, 0 or more)")
+        schema, _, name = key.rpartition(".")
+        rows[RelationName(schema or "public", name)] = (item, None)
+    return TableSizes(f"config ({where.path.name})", rows)
 
 
 def _positive_int(value: Any) -> bool:

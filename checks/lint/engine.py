@@ -3,10 +3,13 @@ applying severities and suppressions."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import cast
 
 from agentddl.checks.lint.config import LintConfig
+from agentddl.checks.lint.probe import DataCheck, DataProbe, judge
 from agentddl.checks.lint.rules import all_rules
 from agentddl.checks.lint.sizes import SizeThresholds, scaled, table_size
 from agentddl.checks.lint.suppress import Suppression, attach_to_statements, find_suppressions
@@ -22,7 +25,7 @@ SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON = (
 FRAMEWORK_RULES = (SYNTAX_ERROR, UNUSED_IGNORE, IGNORE_WITHOUT_REASON)
 # Judged by the input reader on a revision's Python source, never on SQL: an ignore
 # comment naming it is not "unused" here.
-REVISION_RULES = ("unreadable-revision",)
+REVISION_RULES = ("unreadable-revision", "multiple-heads", "revision-not-after-applied")
 
 
 def lint(
@@ -45,7 +48,7 @@ def lint_migration(
     rules = _enabled(config, only)
     if migration.syntax_error is not None:
         return _syntax_findings(migration, migration.syntax_error, rules)
-    raw = list(_raw_findings(migration, rules, config.table_size))
+    raw = _collapsed(_raw_findings(migration, rules, config))
     spans = [_statement_lines(s) for s, _ in migration.steps if not s.in_do_block]
     suppressions = attach_to_statements(find_suppressions(migration.text, migration.source), spans)
     findings = _apply_suppressions(raw, suppressions, migration.file, rules)
@@ -88,7 +91,7 @@ def _enabled(config: LintConfig, only: Iterable[str] | None) -> dict[str, _Enabl
 
 
 def _raw_findings(
-    migration: Migration, rules: dict[str, _Enabled], limits: SizeThresholds
+    migration: Migration, rules: dict[str, _Enabled], config: LintConfig
 ) -> Iterable[tuple[Finding, Statement]]:
     instances = [(enabled.rule(), enabled) for name, enabled in rules.items() if name not in FRAMEWORK_RULES]
     by_type: dict[type, list[tuple[Rule, _Enabled]]] = {}
@@ -103,9 +106,49 @@ def _raw_findings(
                     offset += violation.location
                 position = migration.source.position(offset)
                 finding = enabled.finding(migration.file, position, violation)
+                if violation.data_check is not None:
+                    judged = _on_the_rows(finding, violation.data_check, config.probe, enabled.configured)
+                    if judged is None:
+                        continue
+                    finding = judged
                 if rule.scales_with_table_size and violation.by_size:
-                    finding = _by_size(finding, statement, context, limits, enabled.configured)
+                    finding = _by_size(finding, statement, context, config.table_size, enabled.configured)
                 yield finding, statement
+
+
+def _on_the_rows(
+    finding: Finding, check: DataCheck, probe: DataProbe | None, configured: bool
+) -> Finding | None:
+    """A data-dependent finding judged on the database's rows: None when no row would
+    make the statement fail, else its verdict and what the check found, how fast.
+    Without a database it stays as the rule made it (or, `quiet_unprobed`, goes)."""
+    if probe is None:
+        return None if check.quiet_unprobed else finding
+    verdict = judge(check, probe)
+    if verdict.severity is None:
+        return None
+    severity = finding.severity if configured else cast(Severity, verdict.severity)
+    return replace(finding, severity=severity, message=f"{finding.message} {verdict.note}")
+
+
+def _collapsed(raw: Iterable[tuple[Finding, Statement]]) -> list[tuple[Finding, Statement]]:
+    """One finding per statement and rule for identical ones (a DO block of 500 UPDATEs,
+    each located at the DO: one finding saying how many statements do it)."""
+    first: dict[tuple[object, ...], tuple[Finding, Statement]] = {}
+    count: Counter[tuple[object, ...]] = Counter()
+    for finding, statement in raw:
+        key = (statement.line, finding.code, finding.line, finding.column, finding.severity, finding.message)
+        first.setdefault(key, (finding, statement))
+        count[key] += 1
+    return [(_times(f, count[key]), s) for key, (f, s) in first.items()]
+
+
+def _times(finding: Finding, count: int) -> Finding:
+    return (
+        replace(finding, message=f"{finding.message} ({count} times in this statement.)")
+        if count > 1
+        else finding
+    )
 
 
 def _by_size(

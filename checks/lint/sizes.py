@@ -9,15 +9,22 @@ rule that sets `scales_with_table_size` reports its finding at
 - warning  below `warning_below_rows` rows and `warning_below_bytes` bytes,
 - its own severity (usually error) above either,
 
-never harsher than the rule's own severity. Without sizes (no `--schema-from`, a table
-the schema does not show, a schema.sql without statistics) nothing changes. The table
-judged is the one the statement works on (its partitions' total for a partitioned
-table). The thresholds are `[tool.agentddl] table_size = {...}`.
+never harsher than the rule's own severity. Without sizes (no `--sizes-from`, a table
+the sizes do not name) nothing changes. The table judged is the one the statement works
+on (its partitions' total for a partitioned table). The thresholds are
+`[tool.agentddl] table_size = {...}`.
+
+Sizes come only from where they are production's (`TableSizes`): `--sizes-from` (a
+database's pg_class statistics, read by the CLI through the database layer; a dump with
+statistics; a profile's volume estimate) or `[tool.agentddl] table_rows`, never from the
+`--schema-from` source: a staging database with a few thousand rows a table would make
+every index build on it look harmless (`with_sizes` drops a schema's own sizes).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from pglast import ast
 
@@ -25,7 +32,7 @@ from agentddl.checks.core.findings import SEVERITIES, Severity
 from agentddl.checks.pg.ast_helpers import qualified_name, relation_name
 from agentddl.checks.pg.locks import strongest_lock
 from agentddl.checks.pg.names import RelationName
-from agentddl.checks.pg.schema import SchemaFacts
+from agentddl.checks.pg.schema import SchemaFacts, TableFacts
 from agentddl.checks.pg.statements import Context, Statement
 
 SIZE_KEYS = ("info_below_rows", "warning_below_rows", "info_below_bytes", "warning_below_bytes")
@@ -50,6 +57,40 @@ class TableSize:
     def note(self) -> str:
         parts = [f"about {self.rows:,} rows" if self.rows is not None else "", _bytes(self.bytes)]
         return f"{self.table} holds {', '.join(p for p in parts if p)}"
+
+
+@dataclass(frozen=True)
+class TableSizes:
+    """Production's table sizes, and where they came from (said in the report)."""
+
+    source: str  # "db.example.com:5432/app", "config (agentddl.toml)", "stats.sql"
+    tables: Mapping[RelationName, tuple[int | None, int | None]]  # rows, heap bytes
+
+
+def sizes_of(facts: SchemaFacts) -> TableSizes:
+    """The sizes a schema source states (a dump's statistics, a profile's estimates),
+    for `--sizes-from FILE`; a partitioned table's are its partitions' total."""
+    tables = {name: _rows_and_bytes(facts, name) for name in facts.tables}
+    return TableSizes(facts.source, {name: size for name, size in tables.items() if size != (None, None)})
+
+
+def with_sizes(schema: SchemaFacts | None, sizes: TableSizes | None) -> SchemaFacts | None:
+    """The facts rules read: `schema` with its own sizes replaced by `sizes` (none
+    without). A table `sizes` names and the schema does not is added with its size
+    alone (its columns stay unknown)."""
+    if schema is None and sizes is None:
+        return None
+    base = schema if schema is not None else SchemaFacts(sizes.source if sizes else "")
+    known = sizes.tables if sizes is not None else {}
+    tables = {name: _resized(table, known.get(name)) for name, table in base.tables.items()}
+    for name, (rows, size) in known.items():
+        tables.setdefault(name, TableFacts(name, rows=rows, bytes=size))
+    return replace(base, tables=tables)
+
+
+def _resized(table: TableFacts, size: tuple[int | None, int | None] | None) -> TableFacts:
+    rows, heap = size if size is not None else (None, None)
+    return table if (table.rows, table.bytes) == (rows, heap) else replace(table, rows=rows, bytes=heap)
 
 
 def scaled(severity: Severity, size: TableSize, limits: SizeThresholds) -> Severity:

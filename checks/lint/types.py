@@ -23,6 +23,8 @@ shares):
   before the migration, or None; `pg.known_columns.known_column(statement, context,
   table, column)` merges it with the migration's earlier changes and Alembic's hints.
   `Rule.scales_with_table_size`: the engine makes the finding milder on small tables.
+- `Violation.data_check` (`lint.probe.data_check`): a statement that fails on some
+  rows says how to find one; with `--schema-from DSN` the engine asks the database.
 - Fixtures: tests/fixtures/lint/<rule-name>/*.sql, see tests/unit/lint/test_fixtures.py.
 """
 
@@ -34,6 +36,7 @@ from typing import ClassVar
 
 from agentddl.checks.core.findings import Finding, Severity
 from agentddl.checks.core.rules import Rule as BaseRule
+from agentddl.checks.lint.probe import DataCheck
 from agentddl.checks.pg.names import RelationName
 from agentddl.checks.pg.statements import Context, Runner, Statement
 
@@ -50,6 +53,9 @@ class Violation:
     location: int | None = None  # character offset inside the statement's sql, if narrower
     severity: Severity | None = None  # None: the rule's; a configured severity wins over both
     by_size: bool = True  # False: not milder on a small table (e.g. it may fail at any size)
+    # A statement that fails on some rows: the query that finds one (lint/probe.py); with
+    # a database to ask, the engine makes the finding an error, or drops it, by the answer.
+    data_check: DataCheck | None = None
 
 
 class Rule(BaseRule):

@@ -1,7 +1,9 @@
-"""`agentddl lint --schema-from postgresql://...`: the schema and table sizes of a live
-database (read with pg_dump and pg_class, on every tested major), with the verdicts the
-schema.sql source gives (tests/unit/lint/test_schema_from.py), and the database left as
-it was."""
+"""`agentddl lint --schema-from postgresql://...`: the schema of a live database (read
+with pg_dump, on every tested major), and `--sizes-from postgresql://...` its table
+sizes (pg_class), with the verdicts the schema.sql source gives
+(tests/unit/lint/test_schema_from.py), and the database left as it was. A schema
+database's own sizes are never used: pointed at a staging copy with 10 rows a table,
+a plain CREATE INDEX is still an error."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from lint_schema_case import MIGRATION, THRESHOLDS, WITH_SCHEMA
+from lint_schema_case import MIGRATION, ON_LIVE_ROWS, THRESHOLDS
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.db import PostgresServer
@@ -53,11 +55,50 @@ def test_a_live_database(
     (tmp_path / "agentddl.toml").write_text(THRESHOLDS)
     (tmp_path / "m.sql").write_text(MIGRATION)
     before = catalog(user_database)
-    code = main(["lint", "m.sql", "--schema-from", user_database, "--format", "json"])
+    code = main(
+        ["lint", "m.sql", "--schema-from", user_database, "--sizes-from", user_database, "-f", "json"]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert {(f["line"], f["name"], f["severity"]) for f in report["findings"]} == WITH_SCHEMA
+    assert {(f["line"], f["name"], f["severity"]) for f in report["findings"]} == ON_LIVE_ROWS
+    assert report["sizes"] == report["schema_from"] and "@" not in report["sizes"]
     assert catalog(user_database) == before
+
+
+STAGING = """
+CREATE TABLE public.orders (id bigint PRIMARY KEY, code text NOT NULL);
+CREATE TABLE public.regions (code text PRIMARY KEY, name text NOT NULL);
+INSERT INTO public.orders SELECT g, 'c' || g FROM generate_series(1, 10) g;
+INSERT INTO public.regions SELECT 'r' || g, 'region ' || g FROM generate_series(1, 10) g;
+ANALYZE;
+"""
+INDEX = "CREATE INDEX orders_code_idx ON public.orders (code);\n"
+
+
+def test_sizes_never_come_from_the_schema_database(
+    pg_server_latest: PostgresServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A staging database of 10 rows a table: its schema is used, its sizes are not."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.sql").write_text(INDEX)
+    with pg_server_latest.scratch_database() as staging:
+        with psycopg.connect(staging, autocommit=True) as conn:
+            conn.execute(STAGING)
+        assert main(["lint", "m.sql", "--schema-from", staging, "-f", "json"]) == 1
+        report = json.loads(capsys.readouterr().out)
+        assert report["sizes"] == "none"
+        assert [(f["name"], f["severity"]) for f in report["findings"] if f["line"] == 1] == [
+            ("require-concurrent-index-creation", "error"),
+            ("require-lock-timeout", "warning"),
+        ]
+        # Given as production's sizes (here: the same small database), it is info.
+        assert main(["lint", "m.sql", "--schema-from", staging, "--sizes-from", staging, "-f", "json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        index = next(f for f in report["findings"] if f["name"] == "require-concurrent-index-creation")
+        assert index["severity"] == "info" and "public.orders holds about 10 rows" in index["message"]
 
 
 def test_a_database_that_does_not_answer_is_one_line(

@@ -3,7 +3,7 @@
 A fixture line ending in `-- error: [rule-name]` (or `-- warning: [a, b]`, `-- info:
 [a]`; `#` instead of `--` in a `.py` Alembic revision) expects those findings on that
 line; every other finding is unexpected. The first lines may carry
-`-- agentddl-fixture: pg-version=11 runner=alembic rules=a,b schema=FILE` (defaults:
+`-- agentddl-fixture: pg-version=11 runner=alembic rules=a,b schema=FILE sizes=FILE` (defaults:
 pg-version=16, runner=psql, rules = the fixture folder's rule if the folder is named
 after one, else every rule enabled by default, no schema; a rule named either way that
 is off by default is switched on). Framework rules
@@ -14,9 +14,11 @@ Schema-aware fixtures: `schema=FILE` lints the fixture as `agentddl lint
 --schema-from FILE` would, FILE relative to the fixture's folder: a schema SQL file
 (conventionally `<name>.schema.sql` beside the fixture, or `../_schemas/<name>.schema.sql`
 shared by several rules; `*.schema.sql` files are schemas, never fixtures themselves)
-or a profile (`.yaml`). A schema gives table sizes with
+or a profile (`.yaml`); its own sizes are not used, as with `--schema-from`.
+`sizes=FILE` gives table sizes as `--sizes-from FILE` does: a file with
 `SELECT pg_catalog.pg_restore_relation_stats('schemaname', 's', 'relname', 't',
-'relpages', 'N'::integer, 'reltuples', 'N'::real);`, as pg_dump --statistics writes it.
+'relpages', 'N'::integer, 'reltuples', 'N'::real);` (as pg_dump --statistics writes
+it), or a profile.
 `.py` fixtures are Alembic revisions, linted through Alembic's offline mode.
 Test ids are `path.sql:LINE` (one per line with an expected or actual finding) plus
 `path.sql` for the file as a whole.
@@ -36,6 +38,7 @@ from agentddl.checks.lint import LintRequest, run
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.engine import FRAMEWORK_RULES, lint
 from agentddl.checks.lint.rules import rules_by_name
+from agentddl.checks.lint.sizes import sizes_of, with_sizes
 from agentddl.checks.lint.types import Finding
 from agentddl.checks.pg.schema import SchemaFacts
 from agentddl.checks.pg.schema_sources import facts_from_file
@@ -104,9 +107,10 @@ def _expected(text: str) -> dict[int, Counter[Key]]:
 def load(path: Path) -> Fixture:
     text = path.read_text(encoding="utf-8")
     config, rules = _header(path, text)
-    schema_file = _settings(text).get("schema")
-    schema = facts_from_file(path.parent / schema_file) if schema_file else None
-    return Fixture(path, config, rules, _expected(text), schema)
+    settings = _settings(text)
+    schema = facts_from_file(path.parent / settings["schema"]) if "schema" in settings else None
+    sizes = sizes_of(facts_from_file(path.parent / settings["sizes"])) if "sizes" in settings else None
+    return Fixture(path, config, rules, _expected(text), with_sizes(schema, sizes))
 
 
 @cache

@@ -1,0 +1,179 @@
+"""Statements that fail on existing rows, judged on a real database's rows with
+`agentddl lint --schema-from postgresql://...`: each data rule's statement is an error
+where violating rows exist (and PostgreSQL really refuses the statement there), and
+quiet where none does; a check that cannot finish (a lock held by another session)
+leaves the warning, saying so. The database is left as it was."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from agentddl.checks.cli.lint_sources import schema_facts
+from agentddl.checks.cli.main import main
+from agentddl.checks.db import PostgresServer
+from agentddl.checks.db.data_probe import ReadOnlyProbe
+from agentddl.checks.lint import LintRequest, run
+
+SCHEMA = """
+CREATE TABLE public.orgs (id bigint PRIMARY KEY);
+CREATE TABLE public.users (
+    id bigint, email text, nick text, age integer, org_id bigint, code text, score numeric
+);
+INSERT INTO public.orgs VALUES (1), (2);
+"""
+CLEAN = """
+INSERT INTO public.users
+SELECT g, 'u' || g || '@x', 'n' || g, 20 + g % 50, 1 + g % 2, g::text, g
+FROM generate_series(1, 200) g;
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    rule: str
+    statement: str
+    dirty: str  # makes the statement fail on the clean rows
+    # Without a database: this rule's warning (False: another rule's finding already
+    # says the statement may fail, a narrowing's column-type-change-rewrites)
+    warns_alone: bool = True
+
+
+CASES = [
+    Case(
+        "unique-over-duplicates",
+        "CREATE UNIQUE INDEX CONCURRENTLY users_email_key ON public.users (email);",
+        "UPDATE public.users SET email = 'u1@x' WHERE id = 2;",
+    ),
+    Case(
+        "unique-over-duplicates",
+        'ALTER TABLE public.users ADD CONSTRAINT "users key" UNIQUE (org_id, nick);',
+        "UPDATE public.users SET nick = 'n1' WHERE id = 3;",
+    ),
+    Case(
+        "not-null-over-nulls",
+        "ALTER TABLE public.users ALTER COLUMN nick SET NOT NULL;",
+        "UPDATE public.users SET nick = NULL WHERE id = 7;",
+    ),
+    Case(
+        "constraint-over-violating-rows",
+        "ALTER TABLE public.users ADD CONSTRAINT users_age CHECK (age BETWEEN 0 AND 150);",
+        "UPDATE public.users SET age = 200 WHERE id = 9;",
+    ),
+    Case(
+        "constraint-over-violating-rows",
+        "ALTER TABLE public.users ADD CONSTRAINT users_org_fk FOREIGN KEY (org_id) REFERENCES public.orgs;",
+        "UPDATE public.users SET org_id = 99 WHERE id = 11;",
+    ),
+    Case(
+        "type-change-over-unfit-values",
+        "ALTER TABLE public.users ALTER COLUMN nick TYPE varchar(5);",
+        "UPDATE public.users SET nick = 'a nickname too long' WHERE id = 13;",
+        warns_alone=False,
+    ),
+    Case(
+        "type-change-over-unfit-values",
+        "ALTER TABLE public.users ALTER COLUMN code TYPE integer USING code::integer;",
+        "UPDATE public.users SET code = 'x13' WHERE id = 13;",
+    ),
+    Case(
+        "type-change-over-unfit-values",
+        "ALTER TABLE public.users ALTER COLUMN score TYPE smallint;",
+        "UPDATE public.users SET score = 40000 WHERE id = 13;",
+    ),
+]
+IDS = [f"{case.rule}-{i}" for i, case in enumerate(CASES)]
+
+
+@pytest.fixture
+def database(pg_server_latest: PostgresServer) -> Iterator[str]:
+    with pg_server_latest.scratch_database() as dsn:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(SCHEMA)
+            conn.execute(CLEAN)
+            conn.execute("ANALYZE")
+        yield dsn
+
+
+def lint_on(
+    dsn: str, statement: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], line: int = 2
+) -> list[dict[str, str]]:
+    """The findings on `line` of a migration: a lock_timeout, then `statement`."""
+    (tmp_path / "m.sql").write_text(f"SET lock_timeout = '2s';\n{statement}\n")
+    main(["lint", str(tmp_path / "m.sql"), "--schema-from", dsn, "--format", "json"])
+    return [f for f in json.loads(capsys.readouterr().out)["findings"] if f["line"] == line]
+
+
+def refused(dsn: str, statement: str) -> bool:
+    """Does PostgreSQL itself refuse the statement on these rows? (rolled back)"""
+    with psycopg.connect(dsn) as conn:
+        try:
+            conn.execute(statement.replace("CONCURRENTLY ", ""))
+        except psycopg.errors.DataError:
+            return True
+        except psycopg.errors.IntegrityError:
+            return True
+        finally:
+            conn.rollback()
+    return False
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_violating_rows_make_an_error_and_clean_rows_nothing(
+    case: Case, database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert not refused(database, case.statement)
+    assert case.rule not in {f["name"] for f in lint_on(database, case.statement, tmp_path, capsys)}
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute(case.dirty)
+    assert refused(database, case.statement)
+    found = [f for f in lint_on(database, case.statement, tmp_path, capsys) if f["name"] == case.rule]
+    assert [f["severity"] for f in found] == ["error"]
+    assert re.search(r"has .+: this statement fails there \(found in \d+ ms\)", found[0]["message"])
+
+
+def test_without_a_database_each_is_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = tmp_path / "schema.sql"
+    schema.write_text(SCHEMA)
+    for case in CASES:
+        found = [f for f in lint_on(str(schema), case.statement, tmp_path, capsys) if f["name"] == case.rule]
+        assert [f["severity"] for f in found] == (["warning"] if case.warns_alone else []), case.statement
+
+
+def test_a_check_that_cannot_finish_keeps_the_warning(database: str, tmp_path: Path) -> None:
+    """Another session holds an ACCESS EXCLUSIVE lock: the check's lock_timeout ends it."""
+    (tmp_path / "m.sql").write_text("ALTER TABLE public.users ALTER COLUMN nick SET NOT NULL;\n")
+    schema = schema_facts(database)
+    with psycopg.connect(database) as holder, ReadOnlyProbe(database, timeout_ms=500) as probe:
+        holder.execute("LOCK TABLE public.users IN ACCESS EXCLUSIVE MODE")
+        result = run(LintRequest([str(tmp_path / "m.sql")], schema=schema, probe=probe))
+        holder.rollback()
+    found = [f for f in result.findings if f.name == "not-null-over-nulls"]
+    assert [f.severity for f in found] == ["warning"]
+    assert "did not finish: timed out after" in found[0].message
+
+
+def test_an_earlier_backfill_is_not_judged_on_todays_rows(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rows the statement will see are not today's: the warning stays, saying why."""
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute("UPDATE public.users SET nick = NULL WHERE id = 7")
+    backfilled = (
+        "UPDATE public.users SET nick = 'x' WHERE id < 100;\n"
+        "ALTER TABLE public.users ALTER COLUMN nick SET NOT NULL;"
+    )
+    found = [
+        f
+        for f in lint_on(database, backfilled, tmp_path, capsys, line=3)
+        if f["name"] == "not-null-over-nulls"
+    ]
+    assert [f["severity"] for f in found] == ["warning"]
+    assert "Not checked on" in found[0]["message"]
+    assert "an earlier statement of this migration changes public.users" in found[0]["message"]

@@ -23,7 +23,7 @@ postgres:
 	bash tests/setup/install_postgres.sh $(PG_MAJORS)
 
 demo: reinstall postgres
-	$(BIN)/agentddl generate schemas/default.yaml --out out/default
+	$(BIN)/agentddl generate --profile schemas/default.yaml --out out/default
 	$(BIN)/agentddl apply --profile schemas/default.yaml
 	$(BIN)/agentddl verify --profile schemas/default.yaml
 	$(BIN)/agentddl lint migrations/versions
@@ -40,7 +40,7 @@ test: check postgres
 # rewrites a revision: it writes the next one.
 generate: reinstall
 	rm -f migrations/versions/0001_agentddl_schema.py
-	$(BIN)/agentddl generate schemas/default.yaml --revision-only --out migrations
+	$(BIN)/agentddl generate --profile schemas/default.yaml --revision-only --out migrations
 	$(BIN)/python -m agentddl.generator.profile.jsonschema --out schemas/profile.schema.json
 	$(BIN)/python -m agentddl.checks.docs
 
@@ -49,9 +49,11 @@ docs: reinstall
 	$(BIN)/python -m agentddl.checks.docs
 	$(BIN)/mkdocs build --strict
 
+# mypy reads the strict editable install, named after the version pyproject.toml declares.
+VERSION = $(shell $(BIN)/python -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
 check: reinstall
 	$(BIN)/ruff check generator checks tests
-	MYPYPATH=build/__editable__.agentddl-0.1.0-py3-none-any $(BIN)/mypy --strict \
+	MYPYPATH=build/__editable__.agentddl-$(VERSION)-py3-none-any $(BIN)/mypy --strict \
 	    --namespace-packages --explicit-package-bases -p agentddl.generator -p agentddl.checks
 
 # squawk (PyPI squawk-cli) is the peer measured side by side; benchmarks only, not tests.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentddl.checks.cli.options import Server
+from agentddl.checks.cli.options import Profile, Server
 
 if TYPE_CHECKING:
     from agentddl.generator.revision.next import Generation
@@ -23,15 +23,18 @@ LiveDsn = Annotated[
 EXAMPLES = """
 Examples:
 
-  agentddl generate schemas/default.yaml --out migrations --alembic   # + alembic.ini, env.py
+  agentddl generate --profile schemas/default.yaml --out migrations --alembic  # + alembic.ini
 
-  agentddl generate schemas/default.yaml --out migrations             # later: the next revision
+  agentddl generate --profile schemas/default.yaml --out migrations   # later: the next revision
 
-  agentddl generate schemas/default.yaml --out migrations --check     # CI: is the head current?
+  agentddl generate --profile schemas/default.yaml --out migrations --check  # CI: head current?
 
-  agentddl generate schemas/default.yaml --revision-only --out alembic --down-revision HEAD
+  agentddl generate -p schemas/default.yaml --revision-only --out alembic --down-revision HEAD
 
-  agentddl generate schemas/default.yaml --out migrations --dsn postgresql://me@db/app
+  agentddl generate --profile schemas/default.yaml --out migrations --dsn postgresql://me@db/app
+
+The profile is --profile (-p), as for every other command, or the first argument
+(`agentddl generate schemas/default.yaml --out migrations`); not both.
 
 An empty versions/ folder gets the whole schema as one revision. When versions/ already
 holds agentddl revisions, applied revisions are never rewritten: if the profile differs from
@@ -42,10 +45,14 @@ writes nothing. A change that cannot be made online is refused with a plan.
 
 
 def generate(
-    profile: Annotated[Path, typer.Argument(help="Profile YAML file.", metavar="PROFILE")],
+    context: typer.Context,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output directory (revisions go to its versions/).")
     ],
+    profile_file: Annotated[
+        Path | None, typer.Argument(help="Profile YAML file (or --profile).", metavar="PROFILE")
+    ] = None,
+    profile_option: Profile = None,
     check: Annotated[
         bool, typer.Option("--check", help="Write nothing; exit 1 if the head revision or a file is stale.")
     ] = False,
@@ -75,6 +82,8 @@ def generate(
     (and redis/ when the profile keeps its hot state in Redis)."""
     from agentddl.checks.diff.generate import GenerateRequest, run_generate
 
+    profile = _one_profile(context, profile_file, profile_option)
+
     request = GenerateRequest(
         profile, out, check, revision_only, alembic, down_revision, previous, dsn=dsn, server=server
     )
@@ -84,6 +93,16 @@ def generate(
         typer.echo(f"{out} is up to date with {profile} ({files} files and the head revision)")
         return
     typer.echo(_summary(result.generation, result.written, out, result.seconds * 1000))
+
+
+def _one_profile(context: typer.Context, argument: Path | None, option: Path | None) -> Path:
+    """The profile, given once: as the first argument or as --profile (a usage error otherwise)."""
+    if argument is not None and option is not None:
+        context.fail(f"the profile is given twice (PROFILE {argument} and --profile {option}): give it once")
+    profile = argument if argument is not None else option
+    if profile is None:
+        context.fail("missing the profile: give it as --profile PROFILE (or as the first argument)")
+    return profile
 
 
 def _summary(generation: Generation, changed: dict[str, str], out: Path, elapsed: float) -> str:

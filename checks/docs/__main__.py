@@ -59,7 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository root")
     parser.add_argument("--check", action="store_true", help="exit 1 if a generated page is out of date")
     parser.add_argument(
-        "--examples", nargs="*", metavar="PAGE", help="run the command pages' examples and rewrite their output"
+        "--examples",
+        nargs="*",
+        metavar="PAGE",
+        help="run the command pages' examples and rewrite their output",
     )
     args = parser.parse_args(argv)
     if args.examples is not None:

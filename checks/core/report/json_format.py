@@ -18,7 +18,8 @@ from agentddl.checks.core.report.model import Report
 SCHEMA_VERSION = "1.0"
 
 # Deprecated finding keys kept for one minor release, per command: alias -> the key it copies.
-# lint's findings called the rule's name "rule" until 0.1.0; removed in 0.3.0 (schema_version 2.0).
+# lint's findings named the rule "rule" before every command shared one finding shape; "rule"
+# stays in the 0.2 releases and goes in 0.3.0 (schema_version 2.0).
 DEPRECATED_ALIASES: dict[str, dict[str, str]] = {"lint": {"rule": "name"}}
 
 

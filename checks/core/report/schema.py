@@ -72,7 +72,9 @@ class Envelope(Closed):
         description="Version of the output format, MAJOR.MINOR: the minor grows when a key is added, "
         "the major only for a breaking change.",
     )
-    findings: Sequence[FindingOut] = Field(description="Sorted: source findings by position, then by severity.")
+    findings: Sequence[FindingOut] = Field(
+        description="Sorted: source findings by position, then by severity."
+    )
     summary: Summary
 
 

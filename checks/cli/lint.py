@@ -94,6 +94,7 @@ def lint_command(
 
     schema = schema_facts(schema_from) if schema_from else None
     sizes = table_sizes(sizes_from) if sizes_from else None
+    applied = _applied_revisions(schema_from) if schema_from else None
     with data_probe(schema_from) as probe:
         request = LintRequest(
             paths,
@@ -105,5 +106,18 @@ def lint_command(
             sizes=sizes,
             probe=probe,
             changed_since=changed_since,
+            applied_revisions=applied,
         )
         finish(run(request).report(), output_format.value)
+
+
+def _applied_revisions(source: str) -> tuple[str, ...] | None:
+    """The alembic_version rows of a --schema-from database (None: a file, a profile, or
+    a database Alembic never ran on)."""
+    from agentddl.checks.pg.schema_sources import is_dsn
+
+    if not is_dsn(source):
+        return None
+    from agentddl.checks.db.alembic_version import applied_revisions
+
+    return applied_revisions(source)

@@ -53,6 +53,9 @@ class LintRequest:
     probe: DataProbe | None = None
     # A git ref: lint only the files added or changed since it (`--changed-since`).
     changed_since: str | None = None
+    # The Alembic revisions the database is at (its alembic_version rows; with
+    # `--schema-from DSN`: db.alembic_version.applied_revisions). None: not known.
+    applied_revisions: tuple[str, ...] | None = None
 
     def settings(self) -> LintConfig:
         """The configuration this request lints with (a ConfigError when it is unusable)."""
@@ -124,5 +127,7 @@ def run(request: LintRequest) -> LintResult:
     config = replace(request.settings(), probe=request.probe)
     sizes = request.sizes or config.sizes
     schema = with_sizes(request.schema, sizes)
-    linted = lint_paths(request.paths, config, request.stdin, schema, request.changed_since)
+    linted = lint_paths(
+        request.paths, config, request.stdin, schema, request.changed_since, request.applied_revisions
+    )
     return LintResult(tuple(linted), config, request.schema, sizes)

@@ -13,6 +13,7 @@ from agentddl.checks.alembic import offline as alembic_offline
 from agentddl.checks.core.changes import changed_since
 from agentddl.checks.lint.config import ConfigError, LintConfig, decode, read_text
 from agentddl.checks.lint.engine import lint
+from agentddl.checks.lint.revision_order import order_problems, revision_line
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.types import Finding
 from agentddl.checks.pg.schema import SchemaFacts
@@ -37,12 +38,14 @@ def lint_paths(
     stdin: TextIO | None = None,
     schema: SchemaFacts | None = None,
     since: str | None = None,
+    applied: Sequence[str] | None = None,
 ) -> list[LintedFile]:
     """Lint every input, SQL first in the order named, then the Alembic revisions together,
     each against `schema` (the database before it, when known). A path that does not
     exist, or inputs that hold nothing to lint, are usage errors. With `since` (a git
     ref), only the files added or changed since it are linted (stdin always is); the
-    other revisions are still read with them, as the chain they belong to."""
+    other revisions are still read with them, as the chain they belong to. `applied`:
+    the Alembic versions the database is at (its alembic_version rows), when known."""
     changed = _changed(paths, since)
     linted: list[LintedFile] = []
     revisions: list[Path] = []
@@ -61,7 +64,7 @@ def lint_paths(
             else:
                 revisions.append(found)
     if revisions and (changed is None or any(path.resolve() in changed for path in revisions)):
-        linted.extend(_lint_revisions(_unique(revisions), config, schema, changed))
+        linted.extend(_lint_revisions(_unique(revisions), config, schema, changed, applied))
     if not linted and changed is None:
         searched = ", ".join(paths)
         raise ConfigError(f"{searched}: no .sql file or Alembic revision found (searched recursively)")
@@ -124,12 +127,25 @@ def _looks_like_revision(path: Path) -> bool:
 
 
 def _lint_revisions(
-    revisions: list[Path], config: LintConfig, schema: SchemaFacts | None, changed: Collection[Path] | None
+    revisions: list[Path],
+    config: LintConfig,
+    schema: SchemaFacts | None,
+    changed: Collection[Path] | None,
+    applied: Sequence[str] | None,
 ) -> Iterator[LintedFile]:
-    """Each revision's findings (only the `changed` ones' when given: the others are
-    rendered with them, as their chain)."""
+    """Each revision's findings, and those of their order (only the `changed` ones' when
+    given: the others are rendered with them, as their chain)."""
     sources = {path: read_text(path) for path in revisions}  # unreadable: a usage error, before Alembic
     alembic_config = replace(config, runner="alembic")
+    ordering: dict[Path, list[Finding]] = {}
+    for problem in order_problems(revisions, applied, changed):
+        lines = sources[problem.path].splitlines()
+        line = revision_line(sources[problem.path])
+        found = _revision_finding(
+            problem.rule, str(problem.path), line, (problem.message, problem.fix), config, lines
+        )
+        if found is not None:
+            ordering.setdefault(problem.path, []).append(found)
     for result in alembic_offline.offline_sql(revisions):
         if changed is not None and result.path.resolve() not in changed:
             continue
@@ -141,6 +157,7 @@ def _lint_revisions(
             error = _revision_error(file, result, config, lines)
             if error is not None:
                 findings.append(_to_revision_line(error, {result.error_line: result.error_line}, lines))
+        findings.extend(ordering.get(result.path, ()))
         yield LintedFile(file, sources[result.path], tuple(findings))
 
 
@@ -167,10 +184,6 @@ def _revision_error(
     ignored in the revision (`# agentddl: ignore[unreadable-revision] reason` on or
     above that line, or `ignore-file[...]`); None when switched off or ignored."""
     name = "syntax-error" if result.broken else "unreadable-revision"
-    rule = rules_by_name()[name]
-    severity = config.severity(rule)
-    if severity is None or _ignored_in_revision(lines, result.error_line, name):
-        return None
     if result.broken:
         message = f"This revision cannot be loaded ({result.error}); nothing in it was linted."
         fix = "Fix the revision script."
@@ -183,7 +196,20 @@ def _revision_error(
             "Keep schema changes in op.* / op.execute() calls that render with --sql;"
             " move data reads (op.get_bind()) to a separate data migration."
         )
-    return rule.finding(message, fix, severity=severity, file=file, line=result.error_line, column=1)
+    return _revision_finding(name, file, result.error_line, (message, fix), config, lines)
+
+
+def _revision_finding(
+    name: str, file: str, line: int, said: tuple[str, str], config: LintConfig, lines: list[str]
+) -> Finding | None:
+    """The finding of a rule judged on a revision's script (message, fix), at `line`;
+    None when the rule is off or an ignore comment in the script covers it there."""
+    rule = rules_by_name()[name]
+    severity = config.severity(rule)
+    if severity is None or _ignored_in_revision(lines, line, name):
+        return None
+    message, fix = said
+    return rule.finding(message, fix, severity=severity, file=file, line=line, column=1)
 
 
 _PY_SUPPRESSION = re.compile(r"#\s*agentddl:\s*ignore(-file)?\s*\[([^\]]*)\]")

@@ -39,7 +39,7 @@ def run(request: CheckRequest) -> CheckResult:
     if not files:
         reason = f"no migration added or changed since {request.changed_since}"
         return CheckResult(tuple(StepResult(step, skipped=reason) for step in STEPS), about)
-    lint = lint_step(files, request.clone, request.config_file)
+    lint = lint_step(request)
     if request.clone is None:
         reason = "no --clone: no schema to apply the migrations to"
         return CheckResult((lint, *(StepResult(step, skipped=reason) for step in STEPS[1:])), about)

@@ -20,17 +20,19 @@ from agentddl.checks.gate.types import CheckRequest
 from agentddl.checks.pg.schema_parse import parse_schema
 
 
-def lint_step(files: Sequence[Path], clone: str | None, config_file: Path | None) -> StepResult:
-    """The linter on the migrations; with a clone, it knows its schema, its tables' sizes
-    and its major."""
+def lint_step(request: CheckRequest) -> StepResult:
+    """The linter on the migrations (those changed since the ref, their Alembic chain
+    rendered with them); with a clone, it knows its schema, its tables' sizes and its major."""
+    clone = request.clone
     schema = parse_schema(read_schema(clone), describe_dsn(clone)) if clone is not None else None
-    request = lint.LintRequest(
-        [str(path) for path in files],
+    lint_request = lint.LintRequest(
+        [str(path) for path in request.migrations],
         pg_version=server_major(clone) if clone is not None else None,
-        config_file=config_file,
+        config_file=request.config_file,
         schema=schema,
+        changed_since=request.changed_since,
     )
-    return StepResult("lint", lint.run(request).report())
+    return StepResult("lint", lint.run(lint_request).report())
 
 
 def server_major(dsn: str) -> int:

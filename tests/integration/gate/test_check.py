@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SAFE, UNSAFE, database_state
+from conftest import SAFE, UNSAFE, database_state, git
 
 from agentddl.checks.cli import main as cli
 
@@ -17,6 +17,29 @@ UNSAFE_ERRORS = {"ADL101", "ADL209", "ADT101"}
 DROP_INDEX = """SET lock_timeout = '2s';
 DROP INDEX CONCURRENTLY public.orders_customer_idx;
 """
+
+
+APPLIED_REVISION = '''"""the shop, applied long ago"""
+from alembic import op
+
+revision = "0001"
+down_revision = None
+
+
+def upgrade() -> None:
+    op.execute("CREATE TABLE public.customers (id bigint PRIMARY KEY)")
+'''
+NEW_REVISION = '''"""orders.qty as bigint"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+
+
+def upgrade() -> None:
+    op.alter_column("orders", "qty", type_=sa.BigInteger(), schema="public")
+'''
 
 
 def check(capsys: pytest.CaptureFixture[str], *argv: str) -> Run:
@@ -155,3 +178,36 @@ def test_usage_errors_are_one_line_and_exit_2(
     code, out, err = check(capsys, "migrations", *argv)
     assert code == 2
     assert out == "" and len(err.splitlines()) == 1 and message in err, err
+
+
+def test_alembic_revisions_changed_since_a_ref_are_the_only_ones_checked(
+    project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    versions = project / "migrations" / "versions"
+    versions.mkdir()
+    (versions / "0001_shop.py").write_text(APPLIED_REVISION)  # would fail on the copy: customers exists
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "migrations")
+    git(project, "commit", "-q", "-m", "shop")
+    (versions / "0002_qty.py").write_text(NEW_REVISION)  # not committed yet: changed all the same
+    argv = ["migrations/versions", "--changed-since", "main", "--clone", shop_dsn, "--format", "json"]
+    code, out, err = check(capsys, *argv)
+    assert code == 1, err
+    document = json.loads(out)
+    assert document["migrations"] == ["migrations/versions/0002_qty.py"]
+    assert document["changed_since"] == "main"
+    errors = {(f["code"], f["file"], f["line"]) for f in document["findings"] if f["severity"] == "error"}
+    assert errors == {
+        ("ADL209", "migrations/versions/0002_qty.py", 10),
+        ("ADT101", "migrations/versions/0002_qty.py", 10),
+    }
+    (trace,) = [step for step in document["steps"] if step["step"] == "trace"]
+    assert {s["file"] for s in trace["details"]["statements"]} == {"migrations/versions/0002_qty.py"}
+    git(project, "add", "migrations")
+    git(project, "commit", "-q", "-m", "qty")
+    code, out, err = check(capsys, "migrations/versions", "--changed-since", "HEAD", "--clone", shop_dsn)
+    assert code == 0, err
+    reason = "no migration added or changed since HEAD"
+    assert [line for line in out.splitlines() if reason in line] == [
+        f"{step}: skipped: {reason}" for step in ("lint", "trace", "verify", "audit")
+    ]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import CONFIG, QUERIES, SAFE, UNSAFE
+from conftest import CONFIG, QUERIES, SAFE, UNSAFE, git
 
 ROOT = Path(__file__).resolve().parents[3]
 BLOCK = re.compile(r"<!-- ci: ([a-z-]+) -->\n```yaml\n(.*?)```", re.S)
@@ -46,10 +46,6 @@ def gitlab_commands() -> list[str]:
     job = ci_blocks()["gitlab"]
     assert isinstance(job, dict)
     return [line for entry in job["agentddl-check"]["script"] for line in agentddl_lines(entry)]
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
 def shell(repo: Path, command: str, dsn: str) -> subprocess.CompletedProcess[str]:
@@ -84,7 +80,7 @@ def repo(tmp_path: Path, shop_dsn: str) -> Iterator[Path]:
     assert taken.returncode == 0, taken.stderr
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")
-    git(repo, "-c", "user.name=ci", "-c", "user.email=ci@example.com", "commit", "-q", "-m", "shop")
+    git(repo, "commit", "-q", "-m", "shop")
     git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
     git(repo, "checkout", "-q", "-b", "change")
     yield repo

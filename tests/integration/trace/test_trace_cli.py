@@ -122,7 +122,10 @@ def test_usage_errors_are_one_line_exit_2(
 
 def test_an_unknown_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trace", str(FIXTURES / "01_create_index.sql"), "--format", "xml"]) == 2
-    assert "'xml' is not one of 'text', 'json', 'sarif', 'github', 'markdown'" in capsys.readouterr().err
+    assert (
+        "'xml' is not one of 'text', 'json', 'sarif', 'github', 'gitlab', 'markdown'"
+        in capsys.readouterr().err
+    )
 
 
 def test_a_pg_version_that_is_not_installed_is_an_error_not_another_major(

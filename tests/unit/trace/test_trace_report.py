@@ -46,7 +46,15 @@ def rendered(traced: TraceResult, fmt: str) -> str:
 
 def test_json_keys() -> None:
     document = json.loads(rendered(result(with_load=True), "json"))
-    assert list(document) == ["tool", "server_version", "statements", "load", "findings", "summary"]
+    assert list(document) == [
+        "tool",
+        "schema_version",
+        "server_version",
+        "statements",
+        "load",
+        "findings",
+        "summary",
+    ]
     (statement,) = document["statements"]
     assert list(statement) == [
         "file",

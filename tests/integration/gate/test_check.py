@@ -10,6 +10,9 @@ import pytest
 from conftest import SAFE, UNSAFE, database_state, git
 
 from agentddl.checks.cli import main as cli
+from agentddl.checks.docs.examples import comparable
+
+ROOT = Path(__file__).resolve().parents[3]
 
 Run = tuple[int, str, str]
 # The unsafe migration's errors: the linter's (with the clone's sizes) and what trace saw.
@@ -211,3 +214,32 @@ def test_alembic_revisions_changed_since_a_ref_are_the_only_ones_checked(
     assert [line for line in out.splitlines() if reason in line] == [
         f"{step}: skipped: {reason}" for step in ("lint", "trace", "verify", "audit")
     ]
+
+
+def shown_run(page: str, command: str) -> list[str]:
+    """The output a page shows under `$ command`, up to the end of its fenced block."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    block = text[text.index(f"$ {command}\n") :].split("```", 1)[0]
+    return block.splitlines()[1:]
+
+
+def test_the_pages_show_the_output_of_a_real_run(
+    project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check's page and the README quote a run on this shop database: the same run now
+    prints the same lines (figures aside: comparable() makes every number #)."""
+    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
+    take_baseline(capsys, shop_dsn)
+    argv = ["migrations/", "--clone", shop_dsn, "--queries", "queries.sql", "--baseline", "audit.json"]
+    command = 'agentddl check migrations/ --clone "$STAGING_DSN" --queries queries.sql --baseline audit.json'
+    code, out, _ = check(capsys, *argv, "--format", "markdown")
+    shown = shown_run("docs/commands/check.md", f"{command} --format markdown")
+    assert shown[-1] == f"(exit code {code})"
+
+    def same(lines: list[str]) -> list[str]:  # the clone's name differs from run to run
+        return comparable("\n".join(line for line in lines if not line.startswith("- clone: ")))
+
+    assert same(out.splitlines()) == same(shown[:-1])
+    code, out, _ = check(capsys, *argv)
+    quoted = [line for line in shown_run("README.md", command) if line != "..."]
+    assert set(comparable("\n".join(quoted))) <= set(comparable(out))

@@ -24,6 +24,7 @@ from agentddl.checks.alembic import traced as alembic_traced
 from agentddl.checks.db import connect, error_line
 from agentddl.checks.trace.execute import Conn, Timed, Tracer, Transaction
 from agentddl.checks.trace.source import MigrationFile, PlannedStatement, online_statement
+from agentddl.checks.trace.watch import LockWatcher
 from agentddl.generator.errors import AgentDDLError
 
 
@@ -31,8 +32,11 @@ class OnlineTracer(Tracer):
     """A Tracer that also runs Alembic revisions (MigrationFile.online) with Alembic; it is
     the statement hook of their upgrade."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, dsn: str, version: int, watcher: LockWatcher, existing: dict[int, tuple[str, int]]
+    ) -> None:
+        super().__init__(dsn, version, watcher, existing)
+        self._upgrade_to: Callable[[Path], None] | None = None  # upgrades to a revision, hooked
         self._tx: Transaction | None = None  # the transaction Alembic has open
         self._running: Callable[[], None] | None = None  # runs the statement being traced
         self._error: BaseException | None = None  # the driver's error of the failed statement
@@ -42,18 +46,19 @@ class OnlineTracer(Tracer):
         if not revisions:
             return super().run(files)
         with alembic_traced.traced_upgrades(revisions, self) as upgrade:
-            for migration in files:
-                if self.failed:
-                    break
-                if migration.online:
-                    self._upgrade(upgrade, migration.path)
-                else:
-                    self._run_file(migration)
-        return self.timed
+            self._upgrade_to = upgrade
+            try:
+                return super().run(files)
+            finally:
+                self._upgrade_to = None
 
-    def _upgrade(self, upgrade: Callable[[Path], None], path: Path) -> None:
+    def _run_file(self, migration: MigrationFile) -> None:
+        if not migration.online:
+            super()._run_file(migration)
+            return
+        assert self._upgrade_to is not None
         try:
-            upgrade(path)
+            self._upgrade_to(migration.path)
         except alembic_traced.RevisionFailed as error:
             if not self.failed:  # the revision's own code failed, not a statement
                 where = f"{error.source.path}:{error.source.line}"

@@ -323,8 +323,13 @@ def _execute(conn: Conn, what: PlannedStatement | str) -> str | None:
         else:
             run_statement(conn, what)
     except psycopg.Error as error:
-        return f"{error.sqlstate or 'ERROR'}: {error_line(error)}"
+        return failure(error)
     return None
+
+
+def failure(error: psycopg.Error) -> str:
+    """A statement's error as a trace shows it: 'SQLSTATE: message'."""
+    return f"{error.sqlstate or 'ERROR'}: {error_line(error)}"
 
 
 def _dropped_index(oid: int, before: snapshot.Snapshot, after: snapshot.Snapshot) -> bool:

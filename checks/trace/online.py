@@ -21,8 +21,8 @@ from typing import Any, Literal
 import psycopg
 
 from agentddl.checks.alembic import traced as alembic_traced
-from agentddl.checks.db import connect, error_line
-from agentddl.checks.trace.execute import Conn, Timed, Tracer, Transaction
+from agentddl.checks.db import connect
+from agentddl.checks.trace.execute import Conn, Timed, Tracer, Transaction, failure
 from agentddl.checks.trace.source import MigrationFile, PlannedStatement, online_statement
 from agentddl.checks.trace.watch import LockWatcher
 from agentddl.generator.errors import AgentDDLError
@@ -112,7 +112,7 @@ class OnlineTracer(Tracer):
             self._running()
         except psycopg.Error as error:
             self._error = error
-            return f"{error.sqlstate or 'ERROR'}: {error_line(error)}"
+            return failure(error)
         return None
 
 

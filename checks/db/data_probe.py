@@ -28,14 +28,22 @@ class Answer:
 
 
 class ReadOnlyProbe:
-    """Answers lint's data checks on `dsn`; the connection opens at the first check."""
+    """Answers lint's data checks on `dsn`, each query once (a check repeated in a run,
+    e.g. in every file linted, is answered from the first run of it); the connection
+    opens at the first check."""
 
     def __init__(self, dsn: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
         self._dsn, self.timeout_ms = dsn, timeout_ms
         self.source = describe_dsn(dsn)
         self._conn: psycopg.Connection[Any] | None = None
+        self._answers: dict[str, Answer] = {}
 
     def exists(self, sql: str) -> Answer:
+        if sql not in self._answers:
+            self._answers[sql] = self._ask(sql)
+        return self._answers[sql]
+
+    def _ask(self, sql: str) -> Answer:
         conn = self._connection()
         started = time.perf_counter()
         try:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import cast
 
 from agentddl.checks.lint.config import LintConfig
 from agentddl.checks.lint.probe import DataCheck, DataProbe, judge
@@ -127,7 +126,7 @@ def _on_the_rows(
     verdict = judge(check, probe)
     if verdict.severity is None:
         return None
-    severity = finding.severity if configured else cast(Severity, verdict.severity)
+    severity = finding.severity if configured else verdict.severity
     return replace(finding, severity=severity, message=f"{finding.message} {verdict.note}")
 
 

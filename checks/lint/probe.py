@@ -22,6 +22,7 @@ from pglast import ast
 from pglast.enums import AlterTableType
 from pglast.stream import RawStream
 
+from agentddl.checks.core.findings import Severity
 from agentddl.checks.pg.ast_helpers import relation_name
 from agentddl.checks.pg.earlier import earlier_commands
 from agentddl.checks.pg.names import RelationName
@@ -116,7 +117,7 @@ class Judged:
     """A data check's verdict on the live rows: the finding's new severity and words
     (severity None: no violating row, no finding)."""
 
-    severity: str | None
+    severity: Severity | None
     note: str
 
 

@@ -19,9 +19,10 @@ shares):
   `agentddl.checks.pg.statements`; `Violation.location` is ignored inside DO blocks.
 - `Context.options[rule-name]` is the rule's `[tool.agentddl.options.<rule-name>]`
   table; `Context.options["lock_timeout"]` is `[tool.agentddl] lock_timeout = {...}`.
-- `Context.schema` (`lint --schema-from`): the tables, columns, constraints and sizes
-  before the migration, or None; `pg.known_columns.known_column(statement, context,
-  table, column)` merges it with the migration's earlier changes and Alembic's hints.
+- `Context.schema` (`lint --schema-from`): the tables, columns and constraints before
+  the migration, with production's sizes (`--sizes-from`, lint/sizes.py), or None;
+  `pg.known_columns.known_column(statement, context, table, column)` merges it with the
+  migration's earlier changes and Alembic's hints.
   `Rule.scales_with_table_size`: the engine makes the finding milder on small tables.
 - `Violation.data_check` (`lint.probe.data_check`): a statement that fails on some
   rows says how to find one; with `--schema-from DSN` the engine asks the database.

@@ -26,7 +26,7 @@ def calling_line(revision_file: str) -> int | None:
 
 def calling_source(revision_files: Collection[str]) -> tuple[str, int] | None:
     """The innermost frame of the current call in one of these revision scripts: (its
-    file, its line); None when none is on the stack. A statement a helper function or a
+    file, its line); None when none is on the stack. A statement a function or a
     loop of the revision issues lands on that line: the `op.*` call inside the loop."""
     frame = inspect.currentframe()
     while frame is not None:

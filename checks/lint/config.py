@@ -17,6 +17,11 @@ table_rows = { "agent.events" = 500000000, "flags" = 12 }
 require-lock-timeout = "warning"   # "off" | "info" | "warning" | "error"
 
 [tool.agentddl.options.some-rule-name]  # free-form per-rule options, read by that rule
+
+[[tool.agentddl.lint.paths]]   # settings of the files under a glob (lint/path_globs.py)
+path = "migrations/legacy/**"  # relative to this file; the most specific match wins
+pg_version = 12                # also: runner, rules, options, lock_timeout, table_size
+rules = { require-lock-timeout = "off" }
 ```
 """
 
@@ -29,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from agentddl.checks.lint.path_globs import PathGlob
 from agentddl.checks.lint.probe import DataProbe
 from agentddl.checks.lint.sizes import SIZE_KEYS, SizeThresholds, TableSizes
 from agentddl.checks.lint.types import RelationName, Rule, Runner, Severity
@@ -46,7 +52,10 @@ TOP_LEVEL_KEYS = (
     "options",
     "table_size",
     "table_rows",
+    "lint",
 )
+# What a [[tool.agentddl.lint.paths]] entry may set: what can differ from file to file.
+PATH_KEYS = ("path", "pg_version", "runner", "rules", "lock_timeout", "options", "table_size")
 LOCK_TIMEOUT_KEYS = ("required", "max_ms")
 
 
@@ -66,6 +75,17 @@ class LintConfig:
     sizes: TableSizes | None = None  # table_rows: production's sizes, without --sizes-from
     probe: DataProbe | None = field(default=None, compare=False, repr=False)  # see lint/probe.py
     source: str | None = None  # the file it came from, for messages
+    paths: tuple[PathSettings, ...] = ()  # [[tool.agentddl.lint.paths]], in file order
+
+    def for_file(self, file: Path) -> LintConfig:
+        """The settings of `file`: the most specific `paths` entry covering it (the later
+        one of two as specific), else these."""
+        matching = [
+            (p.glob.specificity, n, p.config) for n, p in enumerate(self.paths) if p.glob.covers(file)
+        ]
+        if not matching:
+            return self
+        return replace(max(matching, key=lambda m: m[:2])[2], probe=self.probe)
 
     def severity(self, rule: type[Rule]) -> Severity | None:
         """The rule's severity in this run, None when it is off."""
@@ -81,7 +101,17 @@ class LintConfig:
             config = replace(config, pg_version=_check_version(pg_version, "--pg-version"))
         if runner is not None:
             config = replace(config, runner=_check_runner(runner, "--runner"))
-        return config
+        paths = tuple(replace(p, config=p.config.with_overrides(pg_version, runner)) for p in self.paths)
+        return replace(config, paths=paths)
+
+
+@dataclass(frozen=True)
+class PathSettings:
+    """One `[[tool.agentddl.lint.paths]]` entry: its glob and the settings of its files
+    (the top-level ones with the entry's on top)."""
+
+    glob: PathGlob
+    config: LintConfig
 
 
 def find_config_file(start: Path) -> Path | None:
@@ -110,9 +140,10 @@ def load_config(path: Path | None, known_rules: dict[str, type[Rule]]) -> LintCo
 class _Where:
     path: Path
     prefix: str
+    start: int = 0  # the line a key is looked for from (a paths entry's header)
 
     def fail(self, key: str, message: str) -> ConfigError:
-        line, column = _locate_key(self.path, key.rsplit(".", 1)[-1])
+        line, column = _locate_key(self.path, key.rsplit(".", 1)[-1], self.start)
         return ConfigError(f"{self.path}:{line}:{column}: {self.prefix}{key}: {message}")
 
     def unknown(self, key: str, choices: tuple[str, ...] | list[str]) -> ConfigError:
@@ -122,24 +153,70 @@ class _Where:
         return self.fail(key, f"unknown key{hint}")
 
 
-def _validated(table: dict[str, Any], where: _Where, known: dict[str, type[Rule]]) -> LintConfig:
+def _validated(
+    table: dict[str, Any],
+    where: _Where,
+    known: dict[str, type[Rule]],
+    base: LintConfig | None = None,
+    keys: tuple[str, ...] = TOP_LEVEL_KEYS,
+) -> LintConfig:
+    """The config `table` declares, on top of `base` (a paths entry's: the top level's)."""
     for key in table:
-        if key not in TOP_LEVEL_KEYS:
-            raise where.unknown(key, TOP_LEVEL_KEYS)
-    config = LintConfig(source=str(where.path))
+        if key not in keys:
+            raise where.unknown(key, keys)
+    config = base or LintConfig(source=str(where.path))
     if "profile" in table and "pg_version" not in table:
         config = replace(config, pg_version=_profile_version(table["profile"], where))
     if "pg_version" in table:
         config = replace(config, pg_version=_check_version(table["pg_version"], where))
     if "runner" in table:
         config = replace(config, runner=_check_runner(table["runner"], where))
-    severities = _severities(table.get("rules", {}), where, known)
-    options = _options(table, where, known)
+    severities = {**config.severities, **_severities(table.get("rules", {}), where, known)}
+    options = {**config.options, **_options(table, where, known)}
     if "table_size" in table:
         config = replace(config, table_size=_table_size(table["table_size"], where))
     if "table_rows" in table:
         config = replace(config, sizes=_table_rows(table["table_rows"], where))
-    return replace(config, severities=severities, options=options)
+    config = replace(config, severities=severities, options=options)
+    if "lint" in table:
+        config = replace(config, paths=_paths(table["lint"], where, known, config))
+    return config
+
+
+def _paths(
+    lint: Any, where: _Where, known: dict[str, type[Rule]], base: LintConfig
+) -> tuple[PathSettings, ...]:
+    """`[[tool.agentddl.lint.paths]]`: each entry validated like the top level (with
+    PATH_KEYS only), its errors at its own lines."""
+    if not isinstance(lint, dict) or set(lint) - {"paths"}:
+        extra = sorted(set(lint) - {"paths"}) if isinstance(lint, dict) else []
+        raise (
+            where.unknown(f"lint.{extra[0]}", ("paths",)) if extra else where.fail("lint", "must be a table")
+        )
+    entries = lint.get("paths", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise where.fail("lint.paths", "must be an array of tables: [[tool.agentddl.lint.paths]]")
+    headers = _entry_lines(where.path)
+    settings = []
+    for number, entry in enumerate(entries):
+        at = replace(
+            where,
+            prefix=f"{where.prefix}lint.paths[{number}].",
+            start=headers[number] if number < len(headers) else 0,
+        )
+        pattern = entry.get("path")
+        if not isinstance(pattern, str) or not pattern.strip("/"):
+            raise at.fail("path", 'must be a glob of the files it covers, like "migrations/legacy/**"')
+        rest = {k: v for k, v in entry.items() if k != "path"}
+        config = _validated(rest, at, known, replace(base, paths=()), PATH_KEYS)
+        settings.append(PathSettings(PathGlob(pattern, where.path.parent), config))
+    return tuple(settings)
+
+
+def _entry_lines(path: Path) -> list[int]:
+    """The 0-based line of each `[[...lint.paths]]` header, in order."""
+    header = re.compile(r"^\s*\[\[\s*(?:tool\.agentddl\.)?lint\.paths\s*\]\]")
+    return [n for n, line in enumerate(read_text(path).splitlines()) if header.match(line)]
 
 
 def _severities(rules: Any, where: _Where, known: dict[str, type[Rule]]) -> dict[str, str]:
@@ -270,11 +347,12 @@ def decode(data: bytes, where: str) -> str:
         raise ConfigError(f"{where}:{line}: not UTF-8 text (byte 0x{byte:02x}); save it as UTF-8") from None
 
 
-def _locate_key(path: Path, key: str) -> tuple[int, int]:
-    """Best-effort line and column of `key` in the file (tomllib gives no positions)."""
+def _locate_key(path: Path, key: str, start: int = 0) -> tuple[int, int]:
+    """Best-effort line and column of `key` in the file from line `start` (0-based) on
+    (tomllib gives no positions)."""
     pattern = re.compile(rf'(^|[\s{{,])"?{re.escape(key)}"?\s*=')
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines()[start:], start=start + 1):
         match = pattern.search(line)
         if match:
             return number, match.start() + len(match.group(1)) + 1
-    return 1, 1
+    return start + 1, 1  # not written (a missing key): the top, or the entry's header

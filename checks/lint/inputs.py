@@ -59,7 +59,7 @@ def lint_paths(
                 if changed is not None and found.resolve() not in changed:
                     continue
                 text = read_text(found)
-                findings = lint(text, str(found), config, schema=schema)
+                findings = lint(text, str(found), config.for_file(found), schema=schema)
                 linted.append(LintedFile(str(found), text, tuple(findings)))
             else:
                 revisions.append(found)
@@ -136,25 +136,26 @@ def _lint_revisions(
     """Each revision's findings, and those of their order (only the `changed` ones' when
     given: the others are rendered with them, as their chain)."""
     sources = {path: read_text(path) for path in revisions}  # unreadable: a usage error, before Alembic
-    alembic_config = replace(config, runner="alembic")
     ordering: dict[Path, list[Finding]] = {}
     for problem in order_problems(revisions, applied, changed):
         lines = sources[problem.path].splitlines()
         line = revision_line(sources[problem.path])
+        said = (problem.message, problem.fix)
         found = _revision_finding(
-            problem.rule, str(problem.path), line, (problem.message, problem.fix), config, lines
+            problem.rule, str(problem.path), line, said, config.for_file(problem.path), lines
         )
         if found is not None:
             ordering.setdefault(problem.path, []).append(found)
     for result in alembic_offline.offline_sql(revisions):
         if changed is not None and result.path.resolve() not in changed:
             continue
-        file = str(result.path)
+        file, settings = str(result.path), config.for_file(result.path)
         lines = sources[result.path].splitlines()
+        alembic_config = replace(settings, runner="alembic")
         findings = lint(result.sql, file, alembic_config, schema=schema) if result.sql.strip() else []
         findings = [_to_revision_line(f, result.markers, lines) for f in findings]
         if result.error is not None:
-            error = _revision_error(file, result, config, lines)
+            error = _revision_error(file, result, settings, lines)
             if error is not None:
                 findings.append(_to_revision_line(error, {result.error_line: result.error_line}, lines))
         findings.extend(ordering.get(result.path, ()))

@@ -2,7 +2,7 @@
 
 Building an index, validating a constraint or rewriting a table holds its lock for as
 long as the table takes to read: milliseconds at 1,000 rows, minutes at 100 million.
-With `--schema-from` the linter knows each table's size (rows and heap bytes), and a
+With production's sizes (rows and heap bytes of each table, `TableSizes` below), a
 rule that sets `scales_with_table_size` reports its finding at
 
 - info     below `info_below_rows` rows and `info_below_bytes` bytes,

@@ -2,7 +2,8 @@
 
 The linter reads a migration alone; with `agentddl lint --schema-from` it also knows the
 tables the migration changes: their columns (type, nullability, default), constraints,
-whether they are partitioned, and their size in rows and bytes. Facts are plain data,
+whether they are partitioned; and their size in rows and bytes, which only production's
+sizes fill in (`--sizes-from`, lint/sizes.py), never the schema source's own. Facts are plain data,
 built the same way from every source (`pg.schema_parse.parse_schema`): a schema.sql or
 `pg_dump` text, a profile's rendered schema, or a live database's `pg_dump` (read by
 the database layer, parsed here), so the lint family needs no database driver.

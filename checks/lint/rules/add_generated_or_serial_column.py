@@ -43,7 +43,8 @@ class AddGeneratedOrSerialColumn(Rule):
     migration. PostgreSQL 18's virtual generated columns (`VIRTUAL`, the default there
     when neither keyword is written) compute on read and are not flagged.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

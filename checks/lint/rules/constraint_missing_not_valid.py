@@ -39,7 +39,8 @@ class ConstraintMissingNotValid(Rule):
     unless the domain was created in this migration: it checks every column of that
     type in every table, holding a SHARE lock (no writes) on each.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

@@ -42,9 +42,10 @@ class IntegerKeyOverflow(Rule):
     migration or from `--schema-from`. Composite keys (a per-parent sequence number
     next to a bigint id) and temporary tables are not flagged.
 
-    A **warning** without sizes. With `--schema-from` that sizes the table (a database,
-    a schema with statistics, or an agentddl profile's volume and retention), a
-    primary key's finding follows the table's expected size: info on a small table,
+    A **warning** without sizes. With production's sizes (`--sizes-from`: a database, a
+    schema with statistics, or an agentddl profile's volume and retention; or
+    `table_rows` in the configuration), a primary key's finding follows the table's
+    expected size: info on a small table,
     warning on a medium one, **error** on a large one (`table_size` in the
     configuration). A foreign key to a wider key is always a warning.
 

@@ -24,7 +24,8 @@ class RequireConcurrentIndexCreation(Rule):
     earlier in the same migration, and `CREATE INDEX ON ONLY parent` (which builds
     nothing), are not flagged.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

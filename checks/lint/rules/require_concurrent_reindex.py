@@ -32,7 +32,8 @@ class RequireConcurrentReindex(Rule):
     concurrent form on any version, so those stay quiet here (`require-lock-timeout`
     still applies). On such targets, rebuild-and-swap by hand (below) instead.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

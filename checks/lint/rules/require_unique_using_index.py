@@ -29,7 +29,8 @@ class RequireUniqueUsingIndex(Rule):
     migration, when the constraint builds its own index instead of adopting one with
     `USING INDEX`. Tables created earlier in the same migration are not flagged.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

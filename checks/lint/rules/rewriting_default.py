@@ -42,7 +42,8 @@ class RewritingDefault(Rule):
     creates that function `VOLATILE` (or without a volatility, which means volatile);
     otherwise its volatility is unknown here and it is not flagged.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

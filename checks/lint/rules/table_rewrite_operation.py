@@ -45,7 +45,8 @@ class TableRewriteOperation(Rule):
     reported. Plain `VACUUM`, `ANALYZE` and `ALTER TABLE ... CLUSTER ON` (which only
     marks an index) are fine.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

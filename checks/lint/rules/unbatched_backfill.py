@@ -33,7 +33,8 @@ class UnbatchedBackfill(Rule):
     know a table's size: a backfill of a ten-row lookup table is reported too;
     suppress it with a reason.
 
-    With `--schema-from` and table sizes, the severity follows the size of the table
+    With production's table sizes (`--sizes-from`, or `table_rows` in the
+    configuration), the severity follows the size of the table
     it works on: info on a small table, warning on a medium one (`table_size` in the
     configuration); the message says the size.
 

@@ -55,7 +55,8 @@ class ReadOnlyProbe:
         except psycopg.Error as error:
             return Answer(None, time.perf_counter() - started, error_line(error))
         finally:
-            conn.rollback()
+            if not conn.broken:  # a lost connection has nothing to roll back
+                conn.rollback()
 
     def _connection(self) -> psycopg.Connection[Any]:
         if self._conn is None:

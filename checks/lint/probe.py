@@ -84,7 +84,9 @@ def data_check(context: Context, tables: Sequence[RelationName], query: str, loo
     this migration writes or alters it."""
     sql = f"SELECT EXISTS ({query})"
     for table in tables:
-        if context.is_new(table) or context.schema is None or context.schema.table(table) is None:
+        if context.is_new(table):
+            return DataCheck(sql, looks_for, f"{table} is created earlier in this migration")
+        if context.schema is None or context.schema.table(table) is None:
             return DataCheck(sql, looks_for, f"{table} is not in the schema read")
         if _changed_earlier(table, context):
             return DataCheck(sql, looks_for, f"an earlier statement of this migration changes {table}")

@@ -96,15 +96,16 @@ def _violation(
     context: Context, table: RelationName, keys: Sequence[str], predicate: str | None, nulls: bool, kind: str
 ) -> Violation:
     listed = ", ".join(keys)
+    shown = ", ".join(key[1:-1] if key.startswith("(") else key for key in keys)
     where = [] if nulls else [f"{key} IS NOT NULL" for key in keys]
     where += [f"({predicate})"] if predicate else []
     query = (
         f"SELECT FROM {quoted(table)} WHERE {' AND '.join(where) or 'true'}"
         f" GROUP BY {listed} HAVING count(*) > 1"
     )
-    looks_for = f"duplicate ({listed}) values in {table}"
+    looks_for = f"duplicate ({shown}) values in {table}"
     return Violation(
-        message=f"This unique {kind} fails if {table} already holds duplicate ({listed}) values.",
+        message=f"This unique {kind} fails if {table} already holds duplicate ({shown}) values.",
         fix=f"Look for duplicates first (SELECT EXISTS ({query})) and merge them in an earlier step.",
         by_size=False,
         data_check=data_check(context, [table], query, looks_for),

@@ -18,9 +18,11 @@ from agentddl.checks.db.dump import dump_schema
 
 READ_SETTINGS = {"statement_timeout": "30s", "lock_timeout": "2s"}
 BLOCK_SIZE = 8192  # bytes per page: relpages x this is the heap's size
-# reltuples is -1 for a table never vacuumed or analyzed (PostgreSQL 14+): unknown.
+# reltuples is -1 for a table never vacuumed or analyzed (PostgreSQL 14+), and its
+# relpages 0 then: both unknown, never "empty".
 SIZES_SQL = """
-SELECT n.nspname, c.relname, sum(l.relpages)::bigint,
+SELECT n.nspname, c.relname,
+       CASE WHEN bool_and(l.reltuples >= 0) THEN sum(l.relpages)::bigint END,
        CASE WHEN bool_and(l.reltuples >= 0) THEN sum(l.reltuples)::bigint END
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 CROSS JOIN LATERAL (
@@ -50,4 +52,7 @@ def table_sizes(dsn: str) -> Sizes:
             rows = conn.execute(SIZES_SQL).fetchall()
     except psycopg.Error as error:
         raise database_error(error, f"reading table sizes of {describe_dsn(dsn)}") from None
-    return {(schema, name): (tuples, pages * BLOCK_SIZE) for schema, name, pages, tuples in rows}
+    return {
+        (schema, name): (tuples, pages * BLOCK_SIZE if pages is not None else None)
+        for schema, name, pages, tuples in rows
+    }

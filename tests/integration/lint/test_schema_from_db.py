@@ -99,6 +99,14 @@ def test_sizes_never_come_from_the_schema_database(
         report = json.loads(capsys.readouterr().out)
         index = next(f for f in report["findings"] if f["name"] == "require-concurrent-index-creation")
         assert index["severity"] == "info" and "public.orders holds about 10 rows" in index["message"]
+        # A table never analyzed has no statistics (reltuples -1, relpages 0): unknown, not empty.
+        with psycopg.connect(staging, autocommit=True) as conn:
+            conn.execute("CREATE TABLE public.fresh AS SELECT g AS id FROM generate_series(1, 10) g")
+        (tmp_path / "m.sql").write_text("CREATE INDEX fresh_id_idx ON public.fresh (id);\n")
+        assert main(["lint", "m.sql", "--sizes-from", staging, "-f", "json"]) == 1
+        report = json.loads(capsys.readouterr().out)
+        index = next(f for f in report["findings"] if f["name"] == "require-concurrent-index-creation")
+        assert index["severity"] == "error" and "holds" not in index["message"]
 
 
 def test_a_database_that_does_not_answer_is_one_line(

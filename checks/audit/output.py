@@ -76,7 +76,6 @@ class AuditSuggestion(Closed):
 class AuditOutput(Envelope):
     """`agentddl audit --format json`: every access path's plan and verdict."""
 
-    tool: Literal["audit"]
     server_version: int = Field(description="PostgreSQL major of the server audited.")
     passed: bool = Field(description="Every path is served.")
     seconds: float

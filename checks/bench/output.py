@@ -4,8 +4,6 @@ finding; the figures of a segment or a hot path may grow new keys (open objects)
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from agentddl.checks.bench.options import TenantChoice
@@ -125,7 +123,6 @@ class BenchOutput(BenchFacts, Envelope):
     """`agentddl bench --format json`: the hot paths' cost as ratios to the durable-commit
     floor. The run's facts are at the top level and again under `run`."""
 
-    tool: Literal["bench"]
     run: BenchRun
     settings: BenchSettings
     histories: list[BenchHistory]

@@ -49,10 +49,10 @@ def generate(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output directory (revisions go to its versions/).")
     ],
-    profile_file: Annotated[
+    positional: Annotated[
         Path | None, typer.Argument(help="Profile YAML file (or --profile).", metavar="PROFILE")
     ] = None,
-    profile_option: Profile = None,
+    profile: Profile = None,
     check: Annotated[
         bool, typer.Option("--check", help="Write nothing; exit 1 if the head revision or a file is stale.")
     ] = False,
@@ -82,7 +82,7 @@ def generate(
     (and redis/ when the profile keeps its hot state in Redis)."""
     from agentddl.checks.diff.generate import GenerateRequest, run_generate
 
-    profile = _one_profile(context, profile_file, profile_option)
+    profile = _one_profile(context, positional, profile)
 
     request = GenerateRequest(
         profile, out, check, revision_only, alembic, down_revision, previous, dsn=dsn, server=server

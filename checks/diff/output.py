@@ -44,7 +44,6 @@ class DiffRefusal(Closed):
 class DiffOutput(Envelope):
     """`agentddl diff --format json`: what a profile change does to a live system."""
 
-    tool: Literal["diff"]
     from_: str = Field(alias="from", description="The old profile (or migrations folder, or database).")
     to: str = Field(description="The new profile.")
     changes: list[str] = Field(description="The profile keys that differ, `key: old -> new`.")

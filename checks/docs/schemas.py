@@ -1,8 +1,9 @@
 """The published JSON Schemas: one per command that prints `--format json`
 (docs/schemas/<command>.schema.json), and the audit baseline's, generated from the typed
-output models. A new command with JSON output is one line in `OUTPUTS` (its model, or
-`Envelope` while it has no keys of its own); tests/integration/test_output_consistency.py
-validates each command's real output against its file."""
+output models. A new command with JSON output is one line in `OUTPUTS`: its model (a
+subclass of `core.report.schema.Envelope` with the command's own keys, or `Envelope`
+itself while it has none); tests/integration/test_output_consistency.py validates each
+command's real output against its file and fails for a command missing here."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def schema_path(name: str) -> str:
 def schema_of(name: str) -> dict[str, Any]:
     """The JSON Schema of a command's output (or of a file in FILES)."""
     if name in OUTPUTS:
-        return json_schema(OUTPUTS[name], f"agentddl {name} --format json")
+        return json_schema(OUTPUTS[name], f"agentddl {name} --format json", tool=name)
     return json_schema(*FILES[name])
 
 

@@ -28,7 +28,6 @@ class CheckOutput(Envelope):
     """`agentddl check --format json`: the CI gate's verdict per step; `findings` holds
     every step's, errors first."""
 
-    tool: Literal["check"]
     migrations: list[str] = Field(description="The migration files checked.")
     changed_since: str | SkipJsonSchema[None] = Field(None, description="With --changed-since: the ref.")
     clone: str | SkipJsonSchema[None] = Field(None, description="With --clone: host:port/dbname.")

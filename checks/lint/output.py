@@ -4,7 +4,6 @@ generated from it (`python -m agentddl.checks.docs`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -24,7 +23,6 @@ class LintFinding(FindingOut):
 class LintOutput(Envelope):
     """`agentddl lint --format json`: the migrations linted and what would lock or break."""
 
-    tool: Literal["lint"]
     files: int = Field(ge=0, description="How many files (SQL files and Alembic revisions) were linted.")
     schema_from: str | SkipJsonSchema[None] = Field(
         None, description="With --schema-from: where the live schema was read from."

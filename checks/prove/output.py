@@ -3,8 +3,6 @@ generated from it (`python -m agentddl.checks.docs`)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
@@ -66,7 +64,6 @@ class ProveOutput(ProveRun, Envelope):
     """`agentddl prove --format json`: each scenario's verdict and counts. The run's facts
     are at the top level and again under `run`."""
 
-    tool: Literal["prove"]
     run: ProveRun
     scenarios: list[ProveScenario]
     totals: ProveTotals

@@ -3,8 +3,6 @@ generated from it (`python -m agentddl.checks.docs`)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
@@ -67,7 +65,6 @@ class TraceLoad(Closed):
 class TraceOutput(Envelope):
     """`agentddl trace --format json`: what PostgreSQL did per statement of the migration."""
 
-    tool: Literal["trace"]
     server_version: int = Field(description="PostgreSQL major of the scratch server.")
     statements: list[TracedStatement]
     load: TraceLoad | SkipJsonSchema[None] = None

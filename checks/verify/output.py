@@ -4,8 +4,6 @@ docs/schemas/verify.schema.json and apply.schema.json are generated from them
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
@@ -17,7 +15,6 @@ class VerifyOutput(Envelope):
     `schemas` and `profile`; `--citus` (static, no server): `check`, and `profile` or
     `folder`."""
 
-    tool: Literal["verify"]
     database: str | SkipJsonSchema[None] = Field(None, description="host:port/dbname verified.")
     server_version: int | SkipJsonSchema[None] = Field(None, description="PostgreSQL major of the server.")
     schemas: list[str] | SkipJsonSchema[None] = Field(None, description="The schemas verified.")
@@ -39,7 +36,6 @@ class ApplyOutput(Envelope):
     """`agentddl apply --format json`: the profile installed twice (schema.sql, and
     `alembic upgrade head`) and compared with pg_catalog and with each other."""
 
-    tool: Literal["apply"]
     profile: str = Field(description="The profile's name.")
     schema_: str = Field(alias="schema", description="The schema installed.")
     server: str = Field(description="host:port/dbname of the server used.")

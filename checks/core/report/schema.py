@@ -1,8 +1,8 @@
 """The JSON output's shared envelope as typed models, from which each command's JSON Schema
 (docs/schemas/<command>.schema.json) is generated.
 
-A command's output model subclasses `Envelope`: it fixes `tool` (`Literal["lint"]`) and
-adds its own keys (`about` and `details` of its `Report`). Objects are closed
+A command's output model subclasses `Envelope` and adds its own keys (`about` and
+`details` of its `Report`); its schema fixes `tool` to the command's name. Objects are closed
 (`additionalProperties: false`) unless a model says otherwise, so a key added or renamed
 without its model fails the output tests instead of surprising a consumer. A key that is
 absent when it does not apply is typed `T | SkipJsonSchema[None] = None` (optional, never
@@ -24,8 +24,8 @@ from agentddl.checks.core.findings import Severity
 from agentddl.checks.core.report.json_format import SCHEMA_VERSION
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-HEAD = ("tool", "schema_version")  # first and last keys of every document, in this order
-TAIL = ("findings", "summary")
+HEAD = ("tool", "schema_version")  # the first keys of every document, in this order
+TAIL = ("findings", "summary")  # and its last
 
 
 class Closed(BaseModel):
@@ -44,7 +44,7 @@ class FindingOut(Closed):
     """One finding, the same shape in every command (`Finding.as_dict`): every key present,
     null when it does not apply."""
 
-    code: str = Field(description="Stable rule code: ADL lint, ADV verify, ADT trace, ADA audit, ADP prove.")
+    code: str = Field(description="Stable rule code, e.g. ADL101 (its page: docs/rules/).")
     name: str = Field(description="The rule's kebab-case name.")
     severity: Severity
     file: str | None = Field(description="Source file of a finding at a source position.")
@@ -72,9 +72,7 @@ class Envelope(Closed):
         description="Version of the output format, MAJOR.MINOR: the minor grows when a key is added, "
         "the major only for a breaking change.",
     )
-    findings: Sequence[FindingOut] = Field(
-        description="Sorted: source findings by position, then by severity."
-    )
+    findings: Sequence[FindingOut] = Field(description="In the same order on every run.")
     summary: Summary
 
 
@@ -109,12 +107,14 @@ def _one_line(node: Any) -> Any:
     return node
 
 
-def json_schema(model: type[BaseModel], title: str) -> dict[str, Any]:
+def json_schema(model: type[BaseModel], title: str, tool: str | None = None) -> dict[str, Any]:
     """`model`'s JSON Schema (draft 2020-12), its top-level properties in the order a
-    document prints them: `tool`, `schema_version`, the command's own keys, `findings`,
-    `summary`."""
+    document prints them: `tool` (the command's name, when given), `schema_version`, the
+    command's own keys, `findings`, `summary`."""
     generated = model.model_json_schema(schema_generator=_Generator)
     properties: dict[str, Any] = generated.pop("properties")
+    if tool is not None:
+        properties["tool"] = {"const": tool, "type": "string"}
     first = [key for key in HEAD if key in properties]
     last = [key for key in TAIL if key in properties]
     order = first + [key for key in properties if key not in (*first, *last)] + last

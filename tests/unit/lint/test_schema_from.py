@@ -117,6 +117,12 @@ def test_unusable_sources_are_usage_errors(project: Path, capsys: pytest.Capture
     assert capsys.readouterr().err.strip() == "agentddl: nope.sql: no such file"
     assert main(["lint", "m.sql", "--schema-from", "broken.sql"]) == 2
     assert capsys.readouterr().err.strip().startswith("agentddl: broken.sql:2:8: syntax error")
+    assert main(["lint", "m.sql", "--sizes-from", "nope.sql"]) == 2
+    assert capsys.readouterr().err.strip() == "agentddl: nope.sql: no such file"
+    assert main(["lint", "m.sql", "--sizes-from", "postgresql://nobody@127.0.0.1:9/none"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("agentddl: cannot connect to PostgreSQL at 127.0.0.1:9/none")
+    assert "\n" not in error
 
 
 REVISION = """\

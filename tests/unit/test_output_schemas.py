@@ -22,7 +22,7 @@ from agentddl.checks.cli.main import main
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report, render
 from agentddl.checks.core.report.json_format import SCHEMA_VERSION
-from agentddl.checks.core.report.schema import FindingOut
+from agentddl.checks.core.report.schema import Envelope, FindingOut, json_schema
 from agentddl.checks.docs.schemas import FILES, OUTPUTS, schema_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,3 +110,12 @@ def test_a_key_no_model_declares_or_a_wrong_version_is_rejected() -> None:
     ]
     apply = rendered(Report("apply", [], about={"profile": "default"}))
     assert "$: 'tables' is a required property" in problems("apply", apply)
+
+
+def test_a_new_command_without_keys_of_its_own_is_one_line_envelope() -> None:
+    """`"future": Envelope` in OUTPUTS: its documents validate, another command's do not."""
+    validator = jsonschema.Draft202012Validator(json_schema(Envelope, "future", tool="future"))
+    document = rendered(Report("future", [AT_LINE, ON_OBJECT]))
+    assert list(validator.iter_errors(document)) == []
+    assert not validator.is_valid({**document, "tool": "lint"})
+    assert not validator.is_valid(rendered(Report("future", [], about={"files": 1})))

@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
 def check_command(
     migrations: Migrations,
     changed_since: ChangedSince = None,
-    clone: Clone = None,
+    dsn: Clone = None,
     sample: Sample = 0,
     statistics: Statistics = False,
     queries: Queries = None,
@@ -88,7 +88,7 @@ def check_command(
             CheckRequest(
                 migrations=migrations,
                 changed_since=changed_since,
-                clone=clone,
+                clone=dsn,
                 sample=sample,
                 statistics=statistics,
                 queries=tuple(queries or ()),

@@ -24,10 +24,11 @@ def lint_step(request: CheckRequest) -> StepResult:
     """The linter on the migrations (those changed since the ref, their Alembic chain
     rendered with them); with a clone, it knows its schema, its tables' sizes and its major."""
     clone = request.clone
+    version = server_major(clone) if clone is not None else None  # a bad DSN fails here, at once
     schema = parse_schema(read_schema(clone), describe_dsn(clone)) if clone is not None else None
     lint_request = lint.LintRequest(
         [str(path) for path in request.migrations],
-        pg_version=server_major(clone) if clone is not None else None,
+        pg_version=version,
         config_file=request.config_file,
         schema=schema,
         changed_since=request.changed_since,

@@ -227,7 +227,8 @@ def _acceptable(param: Any) -> str:
 
 
 # Combinations a command refuses before any connection, by design:
-SERVER_NEEDS_DSN = {"generate", "diff"}  # --server holds the fresh install --dsn is compared with
+# --server holds the fresh install --dsn is compared with (check: the scratch copy of --clone)
+SERVER_NEEDS_DSN = {"generate", "diff", "check"}
 DSN_REPLACES_PROFILE = {"trace"}  # --dsn copies the user's schema instead of a profile's
 
 

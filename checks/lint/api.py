@@ -21,7 +21,7 @@ from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report
 from agentddl.checks.lint.config import ConfigError, LintConfig, find_config_file, load_config
 from agentddl.checks.lint.inputs import LintedFile, lint_paths
-from agentddl.checks.lint.probe import DataProbe
+from agentddl.checks.lint.probe import DataProbe, RunProbe
 from agentddl.checks.lint.rules import all_rules, rules_by_name
 from agentddl.checks.lint.sizes import TableSizes, with_sizes
 from agentddl.checks.pg.schema import SchemaFacts
@@ -124,7 +124,7 @@ class LintResult:
 def run(request: LintRequest) -> LintResult:
     """Lint the request's inputs. User mistakes (a missing path, nothing to lint, an
     unreadable or invalid config or SQL file) raise ConfigError (exit code 2)."""
-    config = replace(request.settings(), probe=request.probe)
+    config = replace(request.settings(), probe=RunProbe(request.probe) if request.probe is not None else None)
     sizes = request.sizes or config.sizes
     schema = with_sizes(request.schema, sizes)
     linted = lint_paths(

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from agentddl.checks.lint.path_globs import PathGlob
-from agentddl.checks.lint.probe import DataProbe
+from agentddl.checks.lint.probe import RunProbe
 from agentddl.checks.lint.sizes import SIZE_KEYS, SizeThresholds, TableSizes
 from agentddl.checks.lint.types import RelationName, Rule, Runner, Severity
 from agentddl.generator.errors import AgentDDLError
@@ -73,7 +73,7 @@ class LintConfig:
     options: dict[str, Any] = field(default_factory=dict)  # handed to rules as Context.options
     table_size: SizeThresholds = field(default_factory=SizeThresholds)  # with table sizes
     sizes: TableSizes | None = None  # table_rows: production's sizes, without --sizes-from
-    probe: DataProbe | None = field(default=None, compare=False, repr=False)  # see lint/probe.py
+    probe: RunProbe | None = field(default=None, compare=False, repr=False)  # see lint/probe.py
     source: str | None = None  # the file it came from, for messages
     paths: tuple[PathSettings, ...] = ()  # [[tool.agentddl.lint.paths]], in file order
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from agentddl.checks.lint.config import LintConfig
-from agentddl.checks.lint.probe import DataCheck, DataProbe, judge
+from agentddl.checks.lint.probe import DataCheck, RunProbe, judge
 from agentddl.checks.lint.rules import all_rules
 from agentddl.checks.lint.sizes import SizeThresholds, scaled, table_size
 from agentddl.checks.lint.suppress import Suppression, attach_to_statements, find_suppressions
@@ -48,6 +48,8 @@ def lint_migration(
     if migration.syntax_error is not None:
         return _syntax_findings(migration, migration.syntax_error, rules)
     raw = _collapsed(_raw_findings(migration, rules, config))
+    if config.probe is not None:
+        config.probe.linted(migration.steps)
     spans = [_statement_lines(s) for s, _ in migration.steps if not s.in_do_block]
     suppressions = attach_to_statements(find_suppressions(migration.text, migration.source), spans)
     findings = _apply_suppressions(raw, suppressions, migration.file, rules)
@@ -116,7 +118,7 @@ def _raw_findings(
 
 
 def _on_the_rows(
-    finding: Finding, check: DataCheck, probe: DataProbe | None, configured: bool
+    finding: Finding, check: DataCheck, probe: RunProbe | None, configured: bool
 ) -> Finding | None:
     """A data-dependent finding judged on the database's rows: None when no row would
     make the statement fail, else its verdict and what the check found, how fast.

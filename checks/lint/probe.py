@@ -15,7 +15,7 @@ changed earlier in the same migration). lint itself never imports a database dri
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from pglast import ast
@@ -26,7 +26,7 @@ from agentddl.checks.core.findings import Severity
 from agentddl.checks.pg.ast_helpers import relation_name
 from agentddl.checks.pg.earlier import earlier_commands
 from agentddl.checks.pg.names import RelationName
-from agentddl.checks.pg.statements import Context
+from agentddl.checks.pg.statements import Context, Statement
 
 _RESHAPING = frozenset(
     {AlterTableType.AT_AddColumn, AlterTableType.AT_DropColumn, AlterTableType.AT_AlterColumnType}
@@ -60,6 +60,7 @@ class DataCheck:
     sql: str  # SELECT EXISTS (...): true when a row would make the statement fail
     looks_for: str  # what it counts, for the message: "duplicate (email) values in public.users"
     blocked: str | None = None  # why the live rows cannot answer it (None: they can)
+    tables: tuple[RelationName, ...] = ()  # the tables it reads
     # Without a database to ask, say nothing: another rule's finding on the statement
     # already says it may fail (a narrowing type change: column-type-change-rewrites).
     quiet_unprobed: bool = False
@@ -82,15 +83,15 @@ def data_check(context: Context, tables: Sequence[RelationName], query: str, loo
     """`SELECT EXISTS (query)`, blocked when the live rows do not show `tables` as the
     statement will find them: one is not in the schema read, or an earlier statement of
     this migration writes or alters it."""
-    sql = f"SELECT EXISTS ({query})"
+    sql, read = f"SELECT EXISTS ({query})", tuple(tables)
     for table in tables:
         if context.is_new(table):
-            return DataCheck(sql, looks_for, f"{table} is created earlier in this migration")
+            return DataCheck(sql, looks_for, f"{table} is created earlier in this migration", read)
         if context.schema is None or context.schema.table(table) is None:
-            return DataCheck(sql, looks_for, f"{table} is not in the schema read")
+            return DataCheck(sql, looks_for, f"{table} is not in the schema read", read)
         if _changed_earlier(table, context):
-            return DataCheck(sql, looks_for, f"an earlier statement of this migration changes {table}")
-    return DataCheck(sql, looks_for)
+            return DataCheck(sql, looks_for, f"an earlier statement of this migration changes {table}", read)
+    return DataCheck(sql, looks_for, None, read)
 
 
 def _changed_earlier(table: RelationName, context: Context) -> bool:
@@ -106,12 +107,33 @@ def rows_written_earlier(table: RelationName, context: Context) -> bool:
 
 
 def _touched(table: RelationName, context: Context, kinds: tuple[type, ...]) -> bool:
-    for earlier in context.earlier_of(*kinds):
-        relations = getattr(earlier.node, "relations", None) or [getattr(earlier.node, "relation", None)]
-        for relation in relations:
-            if isinstance(relation, ast.RangeVar) and relation_name(relation, context) == table:
-                return True
-    return False
+    return any(table in _relations(earlier, context) for earlier in context.earlier_of(*kinds))
+
+
+def _relations(statement: Statement, context: Context) -> set[RelationName]:
+    node = statement.node
+    relations = getattr(node, "relations", None) or [getattr(node, "relation", None)]
+    return {relation_name(r, context) for r in relations if isinstance(r, ast.RangeVar)}
+
+
+@dataclass
+class RunProbe:
+    """The probe of one lint run, which remembers the tables its earlier migrations write
+    or reshape: their rows today are not the rows a later migration's statement will
+    see (a backfill revision, then the one that sets NOT NULL)."""
+
+    probe: DataProbe
+    changed: set[RelationName] = field(default_factory=set)
+
+    @property
+    def source(self) -> str:
+        return self.probe.source
+
+    def linted(self, steps: Sequence[tuple[Statement, Context]]) -> None:
+        """Note what a migration just linted writes, for the migrations after it."""
+        for statement, context in steps:
+            if isinstance(statement.node, (*_ROW_WRITES, ast.AlterTableStmt, ast.RenameStmt)):
+                self.changed |= _relations(statement, context)
 
 
 @dataclass(frozen=True)
@@ -123,8 +145,12 @@ class Judged:
     note: str
 
 
-def judge(check: DataCheck, probe: DataProbe) -> Judged:
+def judge(check: DataCheck, run: RunProbe) -> Judged:
     """Run the check once (unless blocked) and say what it found and how long it took."""
+    probe = run.probe
+    changed = sorted(set(check.tables) & run.changed)
+    if check.blocked is None and changed:
+        check = replace(check, blocked=f"an earlier migration of this run changes {changed[0]}")
     if check.blocked is not None:
         return Judged("warning", f"Not checked on {probe.source}: {check.blocked}.")
     answer = probe.exists(check.sql)

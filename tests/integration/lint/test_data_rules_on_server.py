@@ -177,3 +177,24 @@ def test_an_earlier_backfill_is_not_judged_on_todays_rows(
     assert [f["severity"] for f in found] == ["warning"]
     assert "Not checked on" in found[0]["message"]
     assert "an earlier statement of this migration changes public.users" in found[0]["message"]
+
+
+def test_an_earlier_migration_of_the_run_is_not_judged_on_todays_rows(
+    database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A backfill revision, then the one that sets NOT NULL: today's NULLs are not the
+    second one's; linted alone, the second one is judged (an error)."""
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute("UPDATE public.users SET nick = NULL WHERE id = 7")
+    (tmp_path / "0001_backfill.sql").write_text("UPDATE public.users SET nick = 'x' WHERE id < 100;\n")
+    (tmp_path / "0002_not_null.sql").write_text("ALTER TABLE public.users ALTER COLUMN nick SET NOT NULL;\n")
+    files = [str(tmp_path / "0001_backfill.sql"), str(tmp_path / "0002_not_null.sql")]
+
+    def judged(*paths: str) -> list[tuple[str, str]]:
+        main(["lint", *paths, "--schema-from", database, "--format", "json"])
+        findings = json.loads(capsys.readouterr().out)["findings"]
+        return [(f["severity"], f["message"]) for f in findings if f["name"] == "not-null-over-nulls"]
+
+    [(severity, message)] = judged(*files)
+    assert severity == "warning" and "an earlier migration of this run changes public.users" in message
+    assert [severity for severity, _ in judged(files[1])] == ["error"]

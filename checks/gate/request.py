@@ -26,9 +26,8 @@ from agentddl.checks.db import describe_dsn
 from agentddl.checks.gate.result import STEPS, CheckResult, StepResult
 from agentddl.checks.gate.steps import lint_step, live_steps
 from agentddl.checks.gate.types import CheckRequest
+from agentddl.checks.trace.source import expand
 from agentddl.generator.errors import AgentDDLError
-
-MIGRATION_SUFFIXES = (".sql", ".py")  # SQL files and Alembic revisions
 
 
 def run(request: CheckRequest) -> CheckResult:
@@ -70,14 +69,16 @@ def _check_options(request: CheckRequest) -> None:
 
 
 def selected_migrations(request: CheckRequest) -> list[Path]:
-    """The migrations named, or those of them changed since the git ref."""
+    """The migrations named, or those of them changed since the git ref: of the files
+    trace would run (a folder's SQL files, its Alembic revisions in chain order), the
+    changed ones."""
     for path in request.migrations:
         if not path.exists():
             raise AgentDDLError(f"{path}: no such file or folder")
     if request.changed_since is None:
         return list(request.migrations)
-    changed = changed_since(request.changed_since, request.migrations)
-    return [path for path in changed if path.suffix in MIGRATION_SUFFIXES]
+    changed = {path.resolve() for path in changed_since(request.changed_since, request.migrations)}
+    return [path for path in expand(list(request.migrations)) if path.resolve() in changed]
 
 
 def _about(request: CheckRequest, files: list[Path]) -> dict[str, object]:

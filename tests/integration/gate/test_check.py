@@ -193,6 +193,7 @@ def test_alembic_revisions_changed_since_a_ref_are_the_only_ones_checked(
     git(project, "add", "migrations")
     git(project, "commit", "-q", "-m", "shop")
     (versions / "0002_qty.py").write_text(NEW_REVISION)  # not committed yet: changed all the same
+    (versions / "helpers.py").write_text("BATCH = 1000\n")  # changed too, but no revision
     argv = ["migrations/versions", "--changed-since", "main", "--clone", shop_dsn, "--format", "json"]
     code, out, err = check(capsys, *argv)
     assert code == 1, err

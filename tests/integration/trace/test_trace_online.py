@@ -17,7 +17,7 @@ from agentddl.checks.db import PostgresServer
 from agentddl.checks.trace import TraceResult
 from agentddl.checks.trace.tracing import TraceOptions, trace_migrations
 from agentddl.checks.trace.types import StatementTrace
-from agentddl.generator.model import derive
+from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.output import write_files
 from agentddl.generator.revision.next import Request, plan_generation
 
@@ -36,16 +36,16 @@ def upgrade():
 ADD_COLUMN = '    op.add_column("orders", sa.Column("priority", sa.Integer()))\n'
 
 
-def delta_revision(project: Path, version: int) -> tuple[Path, TraceOptions]:
+def delta_revision(project: Path, version: int) -> tuple[Path, SchemaModel]:
     """`agentddl generate` of a profile, then of one whose lower volume tier gives the
     partitioned events table a B-tree index instead of BRIN: the second revision (the
-    delta) builds it on each partition in a loop. The options trace it on the first
-    profile's schema."""
+    delta) builds it on each partition in a loop; it is traced on the first profile's
+    schema (the model returned)."""
     old, new = key_changes(version)["volume_tier_down"]
     for profile in (old, new):
         write_files(plan_generation(Request(profile, project)).files, project)
     _first, delta = sorted((project / "versions").glob("*.py"))
-    return delta, TraceOptions(model=derive(old))
+    return delta, derive(old)
 
 
 def partitions_of(dsn: str, parent: str) -> list[str]:
@@ -65,7 +65,7 @@ def line_of(text: str, needle: str) -> int:
 def test_a_delta_revision_traces_the_index_built_on_each_partition(
     trace_server: PostgresServer, tmp_path: Path
 ) -> None:
-    revision, options = delta_revision(tmp_path / "project", trace_server.version)
+    revision, model = delta_revision(tmp_path / "project", trace_server.version)
     seen: list[str] = []
 
     @contextlib.contextmanager
@@ -73,9 +73,7 @@ def test_a_delta_revision_traces_the_index_built_on_each_partition(
         seen.extend(partitions_of(dsn, "agent.events"))
         yield
 
-    result = trace_migrations(
-        trace_server, [revision], TraceOptions(model=options.model, alongside=partitions)
-    )
+    result = trace_migrations(trace_server, [revision], TraceOptions(model=model, alongside=partitions))
     text = revision.read_text(encoding="utf-8")
     assert len(seen) >= 2 and all(s.error is None for s in result.statements)
     builds = _matching(result, r"CREATE INDEX CONCURRENTLY (\S+) ON (\S+) \(created_at\)")
@@ -94,7 +92,7 @@ def test_a_delta_revision_traces_the_index_built_on_each_partition(
         assert not attach.in_transaction  # its own transaction in the autocommit block
     assert not result.findings
     # Read offline, the loop is a comment: the step that swaps the index in finds it missing.
-    offline = trace_migrations(trace_server, [revision], TraceOptions(model=options.model, offline=True))
+    offline = trace_migrations(trace_server, [revision], TraceOptions(model=model, offline=True))
     assert not _matching(offline, r"CREATE INDEX CONCURRENTLY (\S+) ON (\S+) \(created_at\)")
     (failed,) = [s for s in offline.statements if s.error is not None]
     assert "an earlier step did not finish: run this revision online" in failed.error

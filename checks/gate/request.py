@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentddl.checks.alembic.environment import revision_identity
 from agentddl.checks.audit.baseline import read_baseline
 from agentddl.checks.core.changes import changed_since
 from agentddl.checks.db import describe_dsn
@@ -71,14 +72,19 @@ def _check_options(request: CheckRequest) -> None:
 def selected_migrations(request: CheckRequest) -> list[Path]:
     """The migrations named, or those of them changed since the git ref: of the files
     trace would run (a folder's SQL files, its Alembic revisions in chain order), the
-    changed ones."""
+    changed ones that are SQL or a revision (a changed helper module beside the revisions
+    is neither)."""
     for path in request.migrations:
         if not path.exists():
             raise AgentDDLError(f"{path}: no such file or folder")
     if request.changed_since is None:
         return list(request.migrations)
     changed = {path.resolve() for path in changed_since(request.changed_since, request.migrations)}
-    return [path for path in expand(list(request.migrations)) if path.resolve() in changed]
+    return [
+        path
+        for path in expand(list(request.migrations))
+        if path.resolve() in changed and (path.suffix == ".sql" or revision_identity(path) is not None)
+    ]
 
 
 def _about(request: CheckRequest, files: list[Path]) -> dict[str, object]:

@@ -13,7 +13,7 @@ from agentddl.checks.alembic import offline as alembic_offline
 from agentddl.checks.core.changes import changed_since
 from agentddl.checks.lint.config import ConfigError, LintConfig, decode, read_text
 from agentddl.checks.lint.engine import lint
-from agentddl.checks.lint.revision_order import order_problems, revision_line
+from agentddl.checks.lint.revision_order import OrderProblem, order_problems, revision_line
 from agentddl.checks.lint.rules import rules_by_name
 from agentddl.checks.lint.types import Finding
 from agentddl.checks.pg.schema import SchemaFacts
@@ -44,11 +44,13 @@ def lint_paths(
     each against `schema` (the database before it, when known). A path that does not
     exist, or inputs that hold nothing to lint, are usage errors. With `since` (a git
     ref), only the files added or changed since it are linted (stdin always is); the
-    other revisions are still read with them, as the chain they belong to. `applied`:
-    the Alembic versions the database is at (its alembic_version rows), when known."""
+    other revisions are still read with them, as the chain they belong to. The revisions
+    of each folder named are also judged as a graph (heads; `applied`: the Alembic
+    versions the database is at, its alembic_version rows, when known)."""
     changed = _changed(paths, since)
     linted: list[LintedFile] = []
     revisions: list[Path] = []
+    chains: dict[str, list[Path]] = {}  # a folder named -> the revisions found in it
     for path in paths:
         if path == STDIN:
             text = _read_stdin(stdin)
@@ -63,8 +65,11 @@ def lint_paths(
                 linted.append(LintedFile(str(found), text, tuple(findings)))
             else:
                 revisions.append(found)
+                if Path(path).is_dir():
+                    chains.setdefault(path, []).append(found)
     if revisions and (changed is None or any(path.resolve() in changed for path in revisions)):
-        linted.extend(_lint_revisions(_unique(revisions), config, schema, changed, applied))
+        problems = [p for chain in chains.values() for p in order_problems(_unique(chain), applied, changed)]
+        linted.extend(_lint_revisions(_unique(revisions), config, schema, changed, problems))
     if not linted and changed is None:
         searched = ", ".join(paths)
         raise ConfigError(f"{searched}: no .sql file or Alembic revision found (searched recursively)")
@@ -131,21 +136,22 @@ def _lint_revisions(
     config: LintConfig,
     schema: SchemaFacts | None,
     changed: Collection[Path] | None,
-    applied: Sequence[str] | None,
+    problems: list[OrderProblem],
 ) -> Iterator[LintedFile]:
-    """Each revision's findings, and those of their order (only the `changed` ones' when
-    given: the others are rendered with them, as their chain)."""
+    """Each revision's findings, with the `problems` of their order (only the `changed`
+    ones' when given: the others are rendered with them, as their chain)."""
     sources = {path: read_text(path) for path in revisions}  # unreadable: a usage error, before Alembic
+    named = {path.resolve(): path for path in revisions}
     ordering: dict[Path, list[Finding]] = {}
-    for problem in order_problems(revisions, applied, changed):
-        lines = sources[problem.path].splitlines()
-        line = revision_line(sources[problem.path])
+    for problem in problems:
+        path = named[problem.path.resolve()]
+        lines = sources[path].splitlines()
         said = (problem.message, problem.fix)
         found = _revision_finding(
-            problem.rule, str(problem.path), line, said, config.for_file(problem.path), lines
+            problem.rule, str(path), revision_line(sources[path]), said, config.for_file(path), lines
         )
         if found is not None:
-            ordering.setdefault(problem.path, []).append(found)
+            ordering.setdefault(path, []).append(found)
     for result in alembic_offline.offline_sql(revisions):
         if changed is not None and result.path.resolve() not in changed:
             continue

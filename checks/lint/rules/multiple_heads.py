@@ -10,8 +10,9 @@ from agentddl.checks.lint.types import Context, Rule, Statement, Violation
 class MultipleHeads(Rule):
     """
     ## What it does
-    Reports Alembic revisions, linted together (a folder or an environment), that form
-    two or more heads: two revisions that name the same `down_revision`, typically one
+    Reports the Alembic revisions of a folder or environment named on the command line
+    (revision files named one by one are a selection, not judged) that form two or more
+    heads: two revisions that name the same `down_revision`, typically one
     from each of two branches merged into main. The finding is on each head's
     `revision = ...` line and names every head. Heads that branch labels tell apart
     (`branch_labels`, independent lines of migrations on purpose) are not reported.

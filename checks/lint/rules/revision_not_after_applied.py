@@ -11,7 +11,8 @@ class RevisionNotAfterApplied(Rule):
     """
     ## What it does
     With `--schema-from DSN` naming a database that has an `alembic_version` table,
-    compares the revisions linted together with the version(s) the database is at:
+    compares the revisions of each folder or environment named on the command line with
+    the version(s) the database is at:
     - a head whose `down_revision` chain does not pass through an applied version (it
       branches off below it, or on another line): `alembic upgrade head` does not reach
       it from there, or refuses for multiple heads;

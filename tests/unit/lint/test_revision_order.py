@@ -157,3 +157,14 @@ def test_the_command_line_exits_1_on_two_heads(
     assert main(["lint", "versions"]) == 1
     out = capsys.readouterr().out
     assert "versions/left1.py:3:1: error ADL004 [multiple-heads]" in out
+
+
+def test_revision_files_named_one_by_one_are_a_selection_not_a_graph(tmp_path: Path) -> None:
+    files = [
+        _revision(tmp_path, "base0", None),
+        _revision(tmp_path, "left1", "base0"),
+        _revision(tmp_path, "right1", "base0"),
+    ]
+    request = LintRequest([str(f) for f in files], config=LintConfig(), applied_revisions=("elsewhere9",))
+    assert [f.name for f in run(request).findings] == []
+    assert _order(tmp_path) == [("left1.py", "multiple-heads", 3), ("right1.py", "multiple-heads", 3)]

@@ -41,7 +41,8 @@ def test_the_default_profile_lands_identically_both_ways(
     document = json.loads(out)
     assert (code, err) == (0, "")
     assert list(document) == [
-        "tool", "profile", "schema", "server", "server_version", "kept", "tables", "findings", "summary"
+        "tool", "schema_version", "profile", "schema", "server", "server_version", "kept", "tables",
+        "findings", "summary",
     ]
     assert document["tool"] == "apply" and document["kept"] is None and document["findings"] == []
     events = next(row for row in document["tables"] if row["table"] == "events")

@@ -37,7 +37,8 @@ def test_profile_clean_exits_0_with_json(capsys: Any, installed_default: str) ->
     code, out, _ = verify(capsys, "--dsn", installed_default, "--profile", str(DEFAULT), "--format", "json")
     document = json.loads(out)
     assert code == 0, document
-    keys = ["tool", "database", "server_version", "schemas", "profile", "findings", "summary"]
+    keys = ["tool", "schema_version", "database", "server_version", "schemas", "profile"]
+    keys += ["findings", "summary"]
     assert list(document) == keys
     assert document["schemas"] == ["agent"] and document["profile"] == "default"
     assert document["findings"] == [] and document["summary"] == {"error": 0, "warning": 0, "info": 0}

@@ -41,7 +41,7 @@ def test_result_and_report(project: Path) -> None:
     assert tuple(report.rules) == all_rules() and report.exit_code == 1
     out = io.StringIO()
     render(report, "json", out)
-    assert list(json.loads(out.getvalue())) == ["tool", "files", "findings", "summary"]
+    assert list(json.loads(out.getvalue())) == ["tool", "schema_version", "files", "findings", "summary"]
 
 
 def test_settings_come_from_the_config_file_then_the_request(project: Path) -> None:

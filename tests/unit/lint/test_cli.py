@@ -52,8 +52,8 @@ def test_json_shape(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = json.loads(out)
     assert code == 1 and document["tool"] == "lint" and document["files"] == 1
     assert document["summary"] == {"error": 1, "warning": 1, "info": 0}
-    keys = {"code", "name", "severity", "file", "line", "column", "object", "message", "fix"}
-    assert all(set(f) == keys for f in document["findings"])
+    keys = {"code", "name", "severity", "file", "line", "column", "object", "message", "fix", "rule"}
+    assert all(set(f) == keys and f["rule"] == f["name"] for f in document["findings"])  # rule: deprecated
     assert {f["code"] for f in document["findings"]} == {"ADL101", "ADL104"}
 
 

@@ -78,6 +78,7 @@ def test_json_keeps_run_scenarios_totals_beside_the_common_keys() -> None:
     document = json.loads(out.getvalue())
     assert list(document) == [
         "tool",
+        "schema_version",
         *RUN,
         "existing",
         "runs_per_second",

@@ -38,7 +38,7 @@ def test_text_without_findings_says_so() -> None:
 
 def test_json_shape_is_stable() -> None:
     document = json.loads(rendered("json"))
-    assert list(document) == ["tool", "schemas", "findings", "summary"]
+    assert list(document) == ["tool", "schema_version", "schemas", "findings", "summary"]
     assert document["findings"][0] == {
         "code": "ADV104",
         "name": "invalid-index",

@@ -12,6 +12,7 @@ import psycopg
 from agentddl.checks.audit.candidate import Suggestion
 from agentddl.checks.audit.examples import read_samples
 from agentddl.checks.audit.facts import read_catalog
+from agentddl.checks.audit.fkactions import with_model_fk_actions
 from agentddl.checks.audit.hygiene import CatalogCheck, hygiene_findings
 from agentddl.checks.audit.judge import Thresholds
 from agentddl.checks.audit.paths import AuditPath
@@ -53,7 +54,8 @@ def audit_database(
     params = example_params(conn, model, paths, read_samples(conn, model), Sampler(conn, catalog))
     planner = Planner(model, version, options.limits, params)
     progress(f"planning: {len(paths)} access paths" + (" (EXPLAIN ANALYZE)" if options.analyze else ""))
-    results = planner.plan_all(conn, paths, analyze=options.analyze, catalog=catalog)
+    planned = planner.plan_all(conn, paths, analyze=options.analyze, catalog=catalog)
+    results = with_model_fk_actions(conn, planned, catalog, options.limits)
     fk_indexes = frozenset(
         i for r in results if r.path.kind == "constraint" and r.plan for i in r.plan.indexes
     )

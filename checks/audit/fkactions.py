@@ -6,7 +6,8 @@ NULL`, `SET DEFAULT`, `NO ACTION`, `RESTRICT` alike): one lookup of the child by
 key's columns per parent row, inside the statement. Each such lookup is planned as
 `SELECT 1 FROM child WHERE (key columns) = (values)` with values sampled from the
 child; when the workload fires it and it reads a large child unindexed, the statement
-that fires it fails (ADA115), with what the lookup costs.
+that fires it fails (ADA115), with what the lookup costs. On the profile's schema the
+model's own lookups (`<fk> (cascade)`, planned with its samples) stand for them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import psycopg
 
 from agentddl.checks.audit.judge import Thresholds
-from agentddl.checks.audit.paths import AuditPath
+from agentddl.checks.audit.paths import AuditPath, fk_lookup_name
 from agentddl.checks.audit.plan import Catalog
 from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.audit.rules import AuditRule, rules_of
@@ -123,10 +124,16 @@ class FkActionRule(AuditRule):
 
 
 def with_fk_actions(
-    results: list[PathResult], fks: list[ForeignKey], catalog: Catalog, limits: Thresholds
+    results: list[PathResult],
+    fks: list[ForeignKey],
+    catalog: Catalog,
+    limits: Thresholds,
+    lookups: dict[str, PathResult] | None = None,
 ) -> list[PathResult]:
-    """Each firing path with every FK action rule's findings on the lookups it fires."""
-    lookups = {r.path.name: r for r in results if r.path.kind == "constraint"}
+    """Each firing path with every FK action rule's findings on the lookups it fires
+    (`lookups`: by `ForeignKey.lookup_name`; default: the results' own lookups)."""
+    if lookups is None:
+        lookups = {r.path.name: r for r in results if r.path.kind == "constraint"}
     rules = rules_of(FkActionRule)
     judged = []
     for result in results:
@@ -140,6 +147,19 @@ def with_fk_actions(
         added = result.path.located(tuple(extra))
         judged.append(replace(result, findings=result.findings + added) if extra else result)
     return judged
+
+
+def with_model_fk_actions(
+    conn: psycopg.Connection[Any], results: list[PathResult], catalog: Catalog, limits: Thresholds
+) -> list[PathResult]:
+    """On the profile's schema: the actions judged on the model's own lookups (each
+    foreign key's `cascade` path), planned with the model's samples."""
+    fks = read_foreign_keys(conn, catalog.schema)
+    planned = {r.path.name: r for r in results if r.path.origin == "fk"}
+    lookups = {
+        fk.lookup_name: planned[fk_lookup_name(fk.name)] for fk in fks if fk_lookup_name(fk.name) in planned
+    }
+    return with_fk_actions(results, fks, catalog, limits, lookups)
 
 
 def covering(fk: ForeignKey, index: str, catalog: Catalog) -> bool:

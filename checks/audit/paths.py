@@ -122,7 +122,7 @@ def _lookup(
     lock = " FOR KEY SHARE OF x" if side == "check" else ""
     statement = f"SELECT 1 FROM {quote(model.schema)}.{quote(t.name)} AS x WHERE {where}{lock}"
     return AuditPath(
-        name=f"{fk.name} ({side})",
+        name=fk_lookup_name(fk.name, side),
         sql=statement,
         params=names,
         table=t.name,
@@ -131,6 +131,12 @@ def _lookup(
         origin="fk",
         writes=side == "check",  # FOR KEY SHARE locks the rows it finds
     )
+
+
+def fk_lookup_name(fk: str, side: str = "cascade") -> str:
+    """The model's path of a foreign key's lookup: `cascade` (the referencing rows a
+    parent's DELETE finds) or `check` (the parent a child's write locks)."""
+    return f"{fk} ({side})"
 
 
 def _param(model: SchemaModel, column: str) -> str:

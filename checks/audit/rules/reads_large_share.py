@@ -16,9 +16,9 @@ class ReadsLargeShare(PlanRule, FkActionRule):
     Adds up the rows every node of a path's plan reads of each table: scans in
     sub-plans, InitPlans and CTEs, the scan beneath an UPDATE or DELETE, the SELECT of
     an `INSERT ... SELECT` and of a writable CTE, every loop of a nested loop, every
-    partition; and in place (`--dsn`), the foreign keys' actions a DELETE or key UPDATE
-    fires: the rows it changes times the rows its lookup of the referencing table reads
-    for one of them. Under EXPLAIN ANALYZE a scan's rows read are the rows it returned plus
+    partition; and the foreign keys' actions a DELETE or key UPDATE fires: the rows it
+    changes times the rows its lookup of the referencing table reads for one of them.
+    Under EXPLAIN ANALYZE a scan's rows read are the rows it returned plus
     those its filter removed; planned only (`--no-analyze`, a generic plan), a
     sequential scan reads its relation and another scan its estimate, and a scan
     beneath a `LIMIT` is left out. Reports the path when what it reads of a large table

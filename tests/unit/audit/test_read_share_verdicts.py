@@ -132,3 +132,30 @@ def test_budget_mistakes_name_file_line_column(tmp_path: Path, text: str, where:
     with pytest.raises(AgentDDLError) as caught:
         load_query_file(path)
     assert str(caught.value).startswith(f"{path}:{where}"), str(caught.value)
+
+
+def test_a_foreign_keys_action_reads_rows_changed_times_one_lookup() -> None:
+    """900 owners deleted, 300 items each read by the cascade's lookup: 270,000 of 300,000."""
+    from agentddl.checks.audit.fkactions import ForeignKey, with_fk_actions
+    from agentddl.checks.audit.planning import PathResult
+
+    fk = ForeignKey("items_owner_fkey", "items", ("owner_id",), "owners", ("id",), "CASCADE", "NO ACTION")
+    delete = {"Node Type": "ModifyTable", "Operation": "Delete", "Relation Name": "owners", "Plan Rows": 0}
+    delete |= {"Total Cost": 30.0, "Actual Loops": 1, "Actual Rows": 0}
+
+    def judged(owners: float) -> list[str]:
+        scan = {"Node Type": "Seq Scan", "Relation Name": "owners", "Plan Rows": owners, "Total Cost": 20.0}
+        scan |= {"Actual Loops": 1, "Actual Rows": owners}
+        firing = replace(PATH, name="drop_owners", deletes=("owners",))
+        plan = summarize({"Plan": delete | {"Plans": [scan]}, "Execution Time": 5.0}, CATALOG, 16)
+        lookup_plan = summarize({"Plan": _index_scan(300, estimate=300)}, CATALOG, 16)
+        lookup = PathResult(replace(PATH, name="items_owner_fkey (cascade)"), lookup_plan)
+        (result,) = with_fk_actions(
+            [PathResult(firing, plan)], [fk], CATALOG, DEFAULT, {fk.lookup_name: lookup}
+        )
+        return [f.message for f in result.findings if f.code == "ADA117"]
+
+    (message,) = judged(900)
+    assert message.startswith("drop_owners reads 270,000 rows of shop.items's 300,000 (90%")
+    assert "it deletes ~900 shop.owners rows, each one's 300 referencing rows read" in message
+    assert judged(7) == []  # 2,100 rows of the child

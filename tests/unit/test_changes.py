@@ -3,27 +3,20 @@ real git repository made for each test."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_repo import git as _git
+from git_repo import new_repo
 
 from agentddl.checks.core.changes import changed_since
 from agentddl.generator.errors import AgentDDLError
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository with two migrations on main, then a branch `work` checked out."""
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "config", "user.email", "t@example.com")
-    _git(tmp_path, "config", "user.name", "t")
+    new_repo(tmp_path)
     versions = tmp_path / "db" / "versions"
     versions.mkdir(parents=True)
     (versions / "0001_a.sql").write_text("CREATE TABLE a (id int);\n")

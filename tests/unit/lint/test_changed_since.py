@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_repo import git as _git
+from git_repo import new_repo
 
 from agentddl.checks.cli.main import main
 
@@ -24,17 +25,11 @@ def upgrade() -> None:
 """
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """main holds a.sql and revision r1; the branch `work` is checked out."""
     monkeypatch.chdir(tmp_path)
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "config", "user.email", "t@example.com")
-    _git(tmp_path, "config", "user.name", "t")
+    new_repo(tmp_path)
     (tmp_path / "sql").mkdir()
     (tmp_path / "sql" / "a.sql").write_text(UNSAFE.format(name="a"))
     (tmp_path / "versions").mkdir()

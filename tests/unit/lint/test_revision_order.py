@@ -4,10 +4,11 @@ does after reading alembic_version)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_repo import git as _git
+from git_repo import new_repo
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.lint import LintRequest, run
@@ -107,17 +108,11 @@ def test_a_revision_linted_alone_is_not_judged_against_the_database(tmp_path: Pa
     assert [f.name for f in run(request).findings] == []
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-
-
 def test_a_changed_revision_below_the_applied_version_is_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "config", "user.email", "t@example.com")
-    _git(tmp_path, "config", "user.name", "t")
+    new_repo(tmp_path)
     versions = tmp_path / "versions"
     _revision(versions, "base0", None)
     _revision(versions, "deployed1", "base0")

@@ -35,18 +35,28 @@ class Head:
 
 @dataclass(frozen=True)
 class RevisionGraph:
-    """The revisions, their files, their heads and every revision's ancestors."""
+    """The revisions, their files, their heads and each revision's parents."""
 
     files: dict[str, Path]  # revision id -> the file the user named
     heads: tuple[Head, ...]  # in revision id order
-    ancestors: dict[str, frozenset[str]]  # revision id -> the revisions it descends from
+    parents: dict[str, tuple[str, ...]]  # revision id -> its down_revision(s)
 
     def knows(self, revision: str) -> bool:
-        return revision in self.ancestors
+        return revision in self.parents
 
     def descends_from(self, revision: str, ancestor: str) -> bool:
-        """True when `ancestor` is `revision` or one of the revisions it upgrades from."""
-        return revision == ancestor or ancestor in self.ancestors.get(revision, frozenset())
+        """True when `ancestor` is `revision` or one of the revisions it upgrades from
+        (a walk down its parents: each question costs the graph once, at most)."""
+        seen, todo = {revision}, [revision]
+        while todo:
+            current = todo.pop()
+            if current == ancestor:
+                return True
+            for parent in self.parents.get(current, ()):
+                if parent not in seen:
+                    seen.add(parent)
+                    todo.append(parent)
+        return False
 
     def accidental_heads(self) -> tuple[Head, ...]:
         """The heads, when there are several and branch labels do not tell them apart
@@ -86,30 +96,9 @@ def _graph(script: ScriptDirectory, files: dict[str, Path]) -> RevisionGraph:
     for revision in script.walk_revisions():
         down = revision.down_revision
         parents[revision.revision] = (down,) if isinstance(down, str) else tuple(down or ())
-    ancestors: dict[str, frozenset[str]] = {}
-    for name in parents:
-        _ancestors(name, parents, ancestors)
     heads = []
     for head in sorted(script.get_heads()):
         found = script.get_revision(head)
         labels = frozenset(found.branch_labels) if found is not None else frozenset()
         heads.append(Head(head, files.get(head), labels))
-    return RevisionGraph(files, tuple(heads), ancestors)
-
-
-def _ancestors(
-    revision: str, parents: dict[str, tuple[str, ...]], known: dict[str, frozenset[str]]
-) -> frozenset[str]:
-    """Every revision `revision` upgrades from, memoized in `known` (iteratively: a long
-    chain must not exhaust the interpreter's recursion limit)."""
-    stack = [revision]
-    while stack:
-        current = stack[-1]
-        pending = [p for p in parents.get(current, ()) if p not in known]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        below = (frozenset({p}) | known[p] for p in parents.get(current, ()))
-        known[current] = frozenset().union(*below)
-    return known[revision]
+    return RevisionGraph(files, tuple(heads), parents)

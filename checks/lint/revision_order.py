@@ -70,7 +70,7 @@ def _against_applied(
     if not applied:
         return
     at = ", ".join(applied)
-    complete = set(graph.ancestors) <= set(graph.files)  # no stubbed parent: the whole chain
+    complete = set(graph.parents) <= set(graph.files)  # no stubbed parent: the whole chain
     if changed is not None:
         for revision, path in sorted(graph.files.items()):
             if path.resolve() in changed and any(graph.descends_from(v, revision) for v in applied):

@@ -12,6 +12,7 @@ commands. It imports no database driver (`agentddl lint` reads revisions through
 - `ignores`: `# agentddl: ignore[...]` comments of a revision, forwarded as SQL comments.
 - `hints`: what `op.alter_column(existing_type=...)` knows, as a comment on its statement.
 - `online`: a generated revision applied to a real database with `alembic.command`.
+- `graph`: the revisions' graph (heads, parents) read with Alembic's `ScriptDirectory`.
 - `traced`: revisions upgraded with `alembic.command` on connections a hook opens, every
   statement they issue handed to the hook where it runs (`agentddl trace`).
 

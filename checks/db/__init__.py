@@ -13,6 +13,7 @@
 - `dump`: the newest pg_dump and a read-only schema dump; `clone`, `sample`: a user's
   database copied into a scratch one (schema, FK-consistent rows, statistics);
   `schema_read`: a live schema as SQL, and production's table sizes, for the linter;
+  `alembic_version`: the Alembic revisions a database is at, for the linter;
   `data_probe`: the read-only query that judges lint's data-dependent statements;
   `catalog_clone`: one schema rebuilt from its catalog (no pg_dump, any server 14-18)
   with a sample of rows, where audit asks its what-if questions.

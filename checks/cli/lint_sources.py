@@ -32,8 +32,7 @@ def schema_facts(source: str) -> SchemaFacts:
 def table_sizes(source: str) -> TableSizes:
     """--sizes-from: a database's pg_class statistics, or the sizes a file states (the
     pg_restore_relation_stats(...) calls of pg_dump --statistics, a profile's volume)."""
-    from agentddl.checks.lint.sizes import TableSizes, sizes_of
-    from agentddl.checks.pg.names import RelationName
+    from agentddl.checks.lint.sizes import sizes_by_name, sizes_of
     from agentddl.checks.pg.schema_sources import facts_from_file, is_dsn
 
     if not is_dsn(source):
@@ -41,8 +40,7 @@ def table_sizes(source: str) -> TableSizes:
     from agentddl.checks.db import describe_dsn
     from agentddl.checks.db.schema_read import table_sizes as read_sizes
 
-    sizes = read_sizes(source)
-    return TableSizes(describe_dsn(source), {RelationName(*name): size for name, size in sizes.items()})
+    return sizes_by_name(describe_dsn(source), read_sizes(source))
 
 
 @contextmanager

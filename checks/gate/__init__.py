@@ -1,7 +1,7 @@
 """`agentddl check`: the one CI gate for a schema change.
 
 It runs four families on one set of migrations and reports them as one: `lint` (with the
-clone's schema and sizes), `trace` (the migrations applied to a scratch copy of the
+clone's schema), `trace` (the migrations applied to a scratch copy of the
 clone), `verify` (the generic rules on that scratch database once migrated: what the
 migrations added) and `audit` (the workload planned there, against a baseline). The
 families never import each other; this layer, between the command line and them, calls

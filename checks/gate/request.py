@@ -1,7 +1,8 @@
 """`run(CheckRequest) -> CheckResult`: the whole `agentddl check` as a library call.
 
-1. **lint** the migrations, with the clone's schema and table sizes when there is one
-   (`pg_dump --schema-only` and `pg_class`, read-only), at the clone's major;
+1. **lint** the migrations, with the clone's schema when there is one (`pg_dump
+   --schema-only`, read-only; not its table sizes, which a staging clone does not share
+   with production), at the clone's major;
 2. **trace** them on a scratch copy of the clone (its schema; `sample` rows per table;
    its statistics with `statistics`), created on `server`, else the clone's server
    unless `pg_version` asks for an embedded one;

@@ -67,6 +67,12 @@ class TableSizes:
     tables: Mapping[RelationName, tuple[int | None, int | None]]  # rows, heap bytes
 
 
+def sizes_by_name(source: str, rows: Mapping[tuple[str, str], tuple[int | None, int | None]]) -> TableSizes:
+    """Sizes read from a database as plain data ((schema, table) -> (rows, bytes), e.g.
+    db.schema_read.table_sizes), for `--sizes-from DB`."""
+    return TableSizes(source, {RelationName(schema, name): size for (schema, name), size in rows.items()})
+
+
 def sizes_of(facts: SchemaFacts) -> TableSizes:
     """The sizes a schema source states (a dump's statistics, a profile's estimates),
     for `--sizes-from FILE`; a partitioned table's are its partitions' total."""

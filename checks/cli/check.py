@@ -55,14 +55,6 @@ Schema = Annotated[
     str | None, typer.Option("--schema", help="The schema verified and audited (default: every one).")
 ]
 Config = Annotated[Path | None, typer.Option("--config", help="The linter's config file.")]
-SizesFrom = Annotated[
-    str | None,
-    typer.Option(
-        "--sizes-from",
-        metavar="DB|DUMP.SQL|PROFILE",
-        help="Production's table sizes for the lint, as lint --sizes-from (default: none, not the clone's).",
-    ),
-]
 
 
 def register(app: typer.Typer) -> None:
@@ -85,16 +77,13 @@ def check_command(
     cost_growth: CostGrowth = 2.0,
     schema: Schema = None,
     config: Config = None,
-    sizes_from: SizesFrom = None,
     server: options.Server = None,
     pg_version: options.PgVersion = None,
     output_format: options.Format = options.OutputFormat.text,
 ) -> None:
     """Typer entry point: the work is agentddl.checks.gate.run."""
-    from agentddl.checks.cli.lint_sources import table_sizes
     from agentddl.checks.gate import CheckRequest, build_report, run
 
-    sizes = table_sizes(sizes_from) if sizes_from else None
     with progress() as report:
         result = run(
             CheckRequest(
@@ -108,7 +97,6 @@ def check_command(
                 cost_growth=cost_growth,
                 schema=schema,
                 config_file=config,
-                sizes=sizes,
                 pg_version=pg_version,
                 server=server,
                 progress=report,

@@ -25,9 +25,9 @@ Examples:
 
   agentddl check db/ --clone "$STAGING_DSN" --sample 10000 --format markdown > comment.md
 
-Steps: (1) lint the migrations, with the clone's schema and major (--schema-from the
-clone; table sizes only from the config's table_rows: a staging clone's are not
-production's); (2) trace them on a scratch copy of the clone (its schema,
+Steps: (1) lint the migrations, with the clone's schema, major, Alembic version and
+rows (--schema-from the clone); table sizes from --sizes-from or the config's table_rows
+only (a staging clone's are not production's); (2) trace them on a scratch copy of the clone (its schema,
 --sample N rows per table, --statistics), created on --server, else the clone's server
 (needs CREATEDB), else with --pg-version an embedded one; (3) verify the migrated copy:
 the generic rules, counting only findings the clone itself does not have; (4) audit the
@@ -55,6 +55,14 @@ Schema = Annotated[
     str | None, typer.Option("--schema", help="The schema verified and audited (default: every one).")
 ]
 Config = Annotated[Path | None, typer.Option("--config", help="The linter's config file.")]
+SizesFrom = Annotated[
+    str | None,
+    typer.Option(
+        "--sizes-from",
+        metavar="DB|DUMP.SQL|PROFILE",
+        help="Production's table sizes for the lint, as lint --sizes-from (default: none, not the clone's).",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -77,13 +85,16 @@ def check_command(
     cost_growth: CostGrowth = 2.0,
     schema: Schema = None,
     config: Config = None,
+    sizes_from: SizesFrom = None,
     server: options.Server = None,
     pg_version: options.PgVersion = None,
     output_format: options.Format = options.OutputFormat.text,
 ) -> None:
     """Typer entry point: the work is agentddl.checks.gate.run."""
+    from agentddl.checks.cli.lint_sources import table_sizes
     from agentddl.checks.gate import CheckRequest, build_report, run
 
+    sizes = table_sizes(sizes_from) if sizes_from else None
     with progress() as report:
         result = run(
             CheckRequest(
@@ -97,6 +108,7 @@ def check_command(
                 cost_growth=cost_growth,
                 schema=schema,
                 config_file=config,
+                sizes=sizes,
                 pg_version=pg_version,
                 server=server,
                 progress=report,

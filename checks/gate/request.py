@@ -1,8 +1,9 @@
 """`run(CheckRequest) -> CheckResult`: the whole `agentddl check` as a library call.
 
 1. **lint** the migrations, with the clone's schema when there is one (`pg_dump
-   --schema-only`, read-only; not its table sizes, which a staging clone does not share
-   with production), at the clone's major;
+   --schema-only`), its Alembic version and its rows (data-dependent statements), all
+   read-only, at the clone's major; table sizes are `sizes` (production's), never the
+   clone's, which a staging clone does not share with production;
 2. **trace** them on a scratch copy of the clone (its schema; `sample` rows per table;
    its statistics with `statistics`), created on `server`, else the clone's server
    unless `pg_version` asks for an embedded one;

@@ -4,6 +4,7 @@ audit (trace calls back with it before dropping it)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +15,8 @@ import psycopg
 from agentddl.checks import audit, lint, trace, verify
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.db import connect, database_error, describe_dsn
+from agentddl.checks.db.alembic_version import applied_revisions
+from agentddl.checks.db.data_probe import ReadOnlyProbe
 from agentddl.checks.db.schema_read import read_schema
 from agentddl.checks.gate.result import StepResult
 from agentddl.checks.gate.types import CheckRequest
@@ -22,19 +25,25 @@ from agentddl.checks.pg.schema_parse import parse_schema
 
 def lint_step(request: CheckRequest) -> StepResult:
     """The linter on the migrations (those changed since the ref, their Alembic chain
-    rendered with them); with a clone, it knows its schema and its major (not its sizes: a
-    staging clone's few rows are not production's, see lint/sizes.py)."""
+    rendered with them). With a clone it knows its schema, its major, its Alembic version
+    and asks its rows about data-dependent statements, all read-only; table sizes are
+    `request.sizes` only (production's: a staging clone's few rows would make every index
+    build look harmless, see lint/sizes.py)."""
     clone = request.clone
     version = server_major(clone) if clone is not None else None  # a bad DSN fails here, at once
     schema = parse_schema(read_schema(clone), describe_dsn(clone)) if clone is not None else None
-    lint_request = lint.LintRequest(
-        [str(path) for path in request.migrations],
-        pg_version=version,
-        config_file=request.config_file,
-        schema=schema,
-        changed_since=request.changed_since,
-    )
-    return StepResult("lint", lint.run(lint_request).report())
+    with contextlib.ExitStack() as stack:
+        lint_request = lint.LintRequest(
+            [str(path) for path in request.migrations],
+            pg_version=version,
+            config_file=request.config_file,
+            schema=schema,
+            sizes=request.sizes,
+            probe=stack.enter_context(ReadOnlyProbe(clone)) if clone is not None else None,
+            changed_since=request.changed_since,
+            applied_revisions=applied_revisions(clone) if clone is not None else None,
+        )
+        return StepResult("lint", lint.run(lint_request).report())
 
 
 def server_major(dsn: str) -> int:

@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentddl.checks.audit.baseline import DEFAULT_GROWTH
 from agentddl.checks.core.progress import Progress, silent
+
+if TYPE_CHECKING:
+    from agentddl.checks.lint.sizes import TableSizes
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,7 @@ class CheckRequest:
     cost_growth: float = DEFAULT_GROWTH
     schema: str | None = None  # the schema verified and audited (default: every / the only one)
     config_file: Path | None = None  # the linter's config (default: found upward from here)
+    sizes: TableSizes | None = None  # production's table sizes for the lint (lint's --sizes-from)
     pg_version: int | None = None  # the scratch server's major (an embedded one)
     server: str | None = None  # where the scratch database goes (needs CREATEDB)
     progress: Progress = silent

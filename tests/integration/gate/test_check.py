@@ -4,6 +4,7 @@ for lint, trace on a scratch copy, verify and audit; the database itself only re
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,8 @@ def test_an_unsafe_migration_fails_with_the_errors_first_and_the_clone_untouched
     (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
     take_baseline(capsys, shop_dsn)
     before = database_state(shop_dsn)
-    code, out, err = check(capsys, *gate(shop_dsn, "markdown", "--sample", "5000"))
+    # the shop is production here: its sizes too (20,000 orders: large for this team's config)
+    code, out, err = check(capsys, *gate(shop_dsn, "markdown", "--sample", "5000", "--sizes-from", shop_dsn))
     assert code == 1, err
     assert database_state(shop_dsn) == before  # same schema, not one row written
     head, table = out.split("| severity |", 1)
@@ -85,6 +87,7 @@ def test_an_unsafe_migration_fails_with_the_errors_first_and_the_clone_untouched
     assert severities == sorted(severities, key=["error", "warning", "info"].index)
     assert {row.split(" | ")[1].split()[0] for row in rows if row.startswith("| error")} == UNSAFE_ERRORS
     assert out.rstrip().endswith("**check: failed (lint, trace); 4 of 4 steps ran.**")
+    assert "public.orders holds about 20,000 rows" in table  # the lint knew production's size
 
 
 def test_a_safe_migration_passes_and_json_keeps_each_step(
@@ -217,6 +220,9 @@ def test_alembic_revisions_changed_since_a_ref_are_the_only_ones_checked(
     ]
 
 
+REFRESH_ENV = "AGENTDDL_REFRESH_CHECK_PAGE"  # =1: write the run into check's page instead
+
+
 def shown_run(page: str, command: str) -> list[str]:
     """The output a page shows under `$ command`, up to the end of its fenced block."""
     text = (ROOT / page).read_text(encoding="utf-8")
@@ -224,23 +230,41 @@ def shown_run(page: str, command: str) -> list[str]:
     return block.splitlines()[1:]
 
 
+def refresh_page(page: str, command: str, lines: list[str]) -> None:
+    """Replace the output shown under `$ command` with `lines` (what the run printed)."""
+    path = ROOT / page
+    text = path.read_text(encoding="utf-8")
+    start = text.index(f"$ {command}\n") + len(f"$ {command}\n")
+    end = text.index("```", start)
+    path.write_text(text[:start] + "\n".join(lines) + "\n" + text[end:], encoding="utf-8")
+
+
 def test_the_pages_show_the_output_of_a_real_run(
     project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """check's page and the README quote a run on this shop database: the same run now
-    prints the same lines (figures aside: comparable() makes every number #)."""
+    prints the same lines (figures aside: comparable() makes every number #). After a
+    change of what check prints, AGENTDDL_REFRESH_CHECK_PAGE=1 writes the new run into
+    the page (review its diff)."""
     (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
     take_baseline(capsys, shop_dsn)
     argv = ["migrations/", "--clone", shop_dsn, "--queries", "queries.sql", "--baseline", "audit.json"]
     command = 'agentddl check migrations/ --clone "$STAGING_DSN" --queries queries.sql --baseline audit.json'
     code, out, _ = check(capsys, *argv, "--format", "markdown")
-    shown = shown_run("docs/commands/check.md", f"{command} --format markdown")
+    page = "docs/commands/check.md"
+    if os.environ.get(REFRESH_ENV) == "1":
+        refresh_page(
+            page, f"{command} --format markdown", [*out.rstrip("\n").splitlines(), f"(exit code {code})"]
+        )
+    shown = shown_run(page, f"{command} --format markdown")
     assert shown[-1] == f"(exit code {code})"
 
     def same(lines: list[str]) -> list[str]:  # the clone's name differs from run to run
         return comparable("\n".join(line for line in lines if not line.startswith("- clone: ")))
 
-    assert same(out.splitlines()) == same(shown[:-1])
+    assert same(out.splitlines()) == same(shown[:-1]), (
+        f"{page} shows another run: {REFRESH_ENV}=1 rewrites it"
+    )
     code, out, _ = check(capsys, *argv)
     quoted = [line for line in shown_run("README.md", command) if line != "..."]
     assert set(comparable("\n".join(quoted))) <= set(comparable(out))

@@ -104,7 +104,7 @@ def fired(path: AuditPath, fks: list[ForeignKey]) -> list[tuple[ForeignKey, str]
 class FiredAction:
     """A foreign key's action a path fires, with the plan of the lookup it makes."""
 
-    firing: PathResult  # the DELETE or key UPDATE (its plan's `changed`: the parent rows)
+    firing: PathResult  # the DELETE or key UPDATE (its plan's `changed`: the parent rows it changes)
     fk: ForeignKey
     action: str  # "ON DELETE x" or "ON UPDATE x"
     lookup: PathResult  # the referencing rows' lookup (one parent row's), judged

@@ -109,7 +109,8 @@ class PlanSummary:
     buffers: int | None = None  # shared blocks hit + read under ANALYZE
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     triggers: tuple[TriggerTime, ...] = ()  # under ANALYZE of a write
-    changed: float = 0.0  # rows a write took from its input (a read part: its rows), measured or estimated
+    # rows each write takes from its input, by root table ("": a write's read part, its rows)
+    changed: dict[str, float] = field(default_factory=dict)
 
     @property
     def indexes(self) -> frozenset[str]:
@@ -166,21 +167,22 @@ def summarize(document: dict[str, Any], catalog: Catalog, version: int) -> PlanS
             )
             for t in document.get("Triggers", ())
         ),
-        changed=_changed(root, nodes),
+        changed=_changed(root, nodes, catalog),
     )
 
 
-def _changed(root: dict[str, Any], nodes: list[dict[str, Any]]) -> float:
-    """The rows a DELETE or UPDATE changes (each fires its foreign keys' actions): its
-    input's rows, or where the plan is a write's read part, the rows that part returns."""
-    inputs = [
-        child
-        for n in nodes
-        if n["Node Type"] == "ModifyTable"
-        for child in n.get("Plans", ())
-        if child.get("Parent Relationship") not in ("InitPlan", "SubPlan")
-    ]
-    return sum(_rows(n) for n in inputs or [root])
+def _changed(root: dict[str, Any], nodes: list[dict[str, Any]], catalog: Catalog) -> dict[str, float]:
+    """The rows each DELETE or UPDATE changes (each fires its foreign keys' actions): its
+    input's rows, by table; a plan without a write (a write's read part): its own rows."""
+    changed: dict[str, float] = {}
+    for node in nodes:
+        if node["Node Type"] != "ModifyTable":
+            continue
+        table = catalog.root(node.get("Relation Name", ""))
+        for child in node.get("Plans", ()):
+            if child.get("Parent Relationship") not in ("InitPlan", "SubPlan"):
+                changed[table] = changed.get(table, 0.0) + _rows(child)
+    return changed or {"": _rows(root)}
 
 
 def _rows(node: dict[str, Any]) -> float:

@@ -73,7 +73,9 @@ class ReadsLargeShare(PlanRule, FkActionRule):
 
     def judge_action(self, fired: FiredAction) -> Finding | None:
         """Rows changed x the lookup's rows read for one of them, against the child's size."""
-        lookup, parents = fired.lookup, fired.firing.plan.changed if fired.firing.plan else 0.0
+        lookup, plan = fired.lookup, fired.firing.plan
+        changed = plan.changed if plan is not None else {}
+        parents = changed.get(fired.fk.parent, changed.get("", 0.0))
         if lookup.plan is None or not parents:
             return None
         seen = PlanFacts(fired.firing.path, lookup.plan, fired.catalog, fired.limits)

@@ -132,7 +132,9 @@ def test_the_gitlab_job_writes_a_code_quality_report(repo: Path, shop_dsn: str) 
         "ADL209",
         "ADT101",
     }
-    assert {issue["location"]["path"] for issue in report} == {CHANGE}
+    # the errors are at the change's lines (a finding about an object, e.g. the new index
+    # the workload never reads, is located at the object's name)
+    assert {issue["location"]["path"] for issue in report if issue["severity"] == "critical"} == {CHANGE}
 
 
 def test_the_pre_commit_hook_lints_the_staged_migrations(repo: Path, shop_dsn: str) -> None:

@@ -57,6 +57,12 @@ def _generate(ns: Namespace, out: str) -> None:
     assert set(ns["files"]) >= {"schema.sql", "queries.sql", "PLAN.md"}
 
 
+def _gate(ns: Namespace, out: str) -> None:
+    verdicts = [step.verdict for step in ns["result"].steps]
+    assert verdicts == ["failed", "skipped", "skipped", "skipped"] and ns["result"].exit_code == 1
+    assert out.splitlines()[0].startswith("lint: failed: ") and "## agentddl check" in out
+
+
 CHECKS: dict[str, Callable[[Namespace, str], None]] = {
     "lint": _lint,
     "verify": _verify,
@@ -65,6 +71,7 @@ CHECKS: dict[str, Callable[[Namespace, str], None]] = {
     "audit": _audit,
     "prove": _prove,
     "generate": _generate,
+    "gate": _gate,
 }
 
 

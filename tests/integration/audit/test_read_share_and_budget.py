@@ -130,8 +130,9 @@ def test_a_whole_table_read_through_an_index_fails_and_a_point_lookup_passes(sho
     assert paths["bump_all"]["written"] is not None  # in place: planned by its read part
     # a DELETE of a small table whose foreign key's action reads most of a large one
     (cascade,) = [f for f in report["findings"] if f["code"] == "ADA117" and f["object"] == "drop_owners"]
-    assert "through items_owner_id_fkey (ON DELETE CASCADE): it deletes ~900 shop.owners rows" in (
-        cascade["message"]
+    assert (
+        "through items_owner_id_fkey (ON DELETE CASCADE): it deletes ~900 shop.owners rows"
+        in (cascade["message"])
     )
     assert "each one's 300 referencing rows read, one lookup (measured: " in cascade["message"]
     assert paths["drop_owner"]["passed"], paths["drop_owner"]  # one owner: 300 items

@@ -107,12 +107,16 @@ def refresh(root: Path, pages: list[str] | None = None) -> list[str]:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+# Names a run makes up: scratch databases (agentddl_8c9226543dd7) and temporary folders.
+_GENERATED_NAME = re.compile(r"\b(?:agentddl|pg|tmp)[\w-]*?[_-][0-9a-z]{6,}\b|/tmp/\S+")
 _DRAWING = re.compile(r"[\s─━│┃┏┓┗┛┡┩┠┨┯┷┳┻╇╈╋┼├┤┬┴┌┐└┘═║╔╗╚╝╭╮╰╯]+")
 
 
 def comparable(block: str) -> list[str]:
     """A block's lines as compared across runs: every number is `#` (timings, ports,
-    rates, counts that depend on the machine), table drawing and runs of spaces are one
-    space (a wider figure widens its column), blank lines dropped."""
-    lines = (_DRAWING.sub(" ", _NUMBER.sub("#", line)).strip() for line in block.splitlines())
+    rates, counts that depend on the machine), a made-up name (scratch database,
+    temporary folder) is `NAME`, table drawing and runs of spaces are one space (a wider
+    figure widens its column), blank lines dropped."""
+    masked = (_NUMBER.sub("#", _GENERATED_NAME.sub("NAME", line)) for line in block.splitlines())
+    lines = (_DRAWING.sub(" ", line).strip() for line in masked)
     return [line for line in lines if line]

@@ -47,6 +47,16 @@ def describe_dsn(dsn: str) -> str:
     return f"{host}:{params.get('port') or 5432}/{params.get('dbname') or ''}"
 
 
+def dsn_params(dsn: str) -> dict[str, Any]:
+    """A DSN's parameters; one that is not a DSN is a one-line DatabaseError."""
+    try:
+        return conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
+        raise DatabaseError(f"invalid DSN: {error_line(error)}") from None
+    except UnicodeEncodeError as error:  # undecodable bytes of argv arrive as surrogates
+        raise DatabaseError(f"invalid DSN: not UTF-8 text (character {error.start + 1})") from None
+
+
 def connect(
     dsn: str,
     *,
@@ -63,12 +73,7 @@ def connect(
     statement_timeout, lock_timeout), so they hold from the first statement on.
     A DSN that is not one, or a server that does not answer, is a one-line DatabaseError.
     """
-    try:
-        params = conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError as error:  # not a DSN at all: nothing to connect to
-        raise DatabaseError(f"invalid DSN: {error_line(error)}") from None
-    except UnicodeEncodeError as error:  # undecodable bytes of argv arrive as surrogates
-        raise DatabaseError(f"invalid DSN: not UTF-8 text (character {error.start + 1})") from None
+    params = dsn_params(dsn)
     options = dict(settings or {})
     if read_only:
         options["default_transaction_read_only"] = "on"

@@ -22,9 +22,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
-from agentddl.checks.db.connect import DatabaseError, describe_dsn
+from agentddl.checks.db.connect import DatabaseError, describe_dsn, dsn_params
 from agentddl.checks.db.installations import candidate_bin_dirs, library_env
 
 DUMP_TIMEOUT_SECONDS = 300
@@ -159,7 +159,7 @@ def dump_error(stderr: str) -> str:
 
 def _without_password(dsn: str) -> tuple[str, str | None]:
     """The DSN without its password (kept out of the process list), and the password."""
-    params = conninfo_to_dict(dsn)
+    params = dsn_params(dsn)
     password = params.pop("password", None)
     rest = make_conninfo("", **{k: v for k, v in params.items() if v is not None})
     return rest, str(password) if password is not None else None

@@ -349,3 +349,29 @@ def test_a_number_option_refuses_nan_infinity_and_negatives(command: str, option
     assert outcome.err.startswith(f"agentddl: Invalid value for '{option}': expected a number of "), (
         outcome.err
     )
+
+
+# Options that take a database or a file (--schema-from, --sizes-from) or only a database
+# (check's --clone): a DSN that does not parse, or names nowhere, is refused like --dsn's.
+SOURCE_DSN_PARAMS = ("schema_from", "sizes_from", "clone")
+
+
+def source_dsn_options() -> list[tuple[str, str]]:
+    return [(c, p.name) for c in cli.COMMANDS for p in command_params(c) if p.name in SOURCE_DSN_PARAMS]
+
+
+@pytest.mark.parametrize(("command", "option"), source_dsn_options())
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        "postgresql://app@127.0.0.1:1/db?sslmode",  # a query parameter without "=": does not parse
+        "postgresql://app:pw-secret@127.0.0.1:{port}/db?connect_timeout=2",
+        "host=127.0.0.1 port={port} user=app password=pw-secret connect_timeout=2",
+    ],
+)
+def test_a_bad_database_source_is_one_line_without_its_password(command: str, option: str, dsn: str) -> None:
+    with scratch_cwd() as cwd:
+        argv = benign_command_line(command, cwd, **{option: dsn.format(port=REFUSED_PORT)})
+        lines = assert_refused(run_cli(argv), argv)
+        assert any(why in lines[-1] for why in ("invalid DSN", "cannot connect", "Connection refused")), lines
+        assert "pw-secret" not in "\n".join(lines)

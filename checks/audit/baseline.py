@@ -1,8 +1,13 @@
 """Regression mode for CI: store each path's plan shape and cost, compare a later run.
 
     {"baseline": 1, "schema_version": "1.0", "server_version": 16,
+     "queries": ["queries/hot_paths.sql"],
      "paths": {"claim_run": {"node": "Index Scan using runs_claim_idx on runs",
                              "indexes": ["runs_claim_idx", ...], "cost": 34.66}}}
+
+`queries` are the query files the workload came from, relative to the baseline's folder:
+a later run (`agentddl check --baseline FILE`) plans the same workload without being told
+it again.
 
 A later run fails a path (ADA120) when it no longer uses an index its baseline plan
 used, and (ADA121) when its estimated cost grew beyond `growth` times the baseline's;
@@ -20,6 +25,7 @@ docs/schemas/audit-baseline.schema.json). A baseline without one was written by 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +41,14 @@ DEFAULT_GROWTH = 2.0
 BASELINE_VERSION = "1.0"
 
 
-def baseline_document(result: AuditResult) -> dict[str, Any]:
+def baseline_document(result: AuditResult, folder: Path = Path(".")) -> dict[str, Any]:
+    """The baseline of `result`, its query files named relative to `folder` (where it is written)."""
+    files = sorted({r.path.file for r in result.paths if r.path.file is not None})
     return {
         "baseline": 1,
         "schema_version": BASELINE_VERSION,
         "server_version": result.server_version,
+        "queries": [Path(os.path.relpath(Path(f).resolve(), folder.resolve())).as_posix() for f in files],
         "paths": {
             r.path.name: {
                 "node": r.plan.main_node(r.path.table),
@@ -54,7 +63,7 @@ def baseline_document(result: AuditResult) -> dict[str, Any]:
 
 def write_baseline(path: Path, result: AuditResult) -> None:
     """Written atomically (temp file + rename)."""
-    text = json.dumps(baseline_document(result), indent=2, sort_keys=True) + "\n"
+    text = json.dumps(baseline_document(result, path.parent), indent=2, sort_keys=True) + "\n"
     write_files({path.name: text}, path.parent if str(path.parent) else Path("."))
 
 
@@ -77,12 +86,21 @@ def read_baseline(path: Path) -> dict[str, Any]:
             f'{path}:1:1: not an agentddl audit baseline (expected "baseline": 1 and "paths")'
         )
     _check_version(path, text, document.get("schema_version", BASELINE_VERSION))
+    queries = document.get("queries", [])
+    if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+        raise AgentDDLError(f'{path}: "queries": expected a list of query file paths')
     for name, entry in document["paths"].items():
         if not _valid_entry(entry):
             raise AgentDDLError(
                 f'{path}: path {name!r}: expected {{"node": text, "indexes": [names], "cost": number}}'
             )
     return document
+
+
+def baseline_queries(path: Path) -> tuple[Path, ...]:
+    """The query files a baseline's workload came from (none in a 0.1.0 baseline or one of
+    the profile's paths only), resolved from the baseline's folder."""
+    return tuple(path.parent / q for q in read_baseline(path).get("queries", []))
 
 
 def _check_version(path: Path, text: str, version: object) -> None:

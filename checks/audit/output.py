@@ -105,4 +105,8 @@ class AuditBaseline(Closed):
         description="Version of the baseline format, MAJOR.MINOR (its own, not the report's).",
     )
     server_version: int
+    queries: list[str] = Field(
+        default_factory=list,
+        description="The query files the workload came from, relative to the baseline's folder.",
+    )
     paths: dict[str, BaselinePlan] = Field(description="Each planned path's plan, by the path's name.")

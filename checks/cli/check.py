@@ -31,8 +31,9 @@ only (a staging clone's are not production's); (2) trace them on a scratch copy 
 --sample N rows per table, --statistics), created on --server, else the clone's server
 (needs CREATEDB), else with --pg-version an embedded one; (3) verify the migrated copy:
 the generic rules, counting only findings the clone itself does not have; (4) audit the
---queries workload on the migrated copy, compared with --baseline (written when the file
-is missing). The clone is only read. Without --clone only the lint runs.
+--queries workload (default: the query files the --baseline names) on the migrated copy,
+compared with --baseline (written when the file is missing). The clone is only read.
+Without --clone only the lint runs.
 --changed-since REF checks only the migrations added or changed since that git ref.
 Exit codes: 0 every step held, 1 an error finding in any step, 2 usage or connection error.
 """

@@ -20,10 +20,11 @@ User mistakes raise AgentDDLError (one line, exit 2) before any server work.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from agentddl.checks.alembic.environment import revision_identity
-from agentddl.checks.audit.baseline import read_baseline
+from agentddl.checks.audit.baseline import baseline_queries
 from agentddl.checks.core.changes import changed_since
 from agentddl.checks.db import describe_dsn
 from agentddl.checks.gate.result import STEPS, CheckResult, StepResult
@@ -35,6 +36,7 @@ from agentddl.generator.errors import AgentDDLError
 
 def run(request: CheckRequest) -> CheckResult:
     """Every step that can run, in order; each step's own report kept whole."""
+    request = with_baseline_workload(request)
     _check_options(request)
     files = selected_migrations(request)
     about = _about(request, files)
@@ -63,12 +65,22 @@ def _check_options(request: CheckRequest) -> None:
         if given:
             raise AgentDDLError(f"{', '.join(given)}: these are about the scratch copy: pass --clone DSN")
     if request.baseline is not None and not request.queries:
-        raise AgentDDLError("--baseline compares the plans of a workload: pass --queries FILE")
+        raise AgentDDLError(
+            f"--baseline {request.baseline} names no query files: pass --queries FILE (its workload)"
+        )
     for path in request.queries:
         if not path.is_file():
             raise AgentDDLError(f"--queries {path}: no such file")
-    if request.baseline is not None and request.baseline.exists():
-        read_baseline(request.baseline)  # a corrupt baseline is found now, not after the copy
+
+
+def with_baseline_workload(request: CheckRequest) -> CheckRequest:
+    """Without --queries, the workload is the query files the --baseline was taken with
+    (`agentddl audit --queries ... --baseline FILE` names them in it). A corrupt baseline
+    is found here, before any copy is made."""
+    if request.baseline is None or not request.baseline.exists():
+        return request
+    named = baseline_queries(request.baseline)
+    return request if request.queries else replace(request, queries=named)
 
 
 def selected_migrations(request: CheckRequest) -> list[Path]:

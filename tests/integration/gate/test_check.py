@@ -58,12 +58,12 @@ def take_baseline(capsys: pytest.CaptureFixture[str], dsn: str) -> None:
     code = cli.main(argv)
     _, err = capsys.readouterr()
     assert code == 0, err
-    assert Path("audit.json").is_file()
+    assert json.loads(Path("audit.json").read_text())["queries"] == ["queries.sql"]
 
 
 def gate(dsn: str, fmt: str, *more: str) -> list[str]:
-    return ["migrations/", "--clone", dsn, "--queries", "queries.sql", "--baseline", "audit.json",
-            "--format", fmt, *more]  # fmt: skip
+    """The gate as CI runs it: the workload is the one the baseline was taken with."""
+    return ["migrations/", "--clone", dsn, "--baseline", "audit.json", "--format", fmt, *more]
 
 
 def test_an_unsafe_migration_fails_with_the_errors_first_and_the_clone_untouched(
@@ -169,7 +169,7 @@ def test_without_a_clone_only_the_lint_runs(project: Path, capsys: pytest.Captur
     [
         (["--baseline", "audit.json"], "--baseline: these are about the scratch copy: pass --clone DSN"),
         (["--clone", "postgresql://x@127.0.0.1:1/db", "--baseline", "b.json"],
-         "--baseline compares the plans of a workload: pass --queries FILE"),
+         "--baseline b.json names no query files: pass --queries FILE (its workload)"),
         (["--clone", "postgresql://x@127.0.0.1:1/db", "--queries", "nope.sql"],
          "--queries nope.sql: no such file"),
         (["--clone", "postgresql://x@127.0.0.1:1/db", "--queries", "queries.sql", "--baseline", "bad.json"],
@@ -248,8 +248,8 @@ def test_the_pages_show_the_output_of_a_real_run(
     the page (review its diff)."""
     (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
     take_baseline(capsys, shop_dsn)
-    argv = ["migrations/", "--clone", shop_dsn, "--queries", "queries.sql", "--baseline", "audit.json"]
-    command = 'agentddl check migrations/ --clone "$STAGING_DSN" --queries queries.sql --baseline audit.json'
+    argv = ["migrations/", "--clone", shop_dsn, "--baseline", "audit.json"]  # its workload: the baseline's
+    command = 'agentddl check migrations/ --clone "$STAGING_DSN" --baseline audit.json'
     code, out, _ = check(capsys, *argv, "--format", "markdown")
     page = "docs/commands/check.md"
     if os.environ.get(REFRESH_ENV) == "1":

@@ -12,16 +12,13 @@ compared as their shape only: see `comparable`.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentddl.checks.docs.commands import HELP_WIDTH
+from agentddl.checks.docs.commands import as_shown, command_pages, run_cli
 
 EXAMPLE_BLOCK = re.compile(r"(<!-- example: (agentddl [^\n]+?) -->\n)(.*?)(<!-- /example -->)", re.S)
 EXAMPLE_TIMEOUT_SECONDS = 900  # a hang guard: the slowest example (prove) takes about a minute
@@ -52,7 +49,7 @@ class ExampleRun:
 def examples(root: Path) -> list[Example]:
     """Every example block of every command page, in page order."""
     found: list[Example] = []
-    for page in sorted((root / "docs" / "commands").glob("*.md")):
+    for page in command_pages(root):
         text = page.read_text(encoding="utf-8")
         for match in EXAMPLE_BLOCK.finditer(text):
             found.append(Example(str(page.relative_to(root)), match.group(2), match.group(3)))
@@ -62,22 +59,10 @@ def examples(root: Path) -> list[Example]:
 def run_example(command: str, root: Path) -> ExampleRun:
     """Run `agentddl <args>` as a user would, from `root`; stdout is the output shown
     (progress and notes on stderr are not), exit code 2 (a usage error) raises."""
-    args = shlex.split(command)[1:]
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "AGENTDDL_DSN", "AGENTDDL_SERVER")}
-    env.update(COLUMNS=HELP_WIDTH, NO_COLOR="1", TERM="dumb")
-    result = subprocess.run(
-        [sys.executable, "-m", "agentddl.checks.cli.main", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=EXAMPLE_TIMEOUT_SECONDS,
-        check=False,
-    )
+    result = run_cli(shlex.split(command)[1:], timeout=EXAMPLE_TIMEOUT_SECONDS, cwd=root)
     if result.returncode not in (0, 1):
         raise RuntimeError(f"{command} failed (exit {result.returncode}): {result.stderr.strip()}")
-    output = "\n".join(line.rstrip() for line in result.stdout.strip("\n").splitlines())
-    return ExampleRun(output, result.returncode)
+    return ExampleRun(as_shown(result.stdout), result.returncode)
 
 
 def with_current_examples(page: str, run: Callable[[str], ExampleRun]) -> str:
@@ -94,7 +79,7 @@ def refresh(root: Path, pages: list[str] | None = None) -> list[str]:
     """Run the examples of `pages` (default: every command page) and rewrite their
     blocks; the pages whose text changed."""
     changed: list[str] = []
-    for path in sorted((root / "docs" / "commands").glob("*.md")):
+    for path in command_pages(root):
         relative = str(path.relative_to(root))
         if pages and relative not in pages and path.stem not in pages:
             continue

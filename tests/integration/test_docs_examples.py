@@ -11,6 +11,7 @@ import re
 import pytest
 from profiles import ROOT
 
+from agentddl.checks.docs.commands import command_pages
 from agentddl.checks.docs.examples import Example, ExampleRun, comparable, examples, run_example
 
 EXAMPLES = examples(ROOT)
@@ -21,7 +22,7 @@ def test_every_command_page_opens_with_an_example() -> None:
     """An example on every command page; the first fenced block is a real run: the
     example's own, or a run quoted and compared by the command's own tests (check's run
     on a database the page describes)."""
-    pages = sorted((ROOT / "docs" / "commands").glob("*.md"))
+    pages = command_pages(ROOT)
     with_example = {e.page for e in EXAMPLES}
     missing = [str(p.relative_to(ROOT)) for p in pages if str(p.relative_to(ROOT)) not in with_example]
     assert not missing, f"command pages without an example block: {missing}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pglast import ast
-from pglast.enums import ConstrType
+from pglast.enums import AlterTableType, ConstrType
 
 from agentddl.checks.lint.probe import (
     DataCheck,
@@ -16,17 +16,22 @@ from agentddl.checks.lint.probe import (
     rows_written_earlier,
 )
 from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from agentddl.checks.pg.ast_helpers import iter_nodes, name_list, relation_name
+from agentddl.checks.pg.ast_helpers import iter_nodes, name_list
 from agentddl.checks.pg.columns import (
     added_columns,
     added_constraints,
     column_ref_name,
+    commands_of,
     existing_altered_table,
     is_validating,
 )
 from agentddl.checks.pg.earlier import column_added_earlier
+from agentddl.checks.pg.foreign_keys import ForeignKey, foreign_key, known_foreign_keys
 
 _MATCH_FULL = "f"
+ENFORCEABLE_SINCE = 18  # NOT ENFORCED constraints, ALTER CONSTRAINT ... ENFORCED
+_NOT_VALID = "add it NOT VALID, fix the rows in batches, VALIDATE it."
+_ENFORCE_LATER = "fix the rows in batches first, or drop the key, add it again NOT VALID and VALIDATE it."
 
 
 class ConstraintOverViolatingRows(Rule):
@@ -45,6 +50,13 @@ class ConstraintOverViolatingRows(Rule):
     created or changed earlier in the migration. A constraint over a column the migration
     adds is not flagged unless a statement writes the table in between: the rows hold
     its default or NULL, not old data.
+
+    Version-aware: on PostgreSQL 18 a constraint added `NOT ENFORCED` checks no row
+    (not flagged; before 18 it is a syntax error, syntax-not-in-target-version's
+    finding), and `ALTER CONSTRAINT fk ENFORCED` validates every row of a foreign key
+    that was not enforced, so it is flagged like an added one (its key from
+    `--schema-from` or this migration; unknown, the warning says it could not be
+    checked).
 
     The lock the validation holds is constraint-missing-not-valid's finding; this one
     is about the migration failing.
@@ -96,18 +108,43 @@ class ConstraintOverViolatingRows(Rule):
             if not is_validating(constraint) or _over_new_columns(constraint, added, table, context):
                 continue
             named = f"constraint {constraint.conname}" if constraint.conname else "constraint"
-            found = (
-                _check(context, table, constraint) if constraint.contype == ConstrType.CONSTR_CHECK else None
-            )
-            found = found or _foreign_key(context, table, constraint)
-            if found is None:
-                continue
-            yield Violation(
-                message=f"Adding {named} fails if a row of {table} already violates it.",
-                fix=f"Check first ({found.sql}); add it NOT VALID, fix the rows in batches, VALIDATE it.",
-                by_size=False,
-                data_check=found,
-            )
+            if constraint.contype == ConstrType.CONSTR_CHECK:
+                found = _check(context, table, constraint)
+            else:
+                key = foreign_key(constraint, table, context)
+                found = _orphans(context, key, constraint.fk_matchtype == _MATCH_FULL) if key else None
+            if found is not None:
+                yield _violation(f"Adding {named}", table, found, _NOT_VALID)
+        if context.pg_version >= ENFORCEABLE_SINCE:
+            yield from _enforced(statement, context, table)
+
+
+def _violation(doing: str, table: RelationName, found: DataCheck, then: str) -> Violation:
+    return Violation(
+        message=f"{doing} fails if a row of {table} already violates it.",
+        fix=f"Check first ({found.sql}); {then}",
+        by_size=False,
+        data_check=found,
+    )
+
+
+def _enforced(statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
+    """`ALTER CONSTRAINT fk ENFORCED` (PostgreSQL 18) validates the rows of a foreign
+    key that was NOT ENFORCED; a CHECK's enforceability cannot be altered."""
+    for command in commands_of(statement.node, AlterTableType.AT_AlterConstraint):
+        change = command.def_
+        if not isinstance(change, ast.ATAlterConstraint) or not change.alterEnforceability:
+            continue
+        if not change.is_enforced:
+            continue
+        name = str(change.conname)
+        keys = [k for k in known_foreign_keys(context) if k.table == table and k.name == name]
+        if keys:
+            found = _orphans(context, keys[0], match_full=False)
+        else:
+            unknown = f"rows of {table} that {name} rejects"
+            found = DataCheck("", unknown, f"the foreign key {name} is not known")
+        yield _violation(f"Enforcing constraint {name}", table, found, _ENFORCE_LATER)
 
 
 def _over_new_columns(
@@ -133,19 +170,18 @@ def _check(context: Context, table: RelationName, constraint: ast.Constraint) ->
     return data_check(context, [table], query, f"rows of {table} where {expression} is false")
 
 
-def _foreign_key(context: Context, table: RelationName, constraint: ast.Constraint) -> DataCheck | None:
-    if constraint.contype != ConstrType.CONSTR_FOREIGN or constraint.pktable is None:
-        return None
-    parent = relation_name(constraint.pktable, context)
-    columns = name_list(constraint.fk_attrs or ())
-    keys = name_list(constraint.pk_attrs or ()) or _primary_key(context, parent)
+def _orphans(context: Context, key: ForeignKey, match_full: bool) -> DataCheck:
+    """A row of the key's table whose non-NULL key has no referenced row (MATCH FULL:
+    also a key partly NULL)."""
+    table, parent, columns = key.table, key.references, key.columns
+    keys = key.ref_columns or _primary_key(context, parent)
     child = [f"child.{column_sql(c)}" for c in columns]
     if len(keys) == len(columns):
         matched = " AND ".join(f"parent.{column_sql(k)} = {c}" for k, c in zip(keys, child, strict=True))
     else:  # never run (blocked below); said in the fix
         matched = f"(parent's primary key) = ({', '.join(child)})"
     orphan = f"NOT EXISTS (SELECT FROM {quoted(parent)} AS parent WHERE {matched})"
-    if constraint.fk_matchtype == _MATCH_FULL:
+    if match_full:
         some, every = (
             " OR ".join(f"{c} IS NOT NULL" for c in child),
             " AND ".join(f"{c} IS NOT NULL" for c in child),

@@ -13,6 +13,7 @@ from agentddl.checks.pg.ast_helpers import relation_name
 from agentddl.checks.pg.columns import added_constraints, existing_altered_table
 from agentddl.checks.pg.earlier import is_new
 
+NULLS_NOT_DISTINCT_SINCE = 15  # before: a syntax error
 
 class UniqueOverDuplicates(Rule):
     """
@@ -27,8 +28,11 @@ class UniqueOverDuplicates(Rule):
     message says what was counted and how long it took), nothing when it holds none,
     and the warning again when the check timed out or the table is changed earlier in
     the migration. The check follows the index: its expressions, its `WHERE`
-    predicate, and `NULLS NOT DISTINCT` (PostgreSQL 15+; otherwise rows with a NULL
-    key never collide). A primary key's NULLs are not-null-over-nulls' finding.
+    predicate, and `NULLS NOT DISTINCT` (PostgreSQL 15+: rows whose keys are NULL
+    collide too, and are counted; otherwise a row with a NULL key never collides and
+    is not). Before PostgreSQL 15 `NULLS NOT DISTINCT` is a syntax error, which is
+    syntax-not-in-target-version's finding: this rule says nothing then. A primary
+    key's NULLs are not-null-over-nulls' finding.
 
     ## Why is this bad?
     The build fails at the first duplicate key ("could not create unique index"),
@@ -70,20 +74,29 @@ class UniqueOverDuplicates(Rule):
     def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
         node = statement.node
         if isinstance(node, ast.IndexStmt):
-            if node.unique and node.relation is not None and not is_new(node.relation, context):
+            if not node.unique or node.relation is None or is_new(node.relation, context):
+                return
+            nulls = bool(node.nulls_not_distinct)
+            if _runs(nulls, context):
                 keys = [_key(element) for element in node.indexParams or ()]
                 predicate = deparsed(node.whereClause) if node.whereClause is not None else None
                 indexed = relation_name(node.relation, context)
-                yield _violation(context, indexed, keys, predicate, bool(node.nulls_not_distinct), "index")
+                yield _violation(context, indexed, keys, predicate, nulls, "index")
             return
         table = existing_altered_table(statement, context)
         if table is None:
             return
         for constraint in added_constraints(node, ConstrType.CONSTR_UNIQUE, ConstrType.CONSTR_PRIMARY):
-            if constraint.indexname is None and constraint.keys:
+            nulls = bool(constraint.nulls_not_distinct)
+            if constraint.indexname is None and constraint.keys and _runs(nulls, context):
                 keys = [column_sql(key.sval) for key in constraint.keys]
                 kind = "primary key" if constraint.contype == ConstrType.CONSTR_PRIMARY else "constraint"
-                yield _violation(context, table, keys, None, bool(constraint.nulls_not_distinct), kind)
+                yield _violation(context, table, keys, None, nulls, kind)
+
+
+def _runs(nulls_not_distinct: bool, context: Context) -> bool:
+    """The statement parses on the target version (NULLS NOT DISTINCT: 15+)."""
+    return not nulls_not_distinct or context.pg_version >= NULLS_NOT_DISTINCT_SINCE
 
 
 def _key(element: ast.IndexElem) -> str:
@@ -103,10 +116,10 @@ def _violation(
         f"SELECT FROM {quoted(table)} WHERE {' AND '.join(where) or 'true'}"
         f" GROUP BY {listed} HAVING count(*) > 1"
     )
-    looks_for = f"duplicate ({shown}) values in {table}"
+    duplicates = f"duplicate ({shown}) values{' (NULLs included: NULLS NOT DISTINCT)' if nulls else ''}"
     return Violation(
-        message=f"This unique {kind} fails if {table} already holds duplicate ({shown}) values.",
+        message=f"This unique {kind} fails if {table} already holds {duplicates}.",
         fix=f"Look for duplicates first (SELECT EXISTS ({query})) and merge them in an earlier step.",
         by_size=False,
-        data_check=data_check(context, [table], query, looks_for),
+        data_check=data_check(context, [table], query, f"{duplicates} in {table}"),
     )

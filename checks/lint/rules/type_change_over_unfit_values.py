@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from pglast import ast
 from pglast.enums import AlterTableType
@@ -27,6 +27,7 @@ _NUMBERS = frozenset({"int2", "int4", "int8", "numeric", "float4", "float8"})
 _INTEGER_RANGE = {"int2": 2**15, "int4": 2**31, "int8": 2**63}
 _COPY = "Run the change on a recent copy of production first; fix the values that fail in an earlier step."
 _NOT_ONE_QUERY = "which values this conversion rejects is not one query"
+INPUT_IS_VALID_SINCE = 16  # pg_input_is_valid(text, type)
 
 
 class TypeChangeOverUnfitValues(Rule):
@@ -48,11 +49,13 @@ class TypeChangeOverUnfitValues(Rule):
     With `--schema-from postgresql://...` the linter asks that database, with one
     read-only `SELECT EXISTS (...)` under a statement_timeout: a value longer than the
     new length, a number outside the new integer's range, or a string that is not
-    valid input for the new type (`pg_input_is_valid`, PostgreSQL 16+ on the database
-    asked). An **error** when such a value exists (the message says what was counted
-    and how long it took), nothing when none does, and the warning again when the
-    check timed out, cannot be one query (a `USING` expression, other casts), or the
-    table is changed earlier in the migration.
+    valid input for the new type (`pg_input_is_valid`, PostgreSQL 16+). An **error**
+    when such a value exists (the message says what was counted and how long it took),
+    nothing when none does, and the warning again when the check timed out, cannot be
+    one query (a `USING` expression, other casts), or the table is changed earlier in
+    the migration. Version-aware: for a target before PostgreSQL 16 the string check
+    is not run (the function does not exist there: "function pg_input_is_valid(...)
+    does not exist" on 14 and 15), and the warning says so.
 
     ## Why is this bad?
     The conversion runs over every row while the table is rewritten under an ACCESS
@@ -95,21 +98,32 @@ class TypeChangeOverUnfitValues(Rule):
             definition = command.def_
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:
                 continue
-            new = column_type(definition.typeName)
             column = str(command.name)
             old = known_column(statement, context, table, column).type
-            using = definition.raw_default
+            new, using = column_type(definition.typeName), definition.raw_default
             if using is None and old is not None and old.name in _STRINGS and not _string_like(new):
-                yield _no_automatic_cast(table, column, old, new)
+                yield _no_automatic_cast(_Change(table, column, old, new, using), old)
             elif _may_fail(old, new, using):
-                yield _may_not_fit(context, table, column, old, new, using)
+                yield _may_not_fit(context, _Change(table, column, old, new, using))
+
+
+@dataclass(frozen=True)
+class _Change:
+    """`ALTER TABLE table ALTER COLUMN column TYPE new [USING using]`, from `old` (None: unknown)."""
+
+    table: RelationName
+    column: str
+    old: ColumnType | None
+    new: ColumnType
+    using: ast.Node | None
 
 
 def _string_like(kind: ColumnType) -> bool:
     return kind.name in _STRINGS or kind.schema is not None or not kind.builtin
 
 
-def _no_automatic_cast(table: RelationName, column: str, old: ColumnType, new: ColumnType) -> Violation:
+def _no_automatic_cast(change: _Change, old: ColumnType) -> Violation:
+    table, column, new = change.table, change.column, change.new
     return Violation(
         message=f"Changing {table}.{column} from {old} to {new} fails whatever the rows hold:"
         f" PostgreSQL does not convert {old} to {new} without a USING clause.",
@@ -120,19 +134,13 @@ def _no_automatic_cast(table: RelationName, column: str, old: ColumnType, new: C
     )
 
 
-def _may_not_fit(
-    context: Context,
-    table: RelationName,
-    column: str,
-    old: ColumnType | None,
-    new: ColumnType,
-    using: ast.Node | None,
-) -> Violation:
-    check = _data_check(context, table, column, old, new, using)
+def _may_not_fit(context: Context, change: _Change) -> Violation:
+    check = _data_check(context, change)
+    old, new = change.old, change.new
     # a narrowing of a known type: column-type-change-rewrites says it may fail
-    quiet = using is None and old is not None and narrows(old, new)
+    quiet = change.using is None and old is not None and narrows(old, new)
     return Violation(
-        message=f"Changing {table}.{column} to {new} fails if one of its values does not fit.",
+        message=f"Changing {change.table}.{change.column} to {new} fails if one of its values does not fit.",
         fix=f"Check the values first ({check.sql}) and fix them in an earlier step." if check else _COPY,
         by_size=False,
         data_check=replace(
@@ -170,20 +178,16 @@ def _casts_the_column(using: ast.Node, column: str, new: ColumnType) -> bool:
     return column_ref_name(using.arg) == column and column_type(using.typeName) == new
 
 
-def _data_check(
-    context: Context,
-    table: RelationName,
-    column: str,
-    old: ColumnType | None,
-    new: ColumnType,
-    using: ast.Node | None,
-) -> DataCheck | None:
+def _data_check(context: Context, change: _Change) -> DataCheck | None:
     """The query finding a value that does not fit, None when it is not one query (a
     USING expression other than `col::new_type`, a cast other than from text, a length
-    or an integer range)."""
-    if using is not None and not _casts_the_column(using, column, new):
+    or an integer range). A string's validity is asked of `pg_input_is_valid`, which a
+    target before PostgreSQL 16 does not have: the check is then not run."""
+    old, new, using = change.old, change.new, change.using
+    if using is not None and not _casts_the_column(using, change.column, new):
         return None
-    name = column_sql(column)
+    name = column_sql(change.column)
+    looks_for = f"values of {change.table}.{change.column} that do not fit {new}"
     if new.name in ("varchar", "bpchar") and new.mods and new.mods[0] is not None:
         unfit = f"char_length(rtrim({name}::text)) > {new.mods[0]}"
     elif old is not None and old.name in _NUMBERS and new.name in _INTEGER_RANGE:
@@ -193,5 +197,9 @@ def _data_check(
         unfit = f"NOT pg_input_is_valid({name}::text, {deparsed(ast.A_Const(val=ast.String(sval=str(new))))})"
     else:
         return None
-    query = f"SELECT FROM {quoted(table)} WHERE {unfit}"
-    return data_check(context, [table], query, f"values of {table}.{column} that do not fit {new}")
+    found = data_check(
+        context, [change.table], f"SELECT FROM {quoted(change.table)} WHERE {unfit}", looks_for
+    )
+    if found.blocked is None and "pg_input_is_valid" in unfit and context.pg_version < INPUT_IS_VALID_SINCE:
+        return replace(found, blocked=f"pg_input_is_valid is PostgreSQL {INPUT_IS_VALID_SINCE}+")
+    return found

@@ -102,26 +102,42 @@ def database(pg_server_latest: PostgresServer) -> Iterator[str]:
 
 
 def lint_on(
-    dsn: str, statement: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], line: int = 2
+    dsn: str,
+    statement: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    line: int = 2,
+    version: int | None = None,
 ) -> list[dict[str, str]]:
-    """The findings on `line` of a migration: a lock_timeout, then `statement`."""
+    """The findings on `line` of a migration: a lock_timeout, then `statement` (linted
+    for PostgreSQL `version`, else the default target)."""
     (tmp_path / "m.sql").write_text(f"SET lock_timeout = '2s';\n{statement}\n")
-    main(["lint", str(tmp_path / "m.sql"), "--schema-from", dsn, "--format", "json"])
+    target = ["--pg-version", str(version)] if version is not None else []
+    main(["lint", str(tmp_path / "m.sql"), "--schema-from", dsn, "--format", "json", *target])
     return [f for f in json.loads(capsys.readouterr().out)["findings"] if f["line"] == line]
 
 
 def refused(dsn: str, statement: str) -> bool:
     """Does PostgreSQL itself refuse the statement on these rows? (rolled back)"""
+    return refusal(dsn, statement) is not None
+
+
+def refusal(dsn: str, statement: str) -> type[psycopg.Error] | None:
+    """The error class PostgreSQL refuses the statement with on these rows: a data or
+    integrity error (the rows), a syntax error (the version); None when it runs.
+    Rolled back."""
     with psycopg.connect(dsn) as conn:
         try:
             conn.execute(statement.replace("CONCURRENTLY ", ""))
-        except psycopg.errors.DataError:
-            return True
-        except psycopg.errors.IntegrityError:
-            return True
+        except (psycopg.errors.DataError, psycopg.errors.IntegrityError, psycopg.errors.SyntaxError) as error:
+            return type(error)
         finally:
             conn.rollback()
-    return False
+    return None
+
+
+def judged(found: list[dict[str, str]], rule: str) -> list[tuple[str, str]]:
+    return [(f["severity"], f["message"]) for f in found if f["name"] == rule]
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -198,3 +214,93 @@ def test_an_earlier_migration_of_the_run_is_not_judged_on_todays_rows(
     [(severity, message)] = judged(*files)
     assert severity == "warning" and "an earlier migration of this run changes public.users" in message
     assert [severity for severity, _ in judged(files[1])] == ["error"]
+
+
+@pytest.fixture
+def server_database(pg_server: PostgresServer) -> Iterator[tuple[int, str]]:
+    """The clean rows on each tested major: (its version, the database)."""
+    with pg_server.scratch_database() as dsn:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(SCHEMA)
+            conn.execute(CLEAN)
+        yield pg_server.version, dsn
+
+
+def test_nulls_not_distinct_counts_null_keys_from_15(
+    server_database: tuple[int, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two rows with a NULL code: a plain unique index accepts them on every version
+    (quiet); with NULLS NOT DISTINCT PostgreSQL 15+ refuses them (an error naming the
+    NULLs) and 14 refuses the syntax (this rule quiet: syntax-not-in-target-version's
+    finding). Linted for the server's own version."""
+    version, dsn = server_database
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE public.users SET code = NULL WHERE id IN (4, 5)")
+    plain = "CREATE UNIQUE INDEX CONCURRENTLY users_code_key ON public.users (code);"
+    assert refusal(dsn, plain) is None
+    assert judged(lint_on(dsn, plain, tmp_path, capsys, version=version), "unique-over-duplicates") == []
+    strict = plain.replace(");", ") NULLS NOT DISTINCT;")
+    found = lint_on(dsn, strict, tmp_path, capsys, version=version)
+    if version < 15:
+        assert refusal(dsn, strict) is psycopg.errors.SyntaxError
+        assert judged(found, "unique-over-duplicates") == []
+        assert "syntax-not-in-target-version" in {f["name"] for f in found}
+        return
+    assert refusal(dsn, strict) is psycopg.errors.UniqueViolation
+    [(severity, message)] = judged(found, "unique-over-duplicates")
+    assert severity == "error"
+    assert "has duplicate (code) values (NULLs included: NULLS NOT DISTINCT) in public.users" in message
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE public.users SET code = 'c' || id WHERE code IS NULL")
+    assert judged(lint_on(dsn, strict, tmp_path, capsys, version=version), "unique-over-duplicates") == []
+
+
+def test_a_strings_conversion_is_checked_only_where_pg_input_is_valid_exists(
+    server_database: tuple[int, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A code that is not an integer: PostgreSQL refuses the type change on every
+    version; linted for the server's own version, 16+ finds the value (an error), 14
+    and 15 have no pg_input_is_valid, and the warning says the check was not run."""
+    version, dsn = server_database
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE public.users SET code = 'x13' WHERE id = 13")
+        has_function = conn.execute("SELECT to_regproc('pg_input_is_valid') IS NOT NULL").fetchone()
+    assert has_function == (version >= 16,)
+    change = "ALTER TABLE public.users ALTER COLUMN code TYPE integer USING code::integer;"
+    assert refused(dsn, change)
+    [(severity, message)] = judged(
+        lint_on(dsn, change, tmp_path, capsys, version=version), "type-change-over-unfit-values"
+    )
+    if version >= 16:
+        assert severity == "error" and "this statement fails there" in message
+    else:
+        assert severity == "warning" and "Not checked on" in message
+        assert "pg_input_is_valid is PostgreSQL 16+" in message
+
+
+def test_enforcing_a_foreign_key_is_judged_on_18(
+    server_database: tuple[int, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PostgreSQL 18: a foreign key added NOT ENFORCED accepts an orphan, and ALTER
+    CONSTRAINT ... ENFORCED then validates every row: an error over the orphan, quiet
+    once it is gone."""
+    version, dsn = server_database
+    if version < 18:
+        pytest.skip("NOT ENFORCED is PostgreSQL 18+")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE public.users SET org_id = 99 WHERE id = 11")
+        conn.execute(
+            "ALTER TABLE public.users ADD CONSTRAINT users_org_fk"
+            " FOREIGN KEY (org_id) REFERENCES public.orgs NOT ENFORCED"
+        )
+    enforce = "ALTER TABLE public.users ALTER CONSTRAINT users_org_fk ENFORCED;"
+    assert refusal(dsn, enforce) is psycopg.errors.ForeignKeyViolation
+    [(severity, message)] = judged(
+        lint_on(dsn, enforce, tmp_path, capsys, version=18), "constraint-over-violating-rows"
+    )
+    assert severity == "error"
+    assert "has rows of public.users whose (org_id) has no row in public.orgs" in message
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE public.users SET org_id = 1 WHERE id = 11")
+    assert refusal(dsn, enforce) is None
+    assert judged(lint_on(dsn, enforce, tmp_path, capsys, version=18), "constraint-over-violating-rows") == []

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentddl.checks.alembic.staging import stage
+from agentddl.checks.alembic.staging import stage, staged_config
 
 if TYPE_CHECKING:
     from alembic.script import ScriptDirectory
@@ -83,12 +83,9 @@ def revision_graph(revisions: Iterable[Path]) -> RevisionGraph | None:
 
 
 def _script_directory(root: Path) -> ScriptDirectory:
-    from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    config = Config()
-    config.set_main_option("script_location", str(root))
-    return ScriptDirectory.from_config(config)
+    return ScriptDirectory.from_config(staged_config(root))
 
 
 def _graph(script: ScriptDirectory, files: dict[str, Path]) -> RevisionGraph:

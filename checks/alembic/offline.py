@@ -22,7 +22,13 @@ from agentddl.checks.alembic.environment import (
 )
 from agentddl.checks.alembic.ignores import file_ignores
 from agentddl.checks.alembic.markers import source_markers
-from agentddl.checks.alembic.staging import REVISION_FILE_KEY, StagedRevision, stage
+from agentddl.checks.alembic.staging import (
+    NOT_A_REVISION,
+    REVISION_FILE_KEY,
+    StagedRevision,
+    stage,
+    staged_config,
+)
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -78,13 +84,11 @@ class _LoadError(Exception):
 
 
 def _render(revisions: list[Path], root: Path) -> list[RevisionSQL]:
-    from alembic.config import Config
     from alembic.script import ScriptDirectory
 
     staged = stage(revisions, root)
     buffer = io.StringIO()
-    config = Config(output_buffer=buffer)
-    config.set_main_option("script_location", str(root))
+    config = staged_config(root, output_buffer=buffer)
     config.set_main_option("sqlalchemy.url", "postgresql://")
     script = ScriptDirectory.from_config(config)
     try:
@@ -95,7 +99,7 @@ def _render(revisions: list[Path], root: Path) -> list[RevisionSQL]:
     return [
         _run_one(script, config, buffer, path, staged[path])
         if path in staged
-        else RevisionSQL(path, error="no `revision = '...'` assignment: not an Alembic revision", broken=True)
+        else RevisionSQL(path, error=NOT_A_REVISION, broken=True)
         for path in revisions
     ]
 

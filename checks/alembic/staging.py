@@ -7,11 +7,16 @@ empty stub revision, so a single revision renders on its own.
 
 from __future__ import annotations
 
+import io
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentddl.checks.alembic.environment import revision_identity
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 # Our env.py: Alembic's offline mode with our statement hooks (offline_env.run_offline).
 ENV_PY = """\
@@ -22,6 +27,7 @@ from agentddl.checks.alembic.offline_env import run_offline
 run_offline(context)
 """
 REVISION_FILE_KEY = "agentddl_file"  # Config.attributes: the staged copy being rendered
+NOT_A_REVISION = "no `revision = '...'` assignment: not an Alembic revision"  # left out of the stage
 
 
 @dataclass(frozen=True)
@@ -55,3 +61,12 @@ def stage(revisions: list[Path], root: Path, env: str = ENV_PY) -> dict[Path, St
         stub = f"revision = {missing!r}\ndown_revision = None\n\ndef upgrade():\n    pass\n"
         (versions / f"stub_{number:05d}.py").write_text(stub, encoding="utf-8")
     return staged
+
+
+def staged_config(root: Path, output_buffer: io.StringIO | None = None) -> Config:
+    """Alembic's configuration of the script directory staged at `root`."""
+    from alembic.config import Config
+
+    config = Config(output_buffer=output_buffer)
+    config.set_main_option("script_location", str(root))
+    return config

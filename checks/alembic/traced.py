@@ -29,7 +29,7 @@ from typing import Any, Literal, Protocol
 
 from agentddl.checks.alembic.environment import revision_identity
 from agentddl.checks.alembic.markers import calling_source
-from agentddl.checks.alembic.staging import stage
+from agentddl.checks.alembic.staging import NOT_A_REVISION, stage, staged_config
 
 ENV_PY = """\
 from alembic import context
@@ -88,9 +88,7 @@ def check_loadable(revisions: list[Path]) -> None:
     with _environment(revisions) as (config, sources):
         for path in revisions:
             if revision_identity(path) is None:
-                raise RevisionFailed(
-                    Source(path, 1), "no `revision = '...'` assignment: not an Alembic revision"
-                )
+                raise RevisionFailed(Source(path, 1), NOT_A_REVISION)
         try:
             ScriptDirectory.from_config(config).revision_map.get_revisions("heads")
         except Exception as error:  # revision scripts are user code
@@ -132,12 +130,9 @@ def _drop_version_table(hook: Hook) -> None:
 
 @contextlib.contextmanager
 def _environment(revisions: list[Path]) -> Iterator[tuple[Any, dict[str, Path]]]:
-    from alembic.config import Config
-
     with tempfile.TemporaryDirectory(prefix="agentddl-alembic-") as temp:
         staged = stage(revisions, Path(temp), env=ENV_PY)
-        config = Config()
-        config.set_main_option("script_location", temp)
+        config = staged_config(Path(temp))
         sources = {str(s.copy): original for original, s in staged.items()}
         config.attributes[SOURCES_KEY] = sources
         yield config, sources

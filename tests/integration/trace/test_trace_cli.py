@@ -14,7 +14,8 @@ from agentddl.checks.db import PostgresServer
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
 SCHEMA = FIXTURES / "schema.sql"
-REVISION = """\
+# An Alembic revision on schema.sql up to its `def upgrade():` line (line 8): a body follows.
+REVISION_HEAD = """\
 import sqlalchemy as sa
 from alembic import op
 
@@ -23,10 +24,12 @@ down_revision = "0001"
 
 
 def upgrade():
-    op.add_column("orders", sa.Column("priority", sa.Integer(), server_default="0"))
-    with op.get_context().autocommit_block():
-        op.create_index("orders_priority_idx", "orders", ["priority"], postgresql_concurrently=True)
 """
+REVISION = REVISION_HEAD + (
+    '    op.add_column("orders", sa.Column("priority", sa.Integer(), server_default="0"))\n'
+    "    with op.get_context().autocommit_block():\n"
+    '        op.create_index("orders_priority_idx", "orders", ["priority"], postgresql_concurrently=True)\n'
+)
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object]]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from profile_changes import key_changes
+from test_trace_cli import REVISION_HEAD, SCHEMA
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.db import PostgresServer
@@ -21,18 +22,6 @@ from agentddl.generator.model import SchemaModel, derive
 from agentddl.generator.output import write_files
 from agentddl.generator.revision.next import Request, plan_generation
 
-FIXTURES = Path(__file__).parents[2] / "fixtures" / "trace"
-SCHEMA = FIXTURES / "schema.sql"
-HEADER = """\
-import sqlalchemy as sa
-from alembic import op
-
-revision = "0002"
-down_revision = "0001"
-
-
-def upgrade():
-"""
 ADD_COLUMN = '    op.add_column("orders", sa.Column("priority", sa.Integer()))\n'
 
 
@@ -121,7 +110,7 @@ def test_a_lock_timeout_set_by_the_revision_is_seen(
     trace_server: PostgresServer, tmp_path: Path, before: str, timeout_ms: int
 ) -> None:
     revision = tmp_path / "0002_note.py"
-    revision.write_text(HEADER + before + ADD_COLUMN, encoding="utf-8")
+    revision.write_text(REVISION_HEAD + before + ADD_COLUMN, encoding="utf-8")
     result = trace_migrations(trace_server, [revision], TraceOptions(schema_files=[SCHEMA]))
     add = result.statements[-1]
     assert add.sql.startswith("ALTER TABLE orders ADD COLUMN priority INTEGER")
@@ -138,7 +127,7 @@ def test_a_failing_statement_stops_the_revision_and_rolls_it_back(
 ) -> None:
     revision = tmp_path / "0002_broken.py"
     body = ADD_COLUMN + '    op.execute("UPDATE nowhere SET x = 1")\n' + '    op.execute("SELECT 1")\n'
-    revision.write_text(HEADER + body, encoding="utf-8")
+    revision.write_text(REVISION_HEAD + body, encoding="utf-8")
     result = trace_migrations(trace_server, [revision], TraceOptions(schema_files=[SCHEMA]))
     assert [(s.line, (s.error or "")[:5]) for s in result.statements] == [(9, ""), (10, "42P01")]
     assert result.statements[0].lock_held_ms > 0  # held until the ROLLBACK
@@ -160,7 +149,7 @@ def test_a_revision_that_cannot_run_is_one_line_exit_2(
     trace_server: PostgresServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, message: str
 ) -> None:
     revision = tmp_path / "0002_bad.py"
-    revision.write_text(HEADER + ADD_COLUMN + body, encoding="utf-8")
+    revision.write_text(REVISION_HEAD + ADD_COLUMN + body, encoding="utf-8")
     args = ["trace", str(revision), "--schema-sql", str(SCHEMA), "--server", trace_server.admin_dsn]
     assert main(args) == 2
     captured = capsys.readouterr()
@@ -174,7 +163,7 @@ def test_the_version_table_of_a_copied_database_is_left_alone(
     """A copy of a database already at this revision (its alembic_version says so): the
     revision still runs, under an Alembic version table of trace's own, dropped after."""
     revision = tmp_path / "0002_priority.py"
-    revision.write_text(HEADER + ADD_COLUMN, encoding="utf-8")
+    revision.write_text(REVISION_HEAD + ADD_COLUMN, encoding="utf-8")
     after: list[list[tuple[str]]] = []
 
     @contextlib.contextmanager

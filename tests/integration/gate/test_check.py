@@ -52,8 +52,12 @@ def check(capsys: pytest.CaptureFixture[str], *argv: str) -> Run:
     return code, out, err
 
 
-def take_baseline(capsys: pytest.CaptureFixture[str], dsn: str) -> None:
-    """The plan baseline taken on the database itself, as a team keeps it."""
+def change_with_baseline(
+    project: Path, capsys: pytest.CaptureFixture[str], dsn: str, migration: str, sql: str
+) -> None:
+    """The change (`sql` as migrations/`migration`), and the plan baseline taken on the
+    database itself, as a team keeps it."""
+    (project / "migrations" / migration).write_text(sql)
     argv = ["audit", "--dsn", dsn, "--queries", "queries.sql", "--sample", "0", "--baseline", "audit.json"]
     code = cli.main(argv)
     _, err = capsys.readouterr()
@@ -69,8 +73,7 @@ def gate(dsn: str, fmt: str, *more: str) -> list[str]:
 def test_an_unsafe_migration_fails_with_the_errors_first_and_the_clone_untouched(
     project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
-    take_baseline(capsys, shop_dsn)
+    change_with_baseline(project, capsys, shop_dsn, "0002_orders.sql", UNSAFE)
     before = database_state(shop_dsn)
     # the shop is production here: its sizes too (20,000 orders: large for this team's config)
     code, out, err = check(capsys, *gate(shop_dsn, "markdown", "--sample", "5000", "--sizes-from", shop_dsn))
@@ -93,8 +96,7 @@ def test_an_unsafe_migration_fails_with_the_errors_first_and_the_clone_untouched
 def test_a_safe_migration_passes_and_json_keeps_each_step(
     project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project / "migrations" / "0003_placed_idx.sql").write_text(SAFE)
-    take_baseline(capsys, shop_dsn)
+    change_with_baseline(project, capsys, shop_dsn, "0003_placed_idx.sql", SAFE)
     before = database_state(shop_dsn)
     code, out, err = check(capsys, *gate(shop_dsn, "json"))
     assert code == 0, out + err
@@ -119,8 +121,7 @@ def test_a_safe_migration_passes_and_json_keeps_each_step(
 def test_the_audit_step_fails_a_change_that_drops_an_index_the_workload_needs(
     project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project / "migrations" / "0004_drop.sql").write_text(DROP_INDEX)
-    take_baseline(capsys, shop_dsn)
+    change_with_baseline(project, capsys, shop_dsn, "0004_drop.sql", DROP_INDEX)
     code, out, err = check(capsys, *gate(shop_dsn, "json", "--sample", "20000"))
     assert code == 1, err
     steps = {step["step"]: step for step in json.loads(out)["steps"]}
@@ -134,8 +135,7 @@ def test_the_audit_step_fails_a_change_that_drops_an_index_the_workload_needs(
 def test_every_format_reports_every_step(
     project: Path, shop_dsn: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
-    take_baseline(capsys, shop_dsn)
+    change_with_baseline(project, capsys, shop_dsn, "0002_orders.sql", UNSAFE)
     code, out, _ = check(capsys, *gate(shop_dsn, "sarif"))
     assert code == 1
     (run,) = json.loads(out)["runs"]
@@ -246,8 +246,7 @@ def test_the_pages_show_the_output_of_a_real_run(
     prints the same lines (figures aside: comparable() makes every number #). After a
     change of what check prints, AGENTDDL_REFRESH_CHECK_PAGE=1 writes the new run into
     the page (review its diff)."""
-    (project / "migrations" / "0002_orders.sql").write_text(UNSAFE)
-    take_baseline(capsys, shop_dsn)
+    change_with_baseline(project, capsys, shop_dsn, "0002_orders.sql", UNSAFE)
     argv = ["migrations/", "--clone", shop_dsn, "--baseline", "audit.json"]  # its workload: the baseline's
     command = 'agentddl check migrations/ --clone "$STAGING_DSN" --baseline audit.json'
     code, out, _ = check(capsys, *argv, "--format", "markdown")

@@ -111,10 +111,6 @@ class FiredAction:
     catalog: Catalog
     limits: Thresholds
 
-    @property
-    def schema(self) -> str:
-        return self.catalog.schema
-
 
 class FkActionRule(AuditRule):
     """A verdict on a foreign key's action a path fires, from the plan of its lookup."""

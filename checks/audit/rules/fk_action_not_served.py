@@ -62,13 +62,8 @@ class FkActionNotServed(FkActionRule):
 
     def judge_action(self, fired: FiredAction) -> Finding | None:
         """When the lookup has a plan error (a large child read without an index)."""
-        path, fk, action, lookup, schema = (
-            fired.firing.path,
-            fired.fk,
-            fired.action,
-            fired.lookup,
-            fired.schema,
-        )
+        path, fk, action, lookup = fired.firing.path, fired.fk, fired.action, fired.lookup
+        schema = fired.catalog.schema
         if not any(f.code in plan_errors() for f in lookup.findings):
             return None
         assert lookup.plan is not None

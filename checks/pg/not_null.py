@@ -8,19 +8,21 @@ not-null-over-nulls (the rows that make it fail) both judge.
   nullable (`index_columns` of a `USING INDEX` key);
 - `already_not_null`: NOT NULL before the command (schema, hints, this migration);
 - `proven_not_null`: a valid constraint proving the column not null exists (PostgreSQL
-  12+ then skips the scan, and the rows cannot hold a NULL).
+  12+ then skips the scan, and the rows cannot hold a NULL);
+- `unproven_not_null`: all of it for one `ALTER TABLE`: each column it makes NOT NULL
+  whose rows PostgreSQL must then check (not NOT NULL already, not proven).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType
 
 from agentddl.checks.pg.ast_helpers import relation_name
-from agentddl.checks.pg.columns import added_constraint, implies_not_null, is_validating
+from agentddl.checks.pg.columns import added_constraint, implies_not_null, is_validating, table_commands
 from agentddl.checks.pg.earlier import earlier_commands
 from agentddl.checks.pg.known_columns import known_column
 from agentddl.checks.pg.names import RelationName
@@ -28,6 +30,32 @@ from agentddl.checks.pg.statements import Context, Statement
 
 CHECK_SKIPS_SCAN_SINCE = 12  # SET NOT NULL uses a validated CHECK (col IS NOT NULL)
 NOT_NULL_NOT_VALID_SINCE = 18  # ADD CONSTRAINT ... NOT NULL col NOT VALID
+
+
+@dataclass(frozen=True)
+class MadeNotNull:
+    """A column an `ALTER TABLE` makes NOT NULL, checking every row of its table."""
+
+    column: str
+    by_key: bool  # set NOT NULL by an ADD PRIMARY KEY (else SET NOT NULL / ADD CONSTRAINT NOT NULL)
+
+
+def unproven_not_null(statement: Statement, context: Context, table: RelationName) -> Iterator[MadeNotNull]:
+    """The columns of `table` this `ALTER TABLE` makes NOT NULL that are neither NOT NULL
+    already nor proven not null by a valid constraint, in command order: PostgreSQL
+    checks their rows (the scan set-not-null-requires-check reports, the NULLs that
+    make not-null-over-nulls' statement fail)."""
+    commands = table_commands(statement.node)
+    for position, command in enumerate(commands):
+        earlier = commands[:position]
+        column = column_made_not_null(command, context)
+        made = [
+            MadeNotNull(key, by_key=True)
+            for key in nullable_key_columns(statement, context, table, command, earlier)
+        ]
+        if column is not None and not already_not_null(statement, context, table, column, earlier):
+            made.insert(0, MadeNotNull(column, by_key=False))
+        yield from (m for m in made if not proven_not_null(table, m.column, context, earlier))
 
 
 def already_not_null(

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pglast import ast
 from pglast.enums import AlterTableType, ConstrType
 
+from agentddl.checks.lint.existing_table import ExistingTableRule
 from agentddl.checks.lint.probe import (
     DataCheck,
     column_sql,
@@ -15,14 +16,13 @@ from agentddl.checks.lint.probe import (
     quoted,
     rows_written_earlier,
 )
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.lint.types import Context, RelationName, Statement, Violation
 from agentddl.checks.pg.ast_helpers import iter_nodes, name_list
 from agentddl.checks.pg.columns import (
     added_columns,
     added_constraints,
     column_ref_name,
     commands_of,
-    existing_altered_table,
     is_validating,
 )
 from agentddl.checks.pg.earlier import column_added_earlier
@@ -34,7 +34,7 @@ _NOT_VALID = "add it NOT VALID, fix the rows in batches, VALIDATE it."
 _ENFORCE_LATER = "fix the rows in batches first, or drop the key, add it again NOT VALID and VALIDATE it."
 
 
-class ConstraintOverViolatingRows(Rule):
+class ConstraintOverViolatingRows(ExistingTableRule):
     """
     ## What it does
     Flags a `CHECK` or `FOREIGN KEY` constraint added without `NOT VALID` to a table
@@ -96,12 +96,8 @@ class ConstraintOverViolatingRows(Rule):
     code = "ADL216"
     name = "constraint-over-violating-rows"
     severity = "warning"
-    node_types = (ast.AlterTableStmt,)
 
-    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        table = existing_altered_table(statement, context)
-        if table is None:
-            return
+    def check_table(self, statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
         kinds = (ConstrType.CONSTR_CHECK, ConstrType.CONSTR_FOREIGN)
         added = {str(column.colname) for column in added_columns(statement.node)}
         for constraint in added_constraints(statement.node, *kinds):

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pglast import ast
-
+from agentddl.checks.lint.existing_table import ExistingTableRule
 from agentddl.checks.lint.probe import column_sql, data_check, quoted
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from agentddl.checks.pg.columns import existing_altered_table, table_commands
-from agentddl.checks.pg.not_null import (
-    already_not_null,
-    column_made_not_null,
-    nullable_key_columns,
-    proven_not_null,
-)
+from agentddl.checks.lint.types import Context, RelationName, Statement, Violation
+from agentddl.checks.pg.not_null import unproven_not_null
 
 
-class NotNullOverNulls(Rule):
+class NotNullOverNulls(ExistingTableRule):
     """
     ## What it does
     Flags a column of a table that existed before this migration made `NOT NULL` while
@@ -68,23 +61,10 @@ class NotNullOverNulls(Rule):
     code = "ADL215"
     name = "not-null-over-nulls"
     severity = "warning"
-    node_types = (ast.AlterTableStmt,)
 
-    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        table = existing_altered_table(statement, context)
-        if table is None:
-            return
-        commands = table_commands(statement.node)
-        for position, command in enumerate(commands):
-            earlier = commands[:position]
-            column = column_made_not_null(command, context)
-            columns = [column] if column is not None else []
-            columns += nullable_key_columns(statement, context, table, command, earlier)
-            for name in columns:
-                if already_not_null(statement, context, table, name, earlier):
-                    continue
-                if not proven_not_null(table, name, context, earlier):
-                    yield _violation(context, table, name)
+    def check_table(self, statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
+        for made in unproven_not_null(statement, context, table):
+            yield _violation(context, table, made.column)
 
 
 def _violation(context: Context, table: RelationName, column: str) -> Violation:

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pglast import ast
-
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
-from agentddl.checks.pg.columns import existing_altered_table, table_commands
-from agentddl.checks.pg.not_null import (
-    CHECK_SKIPS_SCAN_SINCE,
-    NOT_NULL_NOT_VALID_SINCE,
-    already_not_null,
-    column_made_not_null,
-    nullable_key_columns,
-    proven_not_null,
-)
+from agentddl.checks.lint.existing_table import ExistingTableRule
+from agentddl.checks.lint.types import Context, RelationName, Statement, Violation
+from agentddl.checks.pg.not_null import CHECK_SKIPS_SCAN_SINCE, NOT_NULL_NOT_VALID_SINCE, unproven_not_null
 
 
-class SetNotNullRequiresCheck(Rule):
+class SetNotNullRequiresCheck(ExistingTableRule):
     """
     ## What it does
     Flags `SET NOT NULL` on an existing table unless a validated
@@ -93,23 +84,13 @@ class SetNotNullRequiresCheck(Rule):
     code = "ADL205"
     name = "set-not-null-requires-check"
     severity = "error"
-    node_types = (ast.AlterTableStmt,)
     scales_with_table_size = True
 
-    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        table = existing_altered_table(statement, context)
-        if table is None:
-            return
-        commands = table_commands(statement.node)
-        for position, command in enumerate(commands):
-            earlier = commands[:position]
-            column = column_made_not_null(command, context)
-            scans = column is not None and not already_not_null(statement, context, table, column, earlier)
-            if scans and column is not None and not proven_not_null(table, column, context, earlier):
-                yield _scan(table, column, context)
-            for key in nullable_key_columns(statement, context, table, command, earlier):
-                if not proven_not_null(table, key, context, earlier):
-                    yield _key_scan(table, key, context)
+    def check_table(self, statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
+        for made in unproven_not_null(statement, context, table):
+            yield (
+                _key_scan(table, made.column, context) if made.by_key else _scan(table, made.column, context)
+            )
 
 
 def _scan(table: RelationName, column: str, context: Context) -> Violation:

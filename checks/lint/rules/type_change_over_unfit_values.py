@@ -8,14 +8,14 @@ from dataclasses import dataclass, replace
 from pglast import ast
 from pglast.enums import AlterTableType
 
+from agentddl.checks.lint.existing_table import ExistingTableRule
 from agentddl.checks.lint.probe import DataCheck, column_sql, data_check, deparsed, quoted
-from agentddl.checks.lint.types import Context, RelationName, Rule, Statement, Violation
+from agentddl.checks.lint.types import Context, RelationName, Statement, Violation
 from agentddl.checks.pg.ast_helpers import iter_nodes
 from agentddl.checks.pg.columns import (
     column_ref_name,
     column_type,
     commands_of,
-    existing_altered_table,
     narrows,
 )
 from agentddl.checks.pg.known_columns import known_column
@@ -30,7 +30,7 @@ _NOT_ONE_QUERY = "which values this conversion rejects is not one query"
 INPUT_IS_VALID_SINCE = 16  # pg_input_is_valid(text, type)
 
 
-class TypeChangeOverUnfitValues(Rule):
+class TypeChangeOverUnfitValues(ExistingTableRule):
     """
     ## What it does
     Flags `ALTER COLUMN ... TYPE` on a table that existed before this migration when
@@ -88,12 +88,8 @@ class TypeChangeOverUnfitValues(Rule):
     code = "ADL217"
     name = "type-change-over-unfit-values"
     severity = "warning"
-    node_types = (ast.AlterTableStmt,)
 
-    def check(self, statement: Statement, context: Context) -> Iterator[Violation]:
-        table = existing_altered_table(statement, context)
-        if table is None:
-            return
+    def check_table(self, statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
         for command in commands_of(statement.node, AlterTableType.AT_AlterColumnType):
             definition = command.def_
             if not isinstance(definition, ast.ColumnDef) or definition.typeName is None:

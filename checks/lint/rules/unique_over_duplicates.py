@@ -15,6 +15,7 @@ from agentddl.checks.pg.earlier import is_new
 
 NULLS_NOT_DISTINCT_SINCE = 15  # before: a syntax error
 
+
 class UniqueOverDuplicates(Rule):
     """
     ## What it does

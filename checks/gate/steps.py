@@ -85,11 +85,11 @@ def live_steps(files: Sequence[Path], request: CheckRequest) -> tuple[StepResult
             after=after,
         )
     )
-    scratch = f"the scratch copy of {where}, migrated"
+    described = f"the scratch copy of {where}, migrated"  # its name in the reports: it is dropped by now
     return (
         StepResult("trace", trace.build_report(traced)),
-        _verify_step(before, migrated["verify"], scratch),
-        _audit_step(migrated.get("audit"), scratch),
+        _verify_step(before, migrated["verify"], described),
+        _audit_step(migrated.get("audit"), described),
     )
 
 
@@ -106,13 +106,13 @@ def _schemas(request: CheckRequest) -> list[str]:
     return [request.schema] if request.schema else []
 
 
-def _verify_step(before: verify.VerifyResult, after: verify.VerifyResult, scratch: str) -> StepResult:
+def _verify_step(before: verify.VerifyResult, after: verify.VerifyResult, described: str) -> StepResult:
     """What the migrations added: the findings the clone already has are not the change's."""
     known = {_identity(finding) for finding in before.findings}
     new = [finding for finding in after.findings if _identity(finding) not in known]
     kept = len(after.findings) - len(new)
     note = f"{kept} finding(s) the clone already has, not counted" if kept else ""
-    result = verify.VerifyResult(new, {**after.about, "database": scratch})
+    result = verify.VerifyResult(new, {**after.about, "database": described})
     return StepResult("verify", verify.build_report(result), note=note)
 
 
@@ -138,9 +138,9 @@ def _index_rules_in_verify(_connection: object, _schema: str) -> list[Finding]:
     return []
 
 
-def _audit_step(result: audit.AuditResult | None, scratch: str) -> StepResult:
+def _audit_step(result: audit.AuditResult | None, described: str) -> StepResult:
     if result is None:
         return StepResult("audit", skipped="no --queries: no workload to plan")
     if result.in_place is not None:
-        result = replace(result, in_place=replace(result.in_place, target=scratch))
+        result = replace(result, in_place=replace(result.in_place, target=described))
     return StepResult("audit", audit.build_report(result))

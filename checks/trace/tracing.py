@@ -66,7 +66,7 @@ def trace_migrations(server: PostgresServer, paths: list[Path], options: TraceOp
         server, options.model, options.schema_files, options.rows, options.progress, options.clone
     ) as dsn:
         if options.progress is not None:
-            options.progress(_tracing(files))
+            options.progress(_progress_line(files))
         result = trace_on(dsn, server.version, files, options)
         if options.after is not None:
             options.after(dsn)
@@ -91,7 +91,7 @@ def trace_on(dsn: str, version: int, files: list[MigrationFile], options: TraceO
     return result
 
 
-def _tracing(files: list[MigrationFile]) -> str:
+def _progress_line(files: list[MigrationFile]) -> str:
     """The progress line before the trace: statements known ahead, revisions Alembic runs."""
     revisions = sum(1 for f in files if f.online)
     line = f"tracing {sum(len(f.statements) for f in files)} statement(s)"

@@ -79,10 +79,15 @@ class Shop:
     dsn: str
     folder: Path
 
-    def audit(self, capsys: Any, whole_budget: str = "", item_budget: str = "", *extra: str) -> Any:
-        """The CLI's JSON report on the shop with the query file (budget lines filled in)."""
+    def query_file(self, whole_budget: str = "", item_budget: str = "") -> Path:
+        """The shop's query file, its budget lines filled in."""
         queries = self.folder / "shop_queries.sql"
         queries.write_text(QUERIES.format(whole_budget=whole_budget, item_budget=item_budget))
+        return queries
+
+    def audit(self, capsys: Any, whole_budget: str = "", item_budget: str = "", *extra: str) -> Any:
+        """The CLI's JSON report on the shop with the query file (budget lines filled in)."""
+        queries = self.query_file(whole_budget, item_budget)
         args = ["audit", "--dsn", self.dsn, "--queries", str(queries), "--sample", "0", *extra]
         code = main([*args, "--format", "json"])
         out = capsys.readouterr()
@@ -166,8 +171,7 @@ def test_a_path_over_its_budget_fails_and_one_under_passes(shop: Shop, capsys: A
 
 
 def test_github_annotations_and_text_point_at_the_query_file(shop: Shop, capsys: Any) -> None:
-    queries = shop.folder / "shop_queries.sql"
-    queries.write_text(QUERIES.format(whole_budget="", item_budget=""))
+    queries = shop.query_file()
     args = ["audit", "--dsn", shop.dsn, "--queries", str(queries), "--sample", "0"]
     assert main([*args, "--format", "github"]) == 1
     out = capsys.readouterr().out

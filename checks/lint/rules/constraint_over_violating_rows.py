@@ -118,7 +118,7 @@ class ConstraintOverViolatingRows(ExistingTableRule):
 def _violation(doing: str, table: RelationName, found: DataCheck, then: str) -> Violation:
     return Violation(
         message=f"{doing} fails if a row of {table} already violates it.",
-        fix=f"Check first ({found.sql}); {then}",
+        fix=f"Check first ({found.sql}); {then}" if found.sql else f"{then[0].upper()}{then[1:]}",
         by_size=False,
         data_check=found,
     )
@@ -129,9 +129,9 @@ def _enforced(statement: Statement, context: Context, table: RelationName) -> It
     key that was NOT ENFORCED; a CHECK's enforceability cannot be altered."""
     for command in commands_of(statement.node, AlterTableType.AT_AlterConstraint):
         change = command.def_
-        if not isinstance(change, ast.ATAlterConstraint) or not change.alterEnforceability:
-            continue
-        if not change.is_enforced:
+        if not isinstance(change, ast.ATAlterConstraint) or not (
+            change.alterEnforceability and change.is_enforced
+        ):
             continue
         name = str(change.conname)
         keys = [k for k in known_foreign_keys(context) if k.table == table and k.name == name]

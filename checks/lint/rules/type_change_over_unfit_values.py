@@ -184,6 +184,7 @@ def _data_check(context: Context, change: _Change) -> DataCheck | None:
         return None
     name = column_sql(change.column)
     looks_for = f"values of {change.table}.{change.column} that do not fit {new}"
+    since = 0  # the PostgreSQL version the query needs
     if new.name in ("varchar", "bpchar") and new.mods and new.mods[0] is not None:
         unfit = f"char_length(rtrim({name}::text)) > {new.mods[0]}"
     elif old is not None and old.name in _NUMBERS and new.name in _INTEGER_RANGE:
@@ -191,11 +192,12 @@ def _data_check(context: Context, change: _Change) -> DataCheck | None:
         unfit = f"round({name}::numeric) NOT BETWEEN {-limit} AND {limit - 1}"
     elif old is not None and old.name in _STRINGS:
         unfit = f"NOT pg_input_is_valid({name}::text, {deparsed(ast.A_Const(val=ast.String(sval=str(new))))})"
+        since = INPUT_IS_VALID_SINCE
     else:
         return None
     found = data_check(
         context, [change.table], f"SELECT FROM {quoted(change.table)} WHERE {unfit}", looks_for
     )
-    if found.blocked is None and "pg_input_is_valid" in unfit and context.pg_version < INPUT_IS_VALID_SINCE:
-        return replace(found, blocked=f"pg_input_is_valid is PostgreSQL {INPUT_IS_VALID_SINCE}+")
+    if found.blocked is None and context.pg_version < since:
+        return replace(found, blocked=f"pg_input_is_valid is PostgreSQL {since}+")
     return found

@@ -56,6 +56,8 @@ def tested_majors() -> tuple[int | None, ...]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "pg_server" in metafunc.fixturenames:
         majors = tested_majors()  # a UsageError here fails the session with its message
+        if (oldest := metafunc.definition.get_closest_marker("min_pg")) is not None:
+            majors = tuple(m for m in majors if m is None or m >= oldest.args[0])
         ids = [f"pg{m}" if m is not None else "dsn" for m in majors]
         metafunc.parametrize("pg_server", majors, ids=ids, indirect=True, scope="session")
 

@@ -278,15 +278,14 @@ def test_a_strings_conversion_is_checked_only_where_pg_input_is_valid_exists(
         assert "pg_input_is_valid is PostgreSQL 16+" in message
 
 
+@pytest.mark.min_pg(18)
 def test_enforcing_a_foreign_key_is_judged_on_18(
     server_database: tuple[int, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """PostgreSQL 18: a foreign key added NOT ENFORCED accepts an orphan, and ALTER
     CONSTRAINT ... ENFORCED then validates every row: an error over the orphan, quiet
     once it is gone."""
-    version, dsn = server_database
-    if version < 18:
-        pytest.skip("NOT ENFORCED is PostgreSQL 18+")
+    _, dsn = server_database
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("UPDATE public.users SET org_id = 99 WHERE id = 11")
         conn.execute(

@@ -7,13 +7,18 @@ Unlike a `--help` block, an example needs servers and takes seconds, so
 `python -m agentddl.checks.docs --examples` refreshes them (not the plain run) and a test
 (`tests/integration/test_docs_examples.py`) runs every example again and compares it with
 its block. Figures that differ from run to run (timings, ports, rates, table widths) are
-compared as their shape only: see `comparable`.
+compared as their shape only (`comparable`), and a long output may differ in a few lines
+(`same_output`: the planner may pick another plan for a path that passes either way).
+Each example runs as on a fresh checkout: in a scratch folder holding the repository's
+files, without the outputs (`build/`, `out/`) an earlier run left.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +27,8 @@ from agentddl.checks.docs.commands import as_shown, command_pages, run_cli
 
 EXAMPLE_BLOCK = re.compile(r"(<!-- example: (agentddl [^\n]+?) -->\n)(.*?)(<!-- /example -->)", re.S)
 EXAMPLE_TIMEOUT_SECONDS = 900  # a hang guard: the slowest example (prove) takes about a minute
+OUTPUT_FOLDERS = frozenset({"build", "out"})  # what commands write; not part of a fresh checkout
+SAME_SHARE = 0.9  # of a long output's lines, the share that must print again
 
 
 @dataclass(frozen=True)
@@ -57,9 +64,14 @@ def examples(root: Path) -> list[Example]:
 
 
 def run_example(command: str, root: Path) -> ExampleRun:
-    """Run `agentddl <args>` as a user would, from `root`; stdout is the output shown
-    (progress and notes on stderr are not), exit code 2 (a usage error) raises."""
-    result = run_cli(shlex.split(command)[1:], timeout=EXAMPLE_TIMEOUT_SECONDS, cwd=root)
+    """Run `agentddl <args>` as a user would on a fresh checkout of `root`; stdout is the
+    output shown (progress and notes on stderr are not), exit code 2 (a usage error) raises."""
+    with tempfile.TemporaryDirectory(prefix="agentddl-example-") as scratch:
+        checkout = Path(scratch)
+        for entry in root.iterdir():
+            if entry.name not in OUTPUT_FOLDERS and not entry.name.startswith("."):
+                (checkout / entry.name).symlink_to(entry.resolve())
+        result = run_cli(shlex.split(command)[1:], timeout=EXAMPLE_TIMEOUT_SECONDS, cwd=checkout)
     if result.returncode not in (0, 1):
         raise RuntimeError(f"{command} failed (exit {result.returncode}): {result.stderr.strip()}")
     return ExampleRun(as_shown(result.stdout), result.returncode)
@@ -105,3 +117,20 @@ def comparable(block: str) -> list[str]:
     masked = (_NUMBER.sub("#", _GENERATED_NAME.sub("NAME", line)) for line in block.splitlines())
     lines = (_DRAWING.sub(" ", line).strip() for line in masked)
     return [line for line in lines if line]
+
+
+def _output_lines(block: str) -> list[str]:
+    """A block's comparable lines without its fences and exit code line."""
+    return [line for line in comparable(block) if not line.startswith(("```", "(exit code"))]
+
+
+def same_output(shown: str, printed: str) -> bool:
+    """Whether the block `printed` shows what the block `shown` does: the same closing line (the verdict) and,
+    of all the lines either has, at least SAME_SHARE printed by both (so a short output
+    must match line for line, and a 70-path audit may differ in a plan a passing path
+    flipped to, but not in its shape)."""
+    before, now = _output_lines(shown), _output_lines(printed)
+    if not before or not now or before[-1] != now[-1]:
+        return False
+    common = sum((Counter(before) & Counter(now)).values())
+    return common >= SAME_SHARE * max(len(before), len(now))

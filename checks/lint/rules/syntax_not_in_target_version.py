@@ -53,6 +53,11 @@ def _not_enforced(constraint: ast.Constraint) -> bool:
     return constraint.contype in kinds and not constraint.is_enforced
 
 
+def _alter_enforceability(node: Any) -> bool:
+    """`ALTER CONSTRAINT name [NOT] ENFORCED`; its DEFERRABLE forms are older."""
+    return isinstance(node, ast.ATAlterConstraint) and bool(node.alterEnforceability)
+
+
 _SQL_JSON = (
     ast.JsonObjectConstructor,
     ast.JsonArrayConstructor,
@@ -233,6 +238,13 @@ FEATURES: tuple[Feature, ...] = (
     ),
     Feature(
         18,
+        "ALTER CONSTRAINT ... [NOT] ENFORCED",
+        "Drop the constraint and add it again (NOT VALID, then VALIDATE), or leave it as it is.",
+        _alter_enforceability,
+        (ast.ATAlterConstraint,),
+    ),
+    Feature(
+        18,
         "temporal keys (WITHOUT OVERLAPS / PERIOD)",
         "Use an EXCLUDE constraint.",
         _constraint(lambda c: bool(c.without_overlaps or c.fk_with_period or c.pk_with_period)),
@@ -253,7 +265,8 @@ class SyntaxNotInTargetVersion(Rule):
     `NULLS NOT DISTINCT`, `MERGE` and `SET ACCESS METHOD` before 15, SQL/JSON
     constructors before 16, `JSON_TABLE` and `MERGE ... RETURNING` before 17, and
     PostgreSQL 18's `NOT NULL ... NOT VALID` table constraints, virtual generated
-    columns, `NOT ENFORCED` constraints and temporal keys before 18. Only syntax is
+    columns, `NOT ENFORCED` constraints, `ALTER CONSTRAINT ... [NOT] ENFORCED` and
+    temporal keys before 18. Only syntax is
     checked: functions (`gen_random_uuid()`, `uuidv7()`) may come from extensions and
     are not flagged.
 

@@ -1,7 +1,8 @@
 """The database side of lint's data checks (`lint.probe.DataProbe`): one read-only
 `SELECT EXISTS (...)` per data-dependent statement, on the database `--schema-from`
-names, in a READ ONLY transaction under a statement_timeout and a lock_timeout, rolled
-back after each check. A timeout or a refused query is an answer too ("did not
+names, in a READ ONLY transaction under a statement_timeout and a lock_timeout (the
+caller's, lint's `data_check_timeout`; set LOCAL, for that check only), rolled back
+after each check. A timeout or a refused query is an answer too ("did not
 finish"), never an exception: the statement's warning stays."""
 
 from __future__ import annotations
@@ -16,9 +17,6 @@ from psycopg import errors
 
 from agentddl.checks.db.connect import connect, describe_dsn, error_line
 
-DEFAULT_TIMEOUT_MS = 5000
-LOCK_TIMEOUT_MS = 1000
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -32,21 +30,27 @@ class ReadOnlyProbe:
     e.g. in every file linted, is answered from the first run of it); the connection
     opens at the first check."""
 
-    def __init__(self, dsn: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
-        self._dsn, self.timeout_ms = dsn, timeout_ms
+    def __init__(self, dsn: str) -> None:
+        self._dsn = dsn
         self.source = describe_dsn(dsn)
         self._conn: psycopg.Connection[Any] | None = None
-        self._answers: dict[str, Answer] = {}
+        self._answers: dict[tuple[str, int, int], Answer] = {}
 
-    def exists(self, sql: str) -> Answer:
-        if sql not in self._answers:
-            self._answers[sql] = self._ask(sql)
-        return self._answers[sql]
+    def exists(self, sql: str, statement_ms: int, lock_ms: int) -> Answer:
+        """Whether `sql` (a SELECT EXISTS) is true, under these timeouts."""
+        key = (sql, statement_ms, lock_ms)
+        if key not in self._answers:
+            self._answers[key] = self._ask(*key)
+        return self._answers[key]
 
-    def _ask(self, sql: str) -> Answer:
+    def _ask(self, sql: str, statement_ms: int, lock_ms: int) -> Answer:
         conn = self._connection()
         started = time.perf_counter()
         try:
+            conn.execute(
+                "SELECT set_config('statement_timeout', %s, true), set_config('lock_timeout', %s, true)",
+                (f"{statement_ms}ms", f"{lock_ms}ms"),
+            )
             row = conn.execute(sql).fetchone()
             return Answer(bool(row and row[0]), time.perf_counter() - started)
         except (errors.QueryCanceled, errors.LockNotAvailable) as error:
@@ -60,8 +64,7 @@ class ReadOnlyProbe:
 
     def _connection(self) -> psycopg.Connection[Any]:
         if self._conn is None:
-            settings = {"statement_timeout": f"{self.timeout_ms}ms", "lock_timeout": f"{LOCK_TIMEOUT_MS}ms"}
-            self._conn = connect(self._dsn, autocommit=False, read_only=True, settings=settings)
+            self._conn = connect(self._dsn, autocommit=False, read_only=True)
         return self._conn
 
     def close(self) -> None:

@@ -124,7 +124,9 @@ class LintResult:
 def run(request: LintRequest) -> LintResult:
     """Lint the request's inputs. User mistakes (a missing path, nothing to lint, an
     unreadable or invalid config or SQL file) raise ConfigError (exit code 2)."""
-    config = replace(request.settings(), probe=RunProbe(request.probe) if request.probe is not None else None)
+    settings = request.settings()
+    probe = RunProbe(request.probe, settings.data_check_timeout) if request.probe is not None else None
+    config = replace(settings, probe=probe)
     sizes = request.sizes or config.sizes
     schema = with_sizes(request.schema, sizes)
     linted = lint_paths(

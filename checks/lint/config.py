@@ -12,6 +12,8 @@ table_size = { info_below_rows = 10000, warning_below_rows = 1000000,
                info_below_bytes = 8388608, warning_below_bytes = 1073741824 }
 # production's row counts when no --sizes-from is given (a bare name is public's)
 table_rows = { "agent.events" = 500000000, "flags" = 12 }
+# with --schema-from DSN: how long each data check may run and wait for a lock
+data_check_timeout = { statement_ms = 5000, lock_ms = 1000 }
 
 [tool.agentddl.rules]
 require-lock-timeout = "warning"   # "off" | "info" | "warning" | "error"
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from agentddl.checks.lint.path_globs import PathGlob
-from agentddl.checks.lint.probe import RunProbe
+from agentddl.checks.lint.probe import ProbeTimeouts, RunProbe
 from agentddl.checks.lint.sizes import SIZE_KEYS, SizeThresholds, TableSizes
 from agentddl.checks.lint.types import RelationName, Rule, Runner, Severity
 from agentddl.generator.errors import AgentDDLError
@@ -52,11 +54,13 @@ TOP_LEVEL_KEYS = (
     "options",
     "table_size",
     "table_rows",
+    "data_check_timeout",
     "lint",
 )
 # What a [[tool.agentddl.lint.paths]] entry may set: what can differ from file to file.
 PATH_KEYS = ("path", "pg_version", "runner", "rules", "lock_timeout", "options", "table_size")
 LOCK_TIMEOUT_KEYS = ("required", "max_ms")
+DATA_CHECK_TIMEOUT_KEYS = ("statement_ms", "lock_ms")
 
 
 class ConfigError(AgentDDLError):
@@ -73,6 +77,7 @@ class LintConfig:
     options: dict[str, Any] = field(default_factory=dict)  # handed to rules as Context.options
     table_size: SizeThresholds = field(default_factory=SizeThresholds)  # with table sizes
     sizes: TableSizes | None = None  # table_rows: production's sizes, without --sizes-from
+    data_check_timeout: ProbeTimeouts = field(default_factory=ProbeTimeouts)  # the probe's
     probe: RunProbe | None = field(default=None, compare=False, repr=False)  # see lint/probe.py
     source: str | None = None  # the file it came from, for messages
     paths: tuple[PathSettings, ...] = ()  # [[tool.agentddl.lint.paths]], in file order
@@ -177,6 +182,8 @@ def _validated(
         config = replace(config, table_size=_table_size(table["table_size"], where))
     if "table_rows" in table:
         config = replace(config, sizes=_table_rows(table["table_rows"], where))
+    if "data_check_timeout" in table:
+        config = replace(config, data_check_timeout=_data_check_timeout(table["data_check_timeout"], where))
     config = replace(config, severities=severities, options=options)
     if "lint" in table:
         config = replace(config, paths=_paths(table["lint"], where, known, config))
@@ -284,6 +291,18 @@ def _table_rows(value: Any, where: _Where) -> TableSizes:
         schema, _, name = key.rpartition(".")
         rows[RelationName(schema or "public", name)] = (item, None)
     return TableSizes(f"config ({where.path.name})", rows)
+
+
+def _data_check_timeout(value: Any, where: _Where) -> ProbeTimeouts:
+    """{ statement_ms, lock_ms }: the data checks' statement_timeout and lock_timeout."""
+    if not isinstance(value, dict):
+        raise where.fail("data_check_timeout", "must be a table like { statement_ms = 5000, lock_ms = 1000 }")
+    for key, item in value.items():
+        if key not in DATA_CHECK_TIMEOUT_KEYS:
+            raise where.unknown(f"data_check_timeout.{key}", DATA_CHECK_TIMEOUT_KEYS)
+        if not _positive_int(item):
+            raise where.fail(f"data_check_timeout.{key}", "must be a positive integer (milliseconds)")
+    return ProbeTimeouts(**value)
 
 
 def _positive_int(value: Any) -> bool:

@@ -6,7 +6,8 @@ not fit) yields a warning that says what to check, with a `DataCheck`: one read-
 `SELECT EXISTS (...)` that finds a violating row, built from the statement's own AST
 (pglast deparses the expressions and quotes the names). With `lint --schema-from DSN`
 the command line hands the engine a `DataProbe` (the database layer's read-only
-connection, under a statement_timeout); the engine then runs each check once and the
+connection, under the statement_timeout and lock_timeout of `ProbeTimeouts`, lint's
+`data_check_timeout` setting); the engine then runs each check once and the
 finding becomes an error when a violating row exists, disappears when none does, and
 stays a warning saying why when the check could not be answered (a timeout, a table
 changed earlier in the same migration). lint itself never imports a database driver.
@@ -50,7 +51,16 @@ class DataProbe(Protocol):
 
     @property
     def source(self) -> str: ...  # host:port/dbname, never a password
-    def exists(self, sql: str) -> ProbeResult: ...
+    def exists(self, sql: str, statement_ms: int, lock_ms: int) -> ProbeResult: ...
+
+
+@dataclass(frozen=True)
+class ProbeTimeouts:
+    """How long one data check may run, and wait for a lock, before it gives up (its
+    finding then stays a warning saying it timed out)."""
+
+    statement_ms: int = 5000
+    lock_ms: int = 1000
 
 
 @dataclass(frozen=True)
@@ -123,6 +133,7 @@ class RunProbe:
     see (a backfill revision, then the one that sets NOT NULL)."""
 
     probe: DataProbe
+    timeouts: ProbeTimeouts = ProbeTimeouts()
     changed: set[RelationName] = field(default_factory=set)
 
     @property
@@ -153,7 +164,7 @@ def judge(check: DataCheck, run: RunProbe) -> Judged:
         check = replace(check, blocked=f"an earlier migration of this run changes {changed[0]}")
     if check.blocked is not None:
         return Judged("warning", f"Not checked on {probe.source}: {check.blocked}.")
-    answer = probe.exists(check.sql)
+    answer = probe.exists(check.sql, run.timeouts.statement_ms, run.timeouts.lock_ms)
     took = f"{answer.seconds * 1000:.0f} ms"
     where = probe.source
     if answer.found is None:

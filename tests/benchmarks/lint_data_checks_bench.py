@@ -66,8 +66,8 @@ def main() -> None:
                 sql = check_query(statement, dsn, Path(folder))
                 times = []
                 for _ in range(3):
-                    with ReadOnlyProbe(dsn, timeout_ms=60_000) as probe:  # a fresh probe: no cached answer
-                        answer = probe.exists(sql)
+                    with ReadOnlyProbe(dsn) as probe:  # a fresh probe: no cached answer
+                        answer = probe.exists(sql, statement_ms=60_000, lock_ms=1000)
                     times.append(round(answer.seconds * 1000))
                 print(f"  {statement[:72]:74s} violating row: {answer.found}  {times}")
 

@@ -162,17 +162,30 @@ def test_without_a_database_each_is_a_warning(tmp_path: Path, capsys: pytest.Cap
         assert [f["severity"] for f in found] == (["warning"] if case.warns_alone else []), case.statement
 
 
-def test_a_check_that_cannot_finish_keeps_the_warning(database: str, tmp_path: Path) -> None:
-    """Another session holds an ACCESS EXCLUSIVE lock: the check's lock_timeout ends it."""
+@pytest.mark.parametrize(
+    ("timeouts", "fired"),
+    [
+        ("{ statement_ms = 200, lock_ms = 600000 }", "statement timeout"),
+        ("{ statement_ms = 600000, lock_ms = 200 }", "lock timeout"),
+    ],
+)
+def test_a_check_that_cannot_finish_keeps_the_warning(
+    database: str, tmp_path: Path, timeouts: str, fired: str
+) -> None:
+    """Another session holds an ACCESS EXCLUSIVE lock, so the check waits until one of
+    the configured timeouts ends it: which one fired shows the setting reached the
+    probe (a wait, not a speed: it cannot finish in time on any machine)."""
     (tmp_path / "m.sql").write_text("ALTER TABLE public.users ALTER COLUMN nick SET NOT NULL;\n")
-    schema = schema_facts(database)
-    with psycopg.connect(database) as holder, ReadOnlyProbe(database, timeout_ms=500) as probe:
+    (tmp_path / "agentddl.toml").write_text(f"data_check_timeout = {timeouts}\n")
+    schema, config = schema_facts(database), tmp_path / "agentddl.toml"
+    with psycopg.connect(database) as holder, ReadOnlyProbe(database) as probe:
         holder.execute("LOCK TABLE public.users IN ACCESS EXCLUSIVE MODE")
-        result = run(LintRequest([str(tmp_path / "m.sql")], schema=schema, probe=probe))
+        result = run(LintRequest([str(tmp_path / "m.sql")], config_file=config, schema=schema, probe=probe))
         holder.rollback()
     found = [f for f in result.findings if f.name == "not-null-over-nulls"]
     assert [f.severity for f in found] == ["warning"]
     assert "did not finish: timed out after" in found[0].message
+    assert f"canceling statement due to {fired}" in found[0].message
 
 
 def test_an_earlier_backfill_is_not_judged_on_todays_rows(

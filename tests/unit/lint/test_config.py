@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentddl.checks.lint.config import ConfigError, find_config_file, load_config
+from agentddl.checks.lint.probe import ProbeTimeouts
 from agentddl.checks.lint.rules import rules_by_name
 
 
@@ -25,6 +26,13 @@ def test_values_are_read(tmp_path: Path) -> None:
     assert config.options["lock_timeout"] == {"required": False, "max_ms": 900}
     assert config.severity(rules_by_name()["require-lock-timeout"]) == "warning"
     assert config.with_overrides(16, None).pg_version == 16
+
+
+def test_data_check_timeout_is_read_and_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "agentddl.toml"
+    path.write_text("data_check_timeout = { statement_ms = 250 }\n")
+    assert load_config(path, rules_by_name()).data_check_timeout == ProbeTimeouts(250, 1000)
+    assert load_config(None, rules_by_name()).data_check_timeout == ProbeTimeouts(5000, 1000)
 
 
 @pytest.mark.parametrize(
@@ -48,6 +56,19 @@ def test_values_are_read(tmp_path: Path) -> None:
             "options.require-statement-timeout.required: must be true or false",
         ),
         ("pg_version = \n", "agentddl.toml: "),
+        (
+            'pg_version = 16\ndata_check_timeout = { lock_ms = "1s" }\n',
+            "2:24: data_check_timeout.lock_ms: must be a positive integer (milliseconds)",
+        ),
+        ("data_check_timeout = 5\n", "1:1: data_check_timeout: must be a table like"),
+        (
+            "data_check_timeout = { statement = 5 }\n",
+            "data_check_timeout.statement: unknown key (did you mean 'statement_ms'?)",
+        ),
+        (
+            '[[lint.paths]]\npath = "a/**"\ndata_check_timeout = { lock_ms = 5 }\n',
+            "lint.paths[0].data_check_timeout: unknown key",
+        ),
     ],
 )
 def test_bad_values_are_config_errors(tmp_path: Path, text: str, message: str) -> None:

@@ -37,7 +37,8 @@ class ColumnFacts:
 @dataclass(frozen=True)
 class ConstraintFacts:
     """One table constraint: its kind, the columns it covers, whether it is validated;
-    a foreign key also names the table it references (and those columns)."""
+    a foreign key also names the table it references (and those columns), a CHECK its
+    expression."""
 
     name: str | None
     kind: ConstraintKind
@@ -45,6 +46,7 @@ class ConstraintFacts:
     validated: bool = True  # added NOT VALID and not validated since: False
     references: RelationName | None = None  # a foreign key's referenced table
     ref_columns: tuple[str, ...] = ()  # ... and columns; (): its primary key
+    expression: str | None = None  # a CHECK's expression as SQL (pglast's deparse)
 
 
 @dataclass(frozen=True)

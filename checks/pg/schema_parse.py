@@ -119,7 +119,9 @@ class _Table:
             for column in keys:
                 self.set_column(column, not_null=True)
         validated = not constraint.skip_validation
-        self.constraints.append(ConstraintFacts(constraint.conname, kind, keys, validated))
+        expression = RawStream()(constraint.raw_expr) if constraint.raw_expr is not None else None
+        facts = ConstraintFacts(constraint.conname, kind, keys, validated, expression=expression)
+        self.constraints.append(facts)
 
 
 class _Builder:

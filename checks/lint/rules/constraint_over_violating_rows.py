@@ -27,18 +27,20 @@ from agentddl.checks.pg.columns import (
 )
 from agentddl.checks.pg.earlier import column_added_earlier
 from agentddl.checks.pg.foreign_keys import ForeignKey, foreign_key, known_foreign_keys
+from agentddl.checks.pg.validated import validated_constraints
 
 _MATCH_FULL = "f"
 ENFORCEABLE_SINCE = 18  # NOT ENFORCED constraints, ALTER CONSTRAINT ... ENFORCED
 _NOT_VALID = "add it NOT VALID, fix the rows in batches, VALIDATE it."
+_FIX_FIRST = "fix the violating rows in batches first, then VALIDATE it."
 _ENFORCE_LATER = "fix the rows in batches first, or drop the key, add it again NOT VALID and VALIDATE it."
 
 
 class ConstraintOverViolatingRows(ExistingTableRule):
     """
     ## What it does
-    Flags a `CHECK` or `FOREIGN KEY` constraint added without `NOT VALID` to a table
-    that existed before this migration: adding it validates every existing row, and
+    Flags a `CHECK` or `FOREIGN KEY` constraint added without `NOT VALID` (or validated
+    later) on a table that existed before this migration: it checks every existing row, and
     whether one violates it depends on the data. Without a database it is a
     **warning** saying what to check. With `--schema-from postgresql://...` the linter
     asks that database, with one read-only `SELECT EXISTS (...)` under a
@@ -50,6 +52,13 @@ class ConstraintOverViolatingRows(ExistingTableRule):
     created or changed earlier in the migration. A constraint over a column the migration
     adds is not flagged unless a statement writes the table in between: the rows hold
     its default or NULL, not old data.
+
+    `VALIDATE CONSTRAINT name` reads every row too: the second half of the safe way to
+    add a constraint fails on the rows the first half let stay. It is judged the same
+    way when the constraint's definition is known: from an `ADD CONSTRAINT ... NOT
+    VALID` earlier in the migration, or from `--schema-from` (a constraint it shows
+    validated already is not flagged); not known, the warning says it could not be
+    checked. A NOT NULL constraint's validation is not-null-over-nulls' finding.
 
     Version-aware: on PostgreSQL 18 a constraint added `NOT ENFORCED` checks no row
     (not flagged; before 18 it is a syntax error, syntax-not-in-target-version's
@@ -105,23 +114,49 @@ class ConstraintOverViolatingRows(ExistingTableRule):
                 continue
             named = f"constraint {constraint.conname}" if constraint.conname else "constraint"
             if constraint.contype == ConstrType.CONSTR_CHECK:
-                found = _check(context, table, constraint)
+                raw = constraint.raw_expr
+                found = _check(context, table, deparsed(raw)) if raw is not None else None
             else:
                 key = foreign_key(constraint, table, context)
                 found = _orphans(context, key, constraint.fk_matchtype == _MATCH_FULL) if key else None
             if found is not None:
                 yield _violation(f"Adding {named}", table, found, _NOT_VALID)
+        yield from _validated(statement, context, table)
         if context.pg_version >= ENFORCEABLE_SINCE:
             yield from _enforced(statement, context, table)
 
 
 def _violation(doing: str, table: RelationName, found: DataCheck, then: str) -> Violation:
     return Violation(
-        message=f"{doing} fails if a row of {table} already violates it.",
+        message=f"{doing} fails if a row of {table} already violates it.{_unknown_note(found)}",
         fix=f"Check first ({found.sql}); {then}" if found.sql else f"{then[0].upper()}{then[1:]}",
         by_size=False,
         data_check=found,
     )
+
+
+def _validated(statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
+    """`VALIDATE CONSTRAINT name` of a CHECK or foreign key (a NOT NULL's is
+    not-null-over-nulls'), or of a constraint whose definition is not known."""
+    for validated in validated_constraints(statement, context, table):
+        name = validated.name
+        if validated.kind == "check" and validated.expression is not None:
+            found = _check(context, table, validated.expression)
+        elif validated.kind == "foreign" and validated.key is not None:
+            found = _orphans(context, validated.key, validated.match_full)
+        elif validated.kind is None:
+            unknown = f"rows of {table} that {name} rejects"
+            found = DataCheck("", unknown, f"the definition of {name} is not known")
+        else:
+            continue
+        yield _violation(f"Validating constraint {name}", table, found, _FIX_FIRST)
+
+
+def _unknown_note(found: DataCheck) -> str:
+    """What the message adds when the constraint's definition is not known."""
+    if found.sql:
+        return ""
+    return " Its definition is in neither the schema read nor this migration, so it could not be checked."
 
 
 def _enforced(statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
@@ -158,10 +193,7 @@ def _over_new_columns(
     return bool(new) and not rows_written_earlier(table, context)
 
 
-def _check(context: Context, table: RelationName, constraint: ast.Constraint) -> DataCheck | None:
-    if constraint.raw_expr is None:
-        return None
-    expression = deparsed(constraint.raw_expr)
+def _check(context: Context, table: RelationName, expression: str) -> DataCheck:
     query = f"SELECT FROM {quoted(table)} WHERE NOT ({expression})"
     return data_check(context, [table], query, f"rows of {table} where {expression} is false")
 

@@ -8,6 +8,7 @@ from agentddl.checks.lint.existing_table import ExistingTableRule
 from agentddl.checks.lint.probe import column_sql, data_check, quoted
 from agentddl.checks.lint.types import Context, RelationName, Statement, Violation
 from agentddl.checks.pg.not_null import unproven_not_null
+from agentddl.checks.pg.validated import validated_constraints
 
 
 class NotNullOverNulls(ExistingTableRule):
@@ -15,9 +16,11 @@ class NotNullOverNulls(ExistingTableRule):
     ## What it does
     Flags a column of a table that existed before this migration made `NOT NULL` while
     its rows may hold NULLs: `ALTER COLUMN ... SET NOT NULL`, `ADD CONSTRAINT ... NOT
-    NULL col` (PostgreSQL 18) and `ADD PRIMARY KEY` over a column known to be nullable.
-    Whether it fails depends on the rows, so without a database it is a **warning**
-    saying what to check. With `--schema-from postgresql://...` the linter asks that
+    NULL col` (PostgreSQL 18) and `ADD PRIMARY KEY` over a column known to be nullable,
+    and (PostgreSQL 18) `VALIDATE CONSTRAINT` of a `NOT NULL ... NOT VALID` constraint
+    added earlier in the migration or shown not validated by `--schema-from`. Whether
+    it fails depends on the rows, so without a database it is a **warning** saying
+    what to check. With `--schema-from postgresql://...` the linter asks that
     database, with one read-only `SELECT EXISTS (... WHERE col IS NULL)` under a
     statement_timeout: an **error** when a NULL is there (the message says what was
     counted and how long it took), nothing when none is, and the warning again when
@@ -64,13 +67,17 @@ class NotNullOverNulls(ExistingTableRule):
 
     def check_table(self, statement: Statement, context: Context, table: RelationName) -> Iterator[Violation]:
         for made in unproven_not_null(statement, context, table):
-            yield _violation(context, table, made.column)
+            yield _violation(context, table, made.column, f"Making {table}.{made.column} NOT NULL")
+        for validated in validated_constraints(statement, context, table):
+            if validated.kind == "not_null":
+                for column in validated.columns:
+                    yield _violation(context, table, column, f"Validating constraint {validated.name}")
 
 
-def _violation(context: Context, table: RelationName, column: str) -> Violation:
+def _violation(context: Context, table: RelationName, column: str, doing: str) -> Violation:
     query = f"SELECT FROM {quoted(table)} WHERE {column_sql(column)} IS NULL"
     return Violation(
-        message=f"Making {table}.{column} NOT NULL fails if a row of {table} holds a NULL there.",
+        message=f"{doing} fails if a row of {table} holds a NULL in {column}.",
         fix=f"Check first (SELECT EXISTS ({query})) and backfill the NULLs in batches in an earlier step.",
         by_size=False,
         data_check=data_check(context, [table], query, f"NULLs in {table}.{column}"),

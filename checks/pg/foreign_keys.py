@@ -22,6 +22,8 @@ from agentddl.checks.pg.names import RelationName
 from agentddl.checks.pg.schema import ConstraintFacts
 from agentddl.checks.pg.statements import Context
 
+MATCH_FULL = "f"  # a constraint node's fk_matchtype for MATCH FULL
+
 
 @dataclass(frozen=True)
 class ForeignKey:

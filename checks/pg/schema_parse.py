@@ -50,7 +50,7 @@ from agentddl.generator.errors import AgentDDLError
 
 PARSE_VERSION = 18  # the newest grammar: a dump of any supported server parses with it
 STATS_FUNCTION = "pg_restore_relation_stats"
-_KINDS: dict[ConstrType, ConstraintKind] = {
+CONSTRAINT_KINDS: dict[ConstrType, ConstraintKind] = {
     ConstrType.CONSTR_PRIMARY: "primary",
     ConstrType.CONSTR_UNIQUE: "unique",
     ConstrType.CONSTR_CHECK: "check",
@@ -105,7 +105,7 @@ class _Table:
     def add_constraint(
         self, constraint: ast.Constraint, context: Context, index_columns: tuple[str, ...] = ()
     ) -> None:
-        kind = _KINDS.get(constraint.contype) if constraint.contype is not None else None
+        kind = CONSTRAINT_KINDS.get(constraint.contype) if constraint.contype is not None else None
         if kind is None:
             return
         if kind == "foreign":
@@ -260,7 +260,7 @@ def _column(definition: ast.ColumnDef) -> ColumnFacts:
 def _inline_constraints(definition: ast.ColumnDef) -> Iterator[ast.Constraint]:
     """A column's own PRIMARY KEY / UNIQUE / CHECK / REFERENCES, as table constraints on it."""
     for constraint in definition.constraints or ():
-        if isinstance(constraint, ast.Constraint) and constraint.contype in _KINDS:
+        if isinstance(constraint, ast.Constraint) and constraint.contype in CONSTRAINT_KINDS:
             if constraint.contype == ConstrType.CONSTR_NOTNULL:
                 continue  # already the column's not_null
             yield replace_keys(constraint, str(definition.colname))

@@ -14,22 +14,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pglast import ast
-from pglast.enums import AlterTableType, ConstrType
+from pglast.enums import AlterTableType
 from pglast.stream import RawStream
 
 from agentddl.checks.pg.ast_helpers import name_list
 from agentddl.checks.pg.columns import added_constraint, commands_of
 from agentddl.checks.pg.earlier import earlier_commands
-from agentddl.checks.pg.foreign_keys import ForeignKey, foreign_key
+from agentddl.checks.pg.foreign_keys import MATCH_FULL, ForeignKey, foreign_key
 from agentddl.checks.pg.names import RelationName
-from agentddl.checks.pg.schema import ConstraintFacts
+from agentddl.checks.pg.schema import ConstraintFacts, ConstraintKind
+from agentddl.checks.pg.schema_parse import CONSTRAINT_KINDS
 from agentddl.checks.pg.statements import Context, Statement
-
-_KINDS = {
-    ConstrType.CONSTR_CHECK: "check",
-    ConstrType.CONSTR_FOREIGN: "foreign",
-    ConstrType.CONSTR_NOTNULL: "not_null",
-}
 
 
 @dataclass(frozen=True)
@@ -37,7 +32,7 @@ class Validated:
     """One `VALIDATE CONSTRAINT name`; `kind` None: its definition is not known."""
 
     name: str
-    kind: str | None = None  # "check", "foreign", "not_null"
+    kind: ConstraintKind | None = None  # "check", "foreign", "not_null"
     expression: str | None = None  # a CHECK's, as SQL
     columns: tuple[str, ...] = ()  # a NOT NULL's column
     key: ForeignKey | None = None  # a foreign key's columns and referenced table
@@ -74,12 +69,12 @@ def _added_earlier(name: str, table: RelationName, context: Context) -> ast.Cons
 
 
 def _from_ast(name: str, constraint: ast.Constraint, table: RelationName, context: Context) -> Validated:
-    kind = _KINDS.get(constraint.contype) if constraint.contype is not None else None
+    kind = CONSTRAINT_KINDS.get(constraint.contype) if constraint.contype is not None else None
     if kind == "check" and constraint.raw_expr is not None:
         return Validated(name, kind, expression=RawStream()(constraint.raw_expr))
     if kind == "foreign":
         key = foreign_key(constraint, table, context)
-        return Validated(name, kind, key=key, match_full=constraint.fk_matchtype == "f")
+        return Validated(name, kind, key=key, match_full=constraint.fk_matchtype == MATCH_FULL)
     if kind == "not_null":
         return Validated(name, kind, columns=tuple(name_list(constraint.keys or ())))
     return Validated(name)

@@ -26,10 +26,9 @@ from agentddl.checks.pg.columns import (
     is_validating,
 )
 from agentddl.checks.pg.earlier import column_added_earlier
-from agentddl.checks.pg.foreign_keys import ForeignKey, foreign_key, known_foreign_keys
+from agentddl.checks.pg.foreign_keys import MATCH_FULL, ForeignKey, foreign_key, known_foreign_keys
 from agentddl.checks.pg.validated import validated_constraints
 
-_MATCH_FULL = "f"
 ENFORCEABLE_SINCE = 18  # NOT ENFORCED constraints, ALTER CONSTRAINT ... ENFORCED
 _NOT_VALID = "add it NOT VALID, fix the rows in batches, VALIDATE it."
 _FIX_FIRST = "fix the violating rows in batches first, then VALIDATE it."
@@ -118,7 +117,7 @@ class ConstraintOverViolatingRows(ExistingTableRule):
                 found = _check(context, table, deparsed(raw)) if raw is not None else None
             else:
                 key = foreign_key(constraint, table, context)
-                found = _orphans(context, key, constraint.fk_matchtype == _MATCH_FULL) if key else None
+                found = _orphans(context, key, constraint.fk_matchtype == MATCH_FULL) if key else None
             if found is not None:
                 yield _violation(f"Adding {named}", table, found, _NOT_VALID)
         yield from _validated(statement, context, table)

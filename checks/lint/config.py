@@ -266,14 +266,21 @@ def _timeout_policy(value: Any, where: _Where, key: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _table_size(value: Any, where: _Where) -> SizeThresholds:
+def _positive_ints(
+    value: Any, where: _Where, option: str, keys: tuple[str, ...], like: str, unit: str = ""
+) -> None:
+    """`option` is a table of `keys` (a subset), each a positive integer."""
     if not isinstance(value, dict):
-        raise where.fail("table_size", "must be a table like { info_below_rows = 10000 }")
+        raise where.fail(option, f"must be a table like {like}")
     for key, item in value.items():
-        if key not in SIZE_KEYS:
-            raise where.unknown(f"table_size.{key}", SIZE_KEYS)
+        if key not in keys:
+            raise where.unknown(f"{option}.{key}", keys)
         if not _positive_int(item):
-            raise where.fail(f"table_size.{key}", "must be a positive integer")
+            raise where.fail(f"{option}.{key}", f"must be a positive integer{unit}")
+
+
+def _table_size(value: Any, where: _Where) -> SizeThresholds:
+    _positive_ints(value, where, "table_size", SIZE_KEYS, "{ info_below_rows = 10000 }")
     limits = replace(SizeThresholds(), **value)
     for kind in ("rows", "bytes"):
         if getattr(limits, f"info_below_{kind}") > getattr(limits, f"warning_below_{kind}"):
@@ -295,13 +302,8 @@ def _table_rows(value: Any, where: _Where) -> TableSizes:
 
 def _data_check_timeout(value: Any, where: _Where) -> ProbeTimeouts:
     """{ statement_ms, lock_ms }: the data checks' statement_timeout and lock_timeout."""
-    if not isinstance(value, dict):
-        raise where.fail("data_check_timeout", "must be a table like { statement_ms = 5000, lock_ms = 1000 }")
-    for key, item in value.items():
-        if key not in DATA_CHECK_TIMEOUT_KEYS:
-            raise where.unknown(f"data_check_timeout.{key}", DATA_CHECK_TIMEOUT_KEYS)
-        if not _positive_int(item):
-            raise where.fail(f"data_check_timeout.{key}", "must be a positive integer (milliseconds)")
+    like = "{ statement_ms = 5000, lock_ms = 1000 }"
+    _positive_ints(value, where, "data_check_timeout", DATA_CHECK_TIMEOUT_KEYS, like, " (milliseconds)")
     return ProbeTimeouts(**value)
 
 

@@ -90,6 +90,12 @@ class SchemaFacts:
         found = self.tables.get(table)
         return found.column(column) if found is not None else None
 
+    def primary_key(self, table: RelationName) -> tuple[str, ...]:
+        """The table's primary key columns; () when none is known."""
+        found = self.tables.get(table)
+        constraints = found.constraints if found is not None else ()
+        return next((c.columns for c in constraints if c.kind == "primary"), ())
+
     def index(self, name: RelationName) -> IndexFacts | None:
         return self.indexes.get(name)
 

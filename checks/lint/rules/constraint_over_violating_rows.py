@@ -201,7 +201,7 @@ def _orphans(context: Context, key: ForeignKey, match_full: bool) -> DataCheck:
     """A row of the key's table whose non-NULL key has no referenced row (MATCH FULL:
     also a key partly NULL)."""
     table, parent, columns = key.table, key.references, key.columns
-    keys = key.ref_columns or _primary_key(context, parent)
+    keys = key.ref_columns or (context.schema.primary_key(parent) if context.schema is not None else ())
     child = [f"child.{column_sql(c)}" for c in columns]
     if len(keys) == len(columns):
         matched = " AND ".join(f"parent.{column_sql(k)} = {c}" for k, c in zip(keys, child, strict=True))
@@ -222,10 +222,3 @@ def _orphans(context: Context, key: ForeignKey, match_full: bool) -> DataCheck:
     if len(keys) != len(columns):
         return DataCheck(found.sql, looks_for, f"the key {parent} references is not known")
     return found
-
-
-def _primary_key(context: Context, table: RelationName) -> list[str]:
-    """The referenced table's primary key columns, as the schema shows them."""
-    facts = context.schema.table(table) if context.schema is not None else None
-    keys = [c.columns for c in facts.constraints if c.kind == "primary"] if facts is not None else []
-    return list(keys[0]) if keys else []

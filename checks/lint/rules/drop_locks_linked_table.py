@@ -130,19 +130,12 @@ def _of_command(table: RelationName, cmd: object, context: Context) -> Iterator[
             if key.table == table and key.name == cmd.name:
                 yield key.references, key, f"the constraint {cmd.name}"
     elif cmd.subtype == AlterTableType.AT_DropColumn:
-        primary = _primary_key(table, context)
+        primary = context.schema.primary_key(table) if context.schema is not None else ()
         for key in known_foreign_keys(context):
             if key.table == table and cmd.name in key.columns:
                 yield key.references, key, f"the column {table}.{cmd.name}"
             elif cascade and key.references == table and cmd.name in (key.ref_columns or primary):
                 yield key.table, key, f"the column {table}.{cmd.name} with CASCADE"
-
-
-def _primary_key(table: RelationName, context: Context) -> tuple[str, ...]:
-    facts = context.schema.table(table) if context.schema is not None else None
-    if facts is None:
-        return ()
-    return next((c.columns for c in facts.constraints if c.kind == "primary"), ())
 
 
 def _default_name(key: ForeignKey) -> str:

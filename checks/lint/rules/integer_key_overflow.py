@@ -198,8 +198,8 @@ def _referenced_type(
     facts = context.schema.table(table)
     assert facts is not None
     if column is None:
-        keys = [c.columns for c in facts.constraints if c.kind == "primary"]
-        column = keys[0][0] if keys and len(keys[0]) == 1 else None
+        key = context.schema.primary_key(table)
+        column = key[0] if len(key) == 1 else None
     found = facts.column(column) if column is not None else None
     return (found.name, found.type) if found is not None and found.type is not None else None
 

@@ -34,6 +34,7 @@ from agentddl.checks.audit.planning import PathResult
 from agentddl.checks.audit.result import AuditResult
 from agentddl.checks.audit.rules import AuditRule, rules_of
 from agentddl.checks.core.findings import Finding
+from agentddl.checks.pg.source import SourceMap
 from agentddl.generator.errors import AgentDDLError
 from agentddl.generator.output import write_files
 
@@ -108,8 +109,7 @@ def _check_version(path: Path, text: str, version: object) -> None:
     major = BASELINE_VERSION.split(".")[0]
     if isinstance(version, str) and version.split(".")[0] == major:
         return
-    at = max(text.find('"schema_version"'), 0)
-    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    line, column = SourceMap(text).position(max(text.find('"schema_version"'), 0))
     raise AgentDDLError(
         f"{path}:{line}:{column}: audit baseline schema_version {json.dumps(version)}: expected "
         f'"{major}.x" (write it again with --update-baseline)'

@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from agentddl.checks.alembic.environment import revision_identity
 from agentddl.checks.alembic.markers import calling_source
-from agentddl.checks.alembic.staging import NOT_A_REVISION, stage, staged_config
+from agentddl.checks.alembic.staging import NOT_A_REVISION, StagedRevision, stage, staged_config
 
 ENV_PY = """\
 from alembic import context
@@ -85,9 +84,9 @@ def check_loadable(revisions: list[Path]) -> None:
     names the first that cannot be, at the line Python stopped."""
     from alembic.script import ScriptDirectory
 
-    with _environment(revisions) as (config, sources):
+    with _environment(revisions) as (config, staged, sources):
         for path in revisions:
-            if revision_identity(path) is None:
+            if path not in staged:
                 raise RevisionFailed(Source(path, 1), NOT_A_REVISION)
         try:
             ScriptDirectory.from_config(config).revision_map.get_revisions("heads")
@@ -102,15 +101,13 @@ def traced_upgrades(revisions: list[Path], hook: Hook) -> Iterator[Callable[[Pat
     `hook`; each call is a `command.upgrade` with a connection of its own."""
     from alembic import command
 
-    with _environment(revisions) as (config, sources):
+    with _environment(revisions) as (config, staged, sources):
         config.attributes[HOOK_KEY] = hook
-        identities = {path: revision_identity(path) for path in revisions}
 
         def upgrade(path: Path) -> None:
-            identity = identities[path]
-            assert identity is not None  # check_loadable refused the others
+            revision = staged[path].revision  # check_loadable refused the files not staged
             try:
-                command.upgrade(config, identity[0])
+                command.upgrade(config, revision)
             except Exception as error:
                 raise _failed(error, sources, path) from error
 
@@ -129,13 +126,17 @@ def _drop_version_table(hook: Hook) -> None:
 
 
 @contextlib.contextmanager
-def _environment(revisions: list[Path]) -> Iterator[tuple[Any, dict[str, Path]]]:
+def _environment(
+    revisions: list[Path],
+) -> Iterator[tuple[Any, dict[Path, StagedRevision], dict[str, Path]]]:
+    """The staged script directory's configuration, its staged revisions by the path as
+    named, and the revisions as named by their staged copy's file name."""
     with tempfile.TemporaryDirectory(prefix="agentddl-alembic-") as temp:
         staged = stage(revisions, Path(temp), env=ENV_PY)
         config = staged_config(Path(temp))
         sources = {str(s.copy): original for original, s in staged.items()}
         config.attributes[SOURCES_KEY] = sources
-        yield config, sources
+        yield config, staged, sources
 
 
 def _failed(error: BaseException, sources: dict[str, Path], default: Path) -> RevisionFailed:

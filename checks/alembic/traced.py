@@ -52,6 +52,9 @@ class Source:
     path: Path
     line: int
 
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
 
 class Hook(Protocol):
     """What runs and observes the statements (agentddl.checks.trace's online tracer)."""

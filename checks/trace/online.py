@@ -61,9 +61,8 @@ class OnlineTracer(Tracer):
             self._upgrade_to(migration.path)
         except alembic_traced.RevisionFailed as error:
             if not self.failed:  # the revision's own code failed, not a statement
-                where = f"{error.source.path}:{error.source.line}"
                 raise AgentDDLError(
-                    f"{where}: the revision failed when Alembic ran it: {error} "
+                    f"{error.source}: the revision failed when Alembic ran it: {error} "
                     "(--offline reads it as `alembic upgrade --sql` prints it)"
                 ) from None
         finally:

@@ -88,8 +88,7 @@ def load_migrations(paths: list[Path], pg_version: int, online: bool = False) ->
         try:
             alembic_traced.check_loadable(revisions)
         except alembic_traced.RevisionFailed as error:
-            where = f"{error.source.path}:{error.source.line}"
-            raise AgentDDLError(f"{where}: Alembic cannot load this revision: {error}") from None
+            raise AgentDDLError(f"{error.source}: Alembic cannot load this revision: {error}") from None
     return files
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 INDEX_NODES = ("Index Scan", "Index Only Scan", "Bitmap Index Scan")
@@ -134,7 +134,7 @@ def summarize(document: dict[str, Any], catalog: Catalog, version: int) -> PlanS
     nodes = list(_walk(root))
     limited = {id(n) for limit in nodes if limit["Node Type"] == "Limit" for n in _walk(limit)}
     scans = tuple(
-        replace(_scan(n, catalog, version), limited=id(n) in limited)
+        _scan(n, catalog, version, limited=id(n) in limited)
         for n in nodes
         if "Relation Name" in n or n["Node Type"] in INDEX_NODES
     )
@@ -197,7 +197,7 @@ def _walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield from _walk(child)
 
 
-def _scan(node: dict[str, Any], catalog: Catalog, version: int) -> Scan:
+def _scan(node: dict[str, Any], catalog: Catalog, version: int, *, limited: bool) -> Scan:
     relation = node.get("Relation Name", "")
     index = catalog.root(node["Index Name"]) if "Index Name" in node else None
     table = catalog.root(relation) if relation else catalog.index_table.get(index or "", "")
@@ -221,6 +221,7 @@ def _scan(node: dict[str, Any], catalog: Catalog, version: int) -> Scan:
         fetched=_fetched(node, catalog),
         size=catalog.rows.get(relation or table, 0.0),
         index_pages=catalog.pages.get(node.get("Index Name", ""), 0.0),
+        limited=limited,
         **_actual(node),
     )
 

@@ -4,7 +4,6 @@ project folder with the linter's config."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,11 +76,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("AGENTDDL_DSN", raising=False)
     monkeypatch.delenv("AGENTDDL_SERVER", raising=False)
     return tmp_path
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=ci", "-c", "user.email=ci@example.com", *args],
-                   check=True, capture_output=True)  # fmt: skip
 
 
 def database_state(dsn: str) -> tuple[str, int]:

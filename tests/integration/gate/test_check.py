@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import SAFE, UNSAFE, database_state, git
+from conftest import SAFE, UNSAFE, database_state
+from git_repo import git, new_repo
 
 from agentddl.checks.cli import main as cli
 from agentddl.checks.docs.examples import comparable
@@ -192,7 +193,7 @@ def test_alembic_revisions_changed_since_a_ref_are_the_only_ones_checked(
     versions = project / "migrations" / "versions"
     versions.mkdir()
     (versions / "0001_shop.py").write_text(APPLIED_REVISION)  # would fail on the copy: customers exists
-    git(project, "init", "-q", "-b", "main")
+    new_repo(project)
     git(project, "add", "migrations")
     git(project, "commit", "-q", "-m", "shop")
     (versions / "0002_qty.py").write_text(NEW_REVISION)  # not committed yet: changed all the same

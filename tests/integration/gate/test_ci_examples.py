@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import CONFIG, QUERIES, SAFE, UNSAFE, git
+from conftest import CONFIG, QUERIES, SAFE, UNSAFE
+from git_repo import git, new_repo
 
 ROOT = Path(__file__).resolve().parents[3]
 BLOCK = re.compile(r"<!-- ci: ([a-z-]+) -->\n```yaml\n(.*?)```", re.S)
@@ -78,7 +79,7 @@ def repo(tmp_path: Path, shop_dsn: str) -> Iterator[Path]:
         shop_dsn,
     )
     assert taken.returncode == 0, taken.stderr
-    git(repo, "init", "-q", "-b", "main")
+    new_repo(repo)
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "shop")
     git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
@@ -149,12 +150,7 @@ def test_the_pre_commit_hook_lints_the_staged_migrations(repo: Path, shop_dsn: s
 
     def run_hook() -> subprocess.CompletedProcess[str]:
         """What pre-commit does: the entry with the staged files its patterns select."""
-        staged = subprocess.run(
-            ["git", "-C", str(repo), "diff", "--cached", "--name-only"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
+        staged = git(repo, "diff", "--cached", "--name-only").split()
         kinds = {"sql": ".sql", "python": ".py"}
         suffixes = {kinds[kind] for kind in hook["types_or"]}
         files = [f for f in staged if re.search(hook["files"], f) and Path(f).suffix in suffixes]

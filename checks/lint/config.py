@@ -32,6 +32,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -135,20 +136,22 @@ def load_config(path: Path | None, known_rules: dict[str, type[Rule]]) -> LintCo
     """Read and validate a config file (None: defaults)."""
     if path is None:
         return LintConfig()
-    data = _read_toml(path)
+    text = read_text(path)
+    data = _loads(path, text)
     prefix = "tool.agentddl." if path.name == "pyproject.toml" else ""
     table = data.get("tool", {}).get("agentddl", {}) if prefix else data
-    return _validated(table, _Where(path, prefix), known_rules)
+    return _validated(table, _Where(path, prefix, tuple(text.splitlines())), known_rules)
 
 
 @dataclass(frozen=True)
 class _Where:
     path: Path
     prefix: str
+    lines: tuple[str, ...]  # the file's text, read once: keys are located in it
     start: int = 0  # the line a key is looked for from (a paths entry's header)
 
     def fail(self, key: str, message: str) -> ConfigError:
-        line, column = _locate_key(self.path, key.rsplit(".", 1)[-1], self.start)
+        line, column = _locate_key(self.lines, key.rsplit(".", 1)[-1], self.start)
         return ConfigError(f"{self.path}:{line}:{column}: {self.prefix}{key}: {message}")
 
     def unknown(self, key: str, choices: tuple[str, ...] | list[str]) -> ConfigError:
@@ -203,7 +206,7 @@ def _paths(
     entries = lint.get("paths", [])
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise where.fail("lint.paths", "must be an array of tables: [[tool.agentddl.lint.paths]]")
-    headers = _entry_lines(where.path)
+    headers = _entry_lines(where.lines)
     settings = []
     for number, entry in enumerate(entries):
         at = replace(
@@ -220,10 +223,10 @@ def _paths(
     return tuple(settings)
 
 
-def _entry_lines(path: Path) -> list[int]:
+def _entry_lines(lines: Sequence[str]) -> list[int]:
     """The 0-based line of each `[[...lint.paths]]` header, in order."""
     header = re.compile(r"^\s*\[\[\s*(?:tool\.agentddl\.)?lint\.paths\s*\]\]")
-    return [n for n, line in enumerate(read_text(path).splitlines()) if header.match(line)]
+    return [n for n, line in enumerate(lines) if header.match(line)]
 
 
 def _severities(rules: Any, where: _Where, known: dict[str, type[Rule]]) -> dict[str, str]:
@@ -342,8 +345,12 @@ def _check_runner(value: Any, where: _Where | str) -> Runner:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    return _loads(path, read_text(path))
+
+
+def _loads(path: Path, text: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(read_text(path))
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: {error}") from None
 
@@ -368,11 +375,11 @@ def decode(data: bytes, where: str) -> str:
         raise ConfigError(f"{where}:{line}: not UTF-8 text (byte 0x{byte:02x}); save it as UTF-8") from None
 
 
-def _locate_key(path: Path, key: str, start: int = 0) -> tuple[int, int]:
+def _locate_key(lines: Sequence[str], key: str, start: int = 0) -> tuple[int, int]:
     """Best-effort line and column of `key` in the file from line `start` (0-based) on
     (tomllib gives no positions)."""
     pattern = re.compile(rf'(^|[\s{{,])"?{re.escape(key)}"?\s*=')
-    for number, line in enumerate(read_text(path).splitlines()[start:], start=start + 1):
+    for number, line in enumerate(lines[start:], start=start + 1):
         match = pattern.search(line)
         if match:
             return number, match.start() + len(match.group(1)) + 1

@@ -89,13 +89,20 @@ def read_baseline(path: Path) -> dict[str, Any]:
     _check_version(path, text, document.get("schema_version", BASELINE_VERSION))
     queries = document.get("queries", [])
     if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
-        raise AgentDDLError(f'{path}: "queries": expected a list of query file paths')
+        raise AgentDDLError(f'{_at(path, text, "queries")}: "queries": expected a list of query file paths')
     for name, entry in document["paths"].items():
         if not _valid_entry(entry):
             raise AgentDDLError(
-                f'{path}: path {name!r}: expected {{"node": text, "indexes": [names], "cost": number}}'
+                f"{_at(path, text, name)}: path {name!r}: "
+                'expected {"node": text, "indexes": [names], "cost": number}'
             )
     return document
+
+
+def _at(path: Path, text: str, key: str) -> str:
+    """`path:line:column` of the baseline's first `"key"` (1:1 when it is not spelled so)."""
+    line, column = SourceMap(text).position(max(text.find(json.dumps(key)), 0))
+    return f"{path}:{line}:{column}"
 
 
 def baseline_queries(path: Path) -> tuple[Path, ...]:
@@ -109,9 +116,8 @@ def _check_version(path: Path, text: str, version: object) -> None:
     major = BASELINE_VERSION.split(".")[0]
     if isinstance(version, str) and version.split(".")[0] == major:
         return
-    line, column = SourceMap(text).position(max(text.find('"schema_version"'), 0))
     raise AgentDDLError(
-        f"{path}:{line}:{column}: audit baseline schema_version {json.dumps(version)}: expected "
+        f"{_at(path, text, 'schema_version')}: audit baseline schema_version {json.dumps(version)}: expected "
         f'"{major}.x" (write it again with --update-baseline)'
     )
 

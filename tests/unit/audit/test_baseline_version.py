@@ -36,6 +36,12 @@ def test_a_baseline_of_another_major_is_refused_at_its_version(tmp_path: Path, v
         read_baseline(path)
 
 
+def test_a_bad_query_list_is_refused_at_its_key(tmp_path: Path) -> None:
+    path = _written(tmp_path, schema_version=BASELINE_VERSION, queries="queries.sql")
+    with pytest.raises(AgentDDLError, match=f'^{re.escape(str(path))}:4:3: "queries": expected a list'):
+        read_baseline(path)
+
+
 def test_the_cli_refuses_it_in_one_line_before_starting_a_server(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -100,38 +100,46 @@ def _linked(node: object, context: Context) -> list[Linked]:
     if isinstance(node, ast.DropStmt) and node.removeType == ObjectType.OBJECT_TABLE:
         cascade = node.behavior == DropBehavior.DROP_CASCADE
         tables = [qualified_name(names, context) for names in node.objects or ()]
-        found = [link for table in tables for link in _of_table(table, cascade, context)]
+        existing = [table for table in tables if not context.is_new(table)]
+        keys = known_foreign_keys(context) if existing else []  # replayed once per statement
+        found = [link for table in existing for link in _of_table(table, cascade, keys)]
         return [link for link in found if link[0] not in tables and not context.is_new(link[0])]
     if isinstance(node, ast.AlterTableStmt) and node.objtype == ObjectType.OBJECT_TABLE and node.relation:
         table = relation_name(node.relation, context)
         if context.is_new(table):
             return []
-        found = [link for cmd in node.cmds or () for link in _of_command(table, cmd, context)]
+        drops = [cmd for cmd in node.cmds or () if _drops(cmd)]
+        keys = known_foreign_keys(context) if drops else []  # replayed once per statement
+        found = [link for cmd in drops for link in _of_command(table, cmd, keys, context)]
         return [link for link in found if link[0] != table and not context.is_new(link[0])]
     return []
 
 
-def _of_table(table: RelationName, cascade: bool, context: Context) -> Iterator[Linked]:
-    if context.is_new(table):
-        return
-    for key in known_foreign_keys(context):
+def _of_table(table: RelationName, cascade: bool, keys: list[ForeignKey]) -> Iterator[Linked]:
+    for key in keys:
         if key.table == table:
             yield key.references, key, f"the table {table}"
         elif cascade and key.references == table:
             yield key.table, key, f"the table {table} with CASCADE"
 
 
-def _of_command(table: RelationName, cmd: object, context: Context) -> Iterator[Linked]:
-    if not isinstance(cmd, ast.AlterTableCmd) or not cmd.name:
-        return
+def _drops(cmd: object) -> bool:
+    """A named DROP CONSTRAINT or DROP COLUMN: the commands that may drop a foreign key."""
+    drops = (AlterTableType.AT_DropConstraint, AlterTableType.AT_DropColumn)
+    return isinstance(cmd, ast.AlterTableCmd) and bool(cmd.name) and cmd.subtype in drops
+
+
+def _of_command(
+    table: RelationName, cmd: ast.AlterTableCmd, keys: list[ForeignKey], context: Context
+) -> Iterator[Linked]:
     cascade = cmd.behavior == DropBehavior.DROP_CASCADE
     if cmd.subtype == AlterTableType.AT_DropConstraint:
-        for key in known_foreign_keys(context):
+        for key in keys:
             if key.table == table and key.name == cmd.name:
                 yield key.references, key, f"the constraint {cmd.name}"
     elif cmd.subtype == AlterTableType.AT_DropColumn:
         primary = context.schema.primary_key(table) if context.schema is not None else ()
-        for key in known_foreign_keys(context):
+        for key in keys:
             if key.table == table and cmd.name in key.columns:
                 yield key.references, key, f"the column {table}.{cmd.name}"
             elif cascade and key.references == table and cmd.name in (key.ref_columns or primary):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from lint_on_server import lint_on, refusal, refused
 
 from agentddl.checks.cli.lint_sources import schema_facts
 from agentddl.checks.cli.main import main
@@ -99,41 +100,6 @@ def database(pg_server_latest: PostgresServer) -> Iterator[str]:
             conn.execute(CLEAN)
             conn.execute("ANALYZE")
         yield dsn
-
-
-def lint_on(
-    dsn: str,
-    statement: str,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    line: int = 2,
-    version: int | None = None,
-) -> list[dict[str, str]]:
-    """The findings on `line` of a migration: a lock_timeout, then `statement` (linted
-    for PostgreSQL `version`, else the default target)."""
-    (tmp_path / "m.sql").write_text(f"SET lock_timeout = '2s';\n{statement}\n")
-    target = ["--pg-version", str(version)] if version is not None else []
-    main(["lint", str(tmp_path / "m.sql"), "--schema-from", dsn, "--format", "json", *target])
-    return [f for f in json.loads(capsys.readouterr().out)["findings"] if f["line"] == line]
-
-
-def refused(dsn: str, statement: str) -> bool:
-    """Does PostgreSQL itself refuse the statement on these rows? (rolled back)"""
-    return refusal(dsn, statement) is not None
-
-
-def refusal(dsn: str, statement: str) -> type[psycopg.Error] | None:
-    """The error class PostgreSQL refuses the statement with on these rows: a data or
-    integrity error (the rows), a syntax error (the version); None when it runs.
-    Rolled back."""
-    with psycopg.connect(dsn) as conn:
-        try:
-            conn.execute(statement.replace("CONCURRENTLY ", ""))
-        except (psycopg.errors.DataError, psycopg.errors.IntegrityError, psycopg.errors.SyntaxError) as error:
-            return type(error)
-        finally:
-            conn.rollback()
-    return None
 
 
 def judged(found: list[dict[str, str]], rule: str) -> list[tuple[str, str]]:

@@ -7,15 +7,14 @@ definition is not known."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+from lint_on_server import lint_on, refused
 
-from agentddl.checks.cli.main import main
 from agentddl.checks.db import PostgresServer
 
 SCHEMA = """
@@ -40,28 +39,13 @@ def database(pg_server_latest: PostgresServer) -> Iterator[str]:
         yield dsn
 
 
-def lint_on(
+def judged_on(
     dsn: str, migration: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> list[dict[str, str]]:
     """The findings of data rules on the migration's last line, its schema and rows from `dsn`."""
-    (tmp_path / "m.sql").write_text(f"SET lock_timeout = '2s';\n{migration}\n")
-    main(["lint", str(tmp_path / "m.sql"), "--schema-from", dsn, "--format", "json", "--pg-version", "18"])
     last = migration.count("\n") + 2
     rules = {"constraint-over-violating-rows", "not-null-over-nulls"}
-    findings = json.loads(capsys.readouterr().out)["findings"]
-    return [f for f in findings if f["line"] == last and f["name"] in rules]
-
-
-def refused(dsn: str, statement: str) -> bool:
-    """Does PostgreSQL itself refuse the statement on these rows? (rolled back)"""
-    with psycopg.connect(dsn) as conn:
-        try:
-            conn.execute(statement)
-        except psycopg.errors.IntegrityError:
-            return True
-        finally:
-            conn.rollback()
-    return False
+    return [f for f in lint_on(dsn, migration, tmp_path, capsys, line=last, version=18) if f["name"] in rules]
 
 
 @pytest.mark.parametrize("constraint", ["users_age_adult", "users_org_fk"])
@@ -70,14 +54,14 @@ def test_a_not_valid_constraint_of_the_database_is_judged_on_its_rows(
 ) -> None:
     validate = f"ALTER TABLE public.users VALIDATE CONSTRAINT {constraint};"
     assert refused(database, validate)
-    found = lint_on(database, validate, tmp_path, capsys)
+    found = judged_on(database, validate, tmp_path, capsys)
     assert [(f["name"], f["severity"]) for f in found] == [("constraint-over-violating-rows", "error")]
     judged = r"has rows of public\.users .+: this statement fails there \(found in \d+ ms\)"
     assert re.search(judged, found[0]["message"])
     with psycopg.connect(database, autocommit=True) as conn:
         conn.execute(CLEAN)
     assert not refused(database, validate)
-    assert lint_on(database, validate, tmp_path, capsys) == []
+    assert judged_on(database, validate, tmp_path, capsys) == []
 
 
 def test_a_constraint_added_earlier_in_the_migration_is_judged_on_the_rows(
@@ -87,17 +71,17 @@ def test_a_constraint_added_earlier_in_the_migration_is_judged_on_the_rows(
         "ALTER TABLE public.users ADD CONSTRAINT users_nick_short CHECK (length(nick) < 4) NOT VALID;\n"
         "ALTER TABLE public.users VALIDATE CONSTRAINT users_nick_short;"
     )
-    found = lint_on(database, migration, tmp_path, capsys)
+    found = judged_on(database, migration, tmp_path, capsys)
     assert [f["severity"] for f in found] == ["error"]  # 'n100' is 4 characters
     with psycopg.connect(database, autocommit=True) as conn:
         conn.execute("DELETE FROM public.users WHERE id >= 100")
-    assert lint_on(database, migration, tmp_path, capsys) == []
+    assert judged_on(database, migration, tmp_path, capsys) == []
 
 
 def test_an_unknown_constraint_keeps_a_warning_saying_it_could_not_check(
     database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    found = lint_on(database, "ALTER TABLE public.users VALIDATE CONSTRAINT no_such;", tmp_path, capsys)
+    found = judged_on(database, "ALTER TABLE public.users VALIDATE CONSTRAINT no_such;", tmp_path, capsys)
     assert [f["severity"] for f in found] == ["warning"]
     assert "the definition of no_such is not known" in found[0]["message"]
 
@@ -114,8 +98,8 @@ def test_a_not_null_not_valid_is_judged_on_its_nulls(
         )
     validate = "ALTER TABLE public.t VALIDATE CONSTRAINT t_note_set;"
     assert refused(scratch_dsn, validate)
-    found = lint_on(scratch_dsn, validate, tmp_path, capsys)
+    found = judged_on(scratch_dsn, validate, tmp_path, capsys)
     assert [(f["name"], f["severity"]) for f in found] == [("not-null-over-nulls", "error")]
     with psycopg.connect(scratch_dsn, autocommit=True) as conn:
         conn.execute("UPDATE public.t SET note = 'b' WHERE id = 2")
-    assert lint_on(scratch_dsn, validate, tmp_path, capsys) == []
+    assert judged_on(scratch_dsn, validate, tmp_path, capsys) == []

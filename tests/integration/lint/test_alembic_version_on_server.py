@@ -11,21 +11,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from alembic_revision import revision_file
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.db import PostgresServer
 from agentddl.checks.db.alembic_version import applied_revisions
-
-REVISION = """\
-from alembic import op
-
-revision = "{rev}"
-down_revision = {down!r}
-
-
-def upgrade() -> None:
-    op.execute("SELECT 1")
-"""
 
 
 @pytest.fixture
@@ -39,9 +29,8 @@ def versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """base0 -> deployed1, and late1 written against base0."""
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "versions"
-    folder.mkdir()
     for rev, down in (("base0", None), ("deployed1", "base0"), ("late1", "base0")):
-        (folder / f"{rev}.py").write_text(REVISION.format(rev=rev, down=down))
+        revision_file(folder, rev, down)
     return folder
 
 

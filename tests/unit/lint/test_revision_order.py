@@ -7,33 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from alembic_revision import revision_file as _revision
 from git_repo import git as _git
 from git_repo import new_repo
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.lint import LintRequest, run
 from agentddl.checks.lint.config import LintConfig
-
-REVISION = """\
-from alembic import op
-
-revision = "{rev}"
-down_revision = {down!r}
-branch_labels = {labels!r}
-
-
-def upgrade() -> None:
-    op.execute("SELECT 1")
-"""
-
-
-def _revision(
-    folder: Path, rev: str, down: str | tuple[str, ...] | None, labels: tuple[str, ...] | None = None
-) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{rev}.py"
-    path.write_text(REVISION.format(rev=rev, down=down, labels=labels))
-    return path
 
 
 def _order(

@@ -43,6 +43,13 @@ class ForeignKey:
         )
 
 
+def schema_key(table: RelationName, facts: ConstraintFacts) -> ForeignKey | None:
+    """The foreign key a constraint `SchemaFacts` keeps on `table` is (None: not one)."""
+    if facts.kind != "foreign" or facts.references is None:
+        return None
+    return ForeignKey(facts.name, table, facts.columns, facts.references, facts.ref_columns)
+
+
 def foreign_key(
     constraint: ast.Constraint, table: RelationName, context: Context, column: str | None = None
 ) -> ForeignKey | None:
@@ -60,14 +67,8 @@ def foreign_key(
 def known_foreign_keys(context: Context) -> list[ForeignKey]:
     """Every foreign key in force before the statement `context` precedes: the schema's,
     then this migration's, in order, without those dropped in between."""
-    keys: list[ForeignKey] = []
-    if context.schema is not None:
-        for table in context.schema.tables.values():
-            keys.extend(
-                ForeignKey(c.name, table.name, c.columns, c.references, c.ref_columns)
-                for c in table.constraints
-                if c.kind == "foreign" and c.references is not None
-            )
+    tables = context.schema.tables.values() if context.schema is not None else ()
+    keys = [key for t in tables for c in t.constraints if (key := schema_key(t.name, c)) is not None]
     for statement in context.earlier_of(ast.CreateStmt, ast.AlterTableStmt, ast.DropStmt):
         if statement.in_do_block:
             continue

@@ -20,7 +20,7 @@ from pglast.stream import RawStream
 from agentddl.checks.pg.ast_helpers import name_list
 from agentddl.checks.pg.columns import added_constraint, commands_of
 from agentddl.checks.pg.earlier import earlier_commands
-from agentddl.checks.pg.foreign_keys import MATCH_FULL, ForeignKey, foreign_key
+from agentddl.checks.pg.foreign_keys import MATCH_FULL, ForeignKey, foreign_key, schema_key
 from agentddl.checks.pg.names import RelationName
 from agentddl.checks.pg.schema import ConstraintFacts, ConstraintKind
 from agentddl.checks.pg.schema_parse import CONSTRAINT_KINDS
@@ -89,8 +89,8 @@ def _from_schema(name: str, table: RelationName, context: Context) -> Constraint
 def _from_facts(name: str, facts: ConstraintFacts, table: RelationName) -> Validated:
     if facts.kind == "check" and facts.expression is not None:
         return Validated(name, "check", expression=facts.expression)
-    if facts.kind == "foreign" and facts.references is not None:
-        key = ForeignKey(name, table, facts.columns, facts.references, facts.ref_columns)
+    key = schema_key(table, facts)
+    if key is not None:
         return Validated(name, "foreign", key=key)
     if facts.kind == "not_null":
         return Validated(name, "not_null", columns=facts.columns)

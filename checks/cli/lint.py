@@ -89,12 +89,12 @@ def lint_command(
     ] = None,
 ) -> None:
     """Lint, print in the chosen format; exit 0 clean, 1 with an error finding."""
-    from agentddl.checks.cli.lint_sources import data_probe, schema_facts, table_sizes
+    from agentddl.checks.cli.lint_sources import applied_revisions, data_probe, schema_facts, table_sizes
     from agentddl.checks.lint import LintRequest, run
 
     schema = schema_facts(schema_from) if schema_from else None
     sizes = table_sizes(sizes_from) if sizes_from else None
-    applied = _applied_revisions(schema_from) if schema_from else None
+    applied = applied_revisions(schema_from) if schema_from else None
     with data_probe(schema_from) as probe:
         request = LintRequest(
             paths,
@@ -109,15 +109,3 @@ def lint_command(
             applied_revisions=applied,
         )
         finish(run(request).report(), output_format.value)
-
-
-def _applied_revisions(source: str) -> tuple[str, ...] | None:
-    """The alembic_version rows of a --schema-from database (None: a file, a profile, or
-    a database Alembic never ran on)."""
-    from agentddl.checks.pg.schema_sources import is_dsn
-
-    if not is_dsn(source):
-        return None
-    from agentddl.checks.db.alembic_version import applied_revisions
-
-    return applied_revisions(source)

@@ -1,6 +1,7 @@
 """What `agentddl lint` reads besides the SQL: the schema before the migrations
 (`--schema-from`), production's table sizes (`--sizes-from`) and, when the schema is a
-live database, the read-only probe that judges data-dependent statements on its rows.
+live database, the Alembic revisions it is at and the read-only probe that judges
+data-dependent statements on its rows.
 A database is read by the database layer; files and profiles without one."""
 
 from __future__ import annotations
@@ -41,6 +42,18 @@ def table_sizes(source: str) -> TableSizes:
     from agentddl.checks.db.schema_read import table_sizes as read_sizes
 
     return sizes_by_name(describe_dsn(source), read_sizes(source))
+
+
+def applied_revisions(source: str) -> tuple[str, ...] | None:
+    """The alembic_version rows of a --schema-from database (None: a file, a profile, or
+    a database Alembic never ran on)."""
+    from agentddl.checks.pg.schema_sources import is_dsn
+
+    if not is_dsn(source):
+        return None
+    from agentddl.checks.db.alembic_version import applied_revisions as read_versions
+
+    return read_versions(source)
 
 
 @contextmanager

@@ -18,11 +18,11 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import jsonschema
 import psycopg
 import pytest
 import typer
 from profiles import ROOT
+from published_schema import published
 
 from agentddl.checks.cli import main as cli
 from agentddl.checks.core import report as core_report
@@ -30,7 +30,7 @@ from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import FORMATS, Report
 from agentddl.checks.core.report.json_format import SCHEMA_VERSION
 from agentddl.checks.db import PostgresServer
-from agentddl.checks.docs.schemas import OUTPUTS, schema_path
+from agentddl.checks.docs.schemas import OUTPUTS
 
 DEFAULT = str(ROOT / "schemas" / "default.yaml")
 TRACE = ROOT / "tests" / "fixtures" / "trace"
@@ -95,13 +95,6 @@ def test_every_command_with_findings_accepts_every_format() -> None:
     assert not unpublished, f"add a line to agentddl.checks.docs.schemas.OUTPUTS for {unpublished}"
 
 
-def published_schema(command: str) -> dict[str, Any]:
-    """The checked-in schema, as a consumer downloads it (itself a valid 2020-12 schema)."""
-    schema: dict[str, Any] = json.loads((ROOT / schema_path(command)).read_text(encoding="utf-8"))
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return schema
-
-
 @pytest.mark.parametrize("command", format_commands())
 def test_one_finding_shape_in_json_and_sarif(
     command: str,
@@ -131,7 +124,7 @@ def test_one_finding_shape_in_json_and_sarif(
     expected = FINDING_KEYS + (["rule"] if command == "lint" else [])  # lint's deprecated alias
     assert all(list(finding) == expected for finding in document["findings"])
     assert all(f["rule"] == f["name"] for f in document["findings"] if command == "lint")
-    errors = sorted(jsonschema.Draft202012Validator(published_schema(command)).iter_errors(document), key=str)
+    errors = sorted(published(command).iter_errors(document), key=str)
     assert not errors, [f"{e.json_path}: {e.message}" for e in errors[:5]]
     if command in ("lint", "verify", "trace", "check"):  # runs chosen to have something to report
         assert document["findings"], command

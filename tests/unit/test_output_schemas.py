@@ -17,24 +17,19 @@ from typing import Any
 
 import jsonschema
 import pytest
+from published_schema import published
 
 from agentddl.checks.cli.main import main
 from agentddl.checks.core.findings import Finding
 from agentddl.checks.core.report import Report, render
 from agentddl.checks.core.report.json_format import SCHEMA_VERSION
 from agentddl.checks.core.report.schema import Envelope, FindingOut, json_schema
-from agentddl.checks.docs.schemas import FILES, OUTPUTS, schema_path
+from agentddl.checks.docs.schemas import FILES, OUTPUTS
 
 ROOT = Path(__file__).resolve().parents[2]
 UNSAFE = ROOT / "tests" / "fixtures" / "lint" / "require-concurrent-index-creation" / "unsafe.sql"
 AT_LINE = Finding("ADL101", "x-rule", "error", "Locks t.", "Do y.", file="m/1.sql", line=4, column=3)
 ON_OBJECT = Finding("ADV105", "y-rule", "warning", "No key.", "Add one.", object="public.notes")
-
-
-def published(name: str) -> jsonschema.Draft202012Validator:
-    schema = json.loads((ROOT / schema_path(name)).read_text(encoding="utf-8"))
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
 
 
 def rendered(report: Report) -> dict[str, Any]:

@@ -83,23 +83,30 @@ class InPlaceRequest:
 def audit_in_place(request: InPlaceRequest, progress: Progress = silent) -> AuditResult:
     started = time.perf_counter()
     target = describe_dsn(request.dsn)
+    # A mistake in a query file is the user's to fix first: found before connecting.
+    queried = [path for file in request.query_files for path in load_query_file(file)]
     progress(f"connecting to {target} (read-only)")
     with connect(request.dsn, read_only=True, settings=READ_SETTINGS) as conn:
         try:
-            return _audit(conn, request, target, started, progress)
+            return _audit(conn, request, queried, target, started, progress)
         except psycopg.Error as error:
             raise database_error(error, f"auditing {target}") from error
 
 
 def _audit(
-    conn: psycopg.Connection[Any], request: InPlaceRequest, target: str, started: float, progress: Progress
+    conn: psycopg.Connection[Any],
+    request: InPlaceRequest,
+    queried: list[AuditPath],
+    target: str,
+    started: float,
+    progress: Progress,
 ) -> AuditResult:
     version = conn.info.server_version // 10000
     schema = request.schema or (request.model.schema if request.model else None) or _only_schema(conn, target)
     catalog = read_catalog(conn, schema)
     if not catalog.columns:
         raise AgentDDLError(f"{target}: schema {schema!r} has no tables (name another with --schema)")
-    workload = _workload(conn, request, catalog, progress)
+    workload = _workload(conn, request, queried, catalog, progress)
     fks = read_foreign_keys(conn, schema)
     lookups = {fk.name: lookup_path(schema, fk) for fk in fks}
     fired_names = {fk.name for p in workload for fk, _ in fired(p, fks)}
@@ -154,12 +161,15 @@ def _only_schema(conn: psycopg.Connection[Any], target: str) -> str:
 
 
 def _workload(
-    conn: psycopg.Connection[Any], request: InPlaceRequest, catalog: Catalog, progress: Progress
+    conn: psycopg.Connection[Any],
+    request: InPlaceRequest,
+    queried: list[AuditPath],
+    catalog: Catalog,
+    progress: Progress,
 ) -> list[AuditPath]:
-    """The paths to plan, each write replaced by its read part (unless --analyze-writes)."""
-    paths = model_paths(request.model) if request.model is not None else []
-    for file in request.query_files:
-        paths += load_query_file(file)
+    """The paths to plan (the profile's, the query files' as `queried`, pg_stat_statements'),
+    each write replaced by its read part (unless --analyze-writes)."""
+    paths = (model_paths(request.model) if request.model is not None else []) + queried
     if request.from_stats:
         progress("reading pg_stat_statements")
         paths += stats_paths(conn, catalog, request.dsn, request.stats_top)

@@ -85,10 +85,12 @@ def database_state(dsn: str) -> tuple[str, int]:
     fences = ("\\restrict ", "\\unrestrict ")
     schema = "\n".join(line for line in dump_schema(dsn).splitlines() if not line.startswith(fences))
     with psycopg.connect(dsn, autocommit=True) as conn:
-        for _ in range(200):
+        for _ in range(200):  # a hang guard: the gate's sessions end as it exits
             if conn.execute(OTHERS).fetchone() == (0,):
                 break
             time.sleep(0.05)
+        else:
+            pytest.fail(f"sessions on {dsn} still open 10 s after the run: its write count would be partial")
         conn.execute("SELECT pg_stat_clear_snapshot()")
         row = conn.execute(WRITES).fetchone()
     assert row is not None
